@@ -1,0 +1,24 @@
+// `npm run build`: dist/runner (Bun single-file executable, bytecode, ESM) and dist/ptop (C + eBPF).
+// ptop needs clang, bpftool and libbpf/libelf headers; without them the build says so and, unless
+// RUNNER_REQUIRE_PTOP=1, goes on so that the TypeScript side stays usable on any machine.
+import { $ } from "bun";
+import { existsSync, mkdirSync } from "node:fs";
+
+mkdirSync("dist", { recursive: true });
+
+const target = process.env.RUNNER_BUILD_TARGET; // e.g. bun-linux-arm64 for cross builds
+const targetArgs = target ? ["--target", target] : [];
+const outfile = process.env.RUNNER_BUILD_OUT ?? "dist/runner";
+await $`${process.execPath} build --compile --bytecode --format=esm --minify-syntax --sourcemap=none ${targetArgs} src/cli.ts --outfile ${outfile}`;
+
+if (existsSync("native/ptop/Makefile")) {
+  const haveToolchain = (await $`command -v clang && command -v bpftool`.quiet().nothrow()).exitCode === 0;
+  if (haveToolchain) {
+    await $`make -C native/ptop ${process.env.PTOP_ARCH ? `ARCH=${process.env.PTOP_ARCH}` : ""}`;
+    await $`cp native/ptop/build/ptop dist/ptop`;
+  } else if (process.env.RUNNER_REQUIRE_PTOP === "1") {
+    throw new Error("ptop needs clang, bpftool, libbpf-dev and libelf-dev (apt-get install clang bpftool libbpf-dev libelf-dev)");
+  } else {
+    console.warn("build: skipping dist/ptop (clang/bpftool not installed); live tests will be skipped");
+  }
+}

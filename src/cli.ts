@@ -1,0 +1,48 @@
+#!/usr/bin/env bun
+import { RUNNER_VERSION } from "./version.ts";
+// Entry point of the single `runner` executable: picks a role from argv and hands over.
+// Each role lives in its own room; imports are lazy so one role never pays for another's start-up.
+
+type Command = (argv: string[]) => Promise<number>;
+
+// One line per role; each role's module exports a Command. Add a line when a role lands.
+const ROLES: Record<string, { summary: string; load: () => Promise<Command> }> = {
+};
+
+function usage(): string {
+  const lines = Object.entries(ROLES).map(([name, r]) => `  ${name.padEnd(10)} ${r.summary}`);
+  return `usage: runner <command> [options]\n\ncommands:\n${lines.join("\n")}\n`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  if (name === "--version" || name === "version") {
+    process.stdout.write(`${RUNNER_VERSION}\n`);
+    return 0;
+  }
+  const role = ROLES[name];
+  if (!role) {
+    process.stderr.write(`runner: unknown command "${name}"\n${usage()}`);
+    return 2;
+  }
+  return (await role.load())(rest);
+}
+
+
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      // Servers return only when they are done; a one-shot command exits with its code.
+      if (code !== -1) process.exit(code);
+    },
+    (err) => {
+      process.stderr.write(`runner: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,144 @@
+// The raw profile stream that `ptop` writes to stdout and witness reads.
+//
+// Format: JSON Lines (one JSON object per line, UTF-8, "\n" separated). Chosen over a binary
+// format because the C side stays a few fprintf calls, every line is inspectable with `jq`, and a
+// truncated stream (collector killed) still parses up to its last full line.
+//
+// Order of records:
+//   header            exactly one, first
+//   probe             one per requested probe: attached or not, with the reason
+//   process           one per target process seen during the window (also those that start late)
+//   frame             frame table; ids are referenced by stacks; emitted before first use
+//   stack             one per (axis, distinct stack): aggregated value
+//   summary           exactly one, last; absent means the collector died (treat as partial)
+//
+// Axes and units:
+//   cpu       value = samples (period_ns per sample in the axis record)
+//   offcpu    value = nanoseconds blocked (switched out until switched back in)
+//   syscalls  value = calls; total_ns = summed latency; stack is [syscall frame]
+// An axis whose probe did not attach has no `axis` record and no stacks: it is absent, not zero.
+//
+// Stacks list frame ids root first (outermost caller first, leaf last), like folded stacks.
+
+import { Type, type Static } from "@sinclair/typebox";
+
+export const STREAM_VERSION = 1;
+
+export const ProbeName = Type.Union([Type.Literal("cpu"), Type.Literal("offcpu"), Type.Literal("syscalls")]);
+export type ProbeName = Static<typeof ProbeName>;
+export const ALL_PROBES: readonly ProbeName[] = ["cpu", "offcpu", "syscalls"];
+
+export const FrameKind = Type.Union([
+  Type.Literal("native"),
+  Type.Literal("kernel"),
+  Type.Literal("jit"),
+  Type.Literal("syscall"),
+  Type.Literal("unknown"),
+]);
+export type FrameKind = Static<typeof FrameKind>;
+
+export const HeaderRecord = Type.Object({
+  type: Type.Literal("header"),
+  version: Type.Literal(STREAM_VERSION),
+  workload: Type.String(),
+  namespace: Type.Optional(Type.String()),
+  probes_requested: Type.Array(ProbeName),
+  frequency_hz: Type.Integer({ minimum: 1 }),
+  warmup_sec: Type.Number({ minimum: 0 }),
+  duration_sec: Type.Number({ minimum: 0 }),
+  /** Unix epoch milliseconds when measurement (after warmup) began. */
+  started_at_ms: Type.Integer(),
+  hostname: Type.Optional(Type.String()),
+  kernel: Type.Optional(Type.String()),
+});
+
+export const ProbeRecord = Type.Object({
+  type: Type.Literal("probe"),
+  name: ProbeName,
+  attached: Type.Boolean(),
+  /** Why it did not attach, with the fix when known (e.g. "tracefs not mounted at /sys/kernel/tracing"). */
+  reason: Type.Optional(Type.String()),
+});
+
+export const AxisRecord = Type.Object({
+  type: Type.Literal("axis"),
+  name: ProbeName,
+  unit: Type.Union([Type.Literal("samples"), Type.Literal("nanoseconds"), Type.Literal("calls")]),
+  period_ns: Type.Optional(Type.Integer()),
+});
+
+export const ProcessRecord = Type.Object({
+  type: Type.Literal("process"),
+  pid: Type.Integer(),
+  /** PID inside the target's own PID namespace (NSpid last field). */
+  nspid: Type.Optional(Type.Integer()),
+  comm: Type.String(),
+  exe: Type.Optional(Type.String()),
+  namespace: Type.Optional(Type.String()),
+});
+
+export const FrameRecord = Type.Object({
+  type: Type.Literal("frame"),
+  id: Type.Integer({ minimum: 0 }),
+  function: Type.String(),
+  module: Type.Optional(Type.String()),
+  build_id: Type.Optional(Type.String()),
+  kind: FrameKind,
+  /** Unsymbolized address (hex) when `function` could not be resolved. */
+  address: Type.Optional(Type.String()),
+});
+
+export const StackRecord = Type.Object({
+  type: Type.Literal("stack"),
+  axis: ProbeName,
+  frames: Type.Array(Type.Integer({ minimum: 0 })),
+  value: Type.Number({ minimum: 0 }),
+  total_ns: Type.Optional(Type.Number({ minimum: 0 })),
+  pid: Type.Optional(Type.Integer()),
+});
+
+export const SummaryRecord = Type.Object({
+  type: Type.Literal("summary"),
+  /** Samples (cpu) or events per axis that made it into the maps. */
+  samples: Type.Record(Type.String(), Type.Number()),
+  lost: Type.Record(Type.String(), Type.Number()),
+  partial: Type.Boolean(),
+  /** Why the window ended early when partial (e.g. "SIGTERM after 12.3 s of 60 s"). */
+  partial_reason: Type.Optional(Type.String()),
+  ended_at_ms: Type.Integer(),
+  measured_sec: Type.Number(),
+});
+
+export const StreamRecord = Type.Union([
+  HeaderRecord,
+  ProbeRecord,
+  AxisRecord,
+  ProcessRecord,
+  FrameRecord,
+  StackRecord,
+  SummaryRecord,
+]);
+
+export type HeaderRecord = Static<typeof HeaderRecord>;
+export type ProbeRecord = Static<typeof ProbeRecord>;
+export type AxisRecord = Static<typeof AxisRecord>;
+export type ProcessRecord = Static<typeof ProcessRecord>;
+export type FrameRecord = Static<typeof FrameRecord>;
+export type StackRecord = Static<typeof StackRecord>;
+export type SummaryRecord = Static<typeof SummaryRecord>;
+export type StreamRecord = Static<typeof StreamRecord>;
+
+/** Exit codes of `ptop` (documented in native/ptop/README.md). */
+export const PTOP_EXIT = {
+  ok: 0,
+  usage: 2,
+  /** workload not named by the target list, or the list itself is invalid */
+  refused: 3,
+  /** no process of the workload is running on this host */
+  not_running: 4,
+  /** missing capability or kernel feature: nothing could be attached */
+  no_privilege: 5,
+  /** stopped by SIGTERM/SIGINT; the stream is complete but partial */
+  interrupted: 6,
+  internal: 1,
+} as const;
