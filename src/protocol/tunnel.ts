@@ -1,0 +1,99 @@
+// Messages on the tunnel (wss://HOST:PORT/tunnel) between the control plane and a Profiler.
+//
+// Handshake: the server speaks first with a random challenge; the Profiler answers with its tenant,
+// instance id and an ed25519 signature over TUNNEL_SIGNING_CONTEXT | challenge | tenant | instance id,
+// made with the key it enrolled. No credential ever appears in the URL. Until `welcome`, the server
+// accepts nothing else. JSON text frames only.
+
+import { Type, type Static } from "@sinclair/typebox";
+import { ProbeName } from "./profile-stream.ts";
+
+export const TUNNEL_PATH = "/tunnel";
+export const TUNNEL_SIGNING_CONTEXT = "runner-tunnel-v1";
+/** Both ends send a heartbeat this often and drop a peer silent for HEARTBEAT_DEAD_MS. */
+export const HEARTBEAT_INTERVAL_MS = 10_000;
+export const HEARTBEAT_DEAD_MS = 30_000;
+
+export function handshakeMessage(challenge: string, tenant: string, instanceId: string): Uint8Array {
+  return new TextEncoder().encode([TUNNEL_SIGNING_CONTEXT, challenge, tenant, instanceId].join("\n"));
+}
+
+const CaptureOrder = Type.Object({
+  request_id: Type.String(),
+  workload: Type.String(),
+  version: Type.String(),
+  env: Type.String(),
+  kind: Type.Union([Type.Literal("head"), Type.Literal("replicate")]),
+  duration_sec: Type.Number(),
+  warmup_sec: Type.Number(),
+});
+export type CaptureOrder = Static<typeof CaptureOrder>;
+
+export const Instrumentation = Type.Object({
+  /** Probes requested (M) and attached (N); "fully instrumented" when N = M. */
+  requested: Type.Array(ProbeName),
+  attached: Type.Array(ProbeName),
+  not_attached: Type.Array(Type.Object({ probe: ProbeName, reason: Type.String() })),
+});
+export type Instrumentation = Static<typeof Instrumentation>;
+
+export function describeInstrumentation(i: Instrumentation): string {
+  if (i.attached.length === i.requested.length && i.not_attached.length === 0) return "fully instrumented";
+  const missing = i.not_attached.map((m) => `${m.probe}: ${m.reason}`).join("; ");
+  return `${i.attached.length} of ${i.requested.length} probes` + (missing ? ` (${missing})` : "");
+}
+
+/** server → profiler */
+export const ServerMessage = Type.Union([
+  Type.Object({ type: Type.Literal("challenge"), challenge: Type.String() }),
+  Type.Object({ type: Type.Literal("welcome"), instance_id: Type.String() }),
+  Type.Object({ type: Type.Literal("heartbeat"), at: Type.Number() }),
+  Type.Object({ type: Type.Literal("capture"), order: CaptureOrder }),
+  Type.Object({
+    type: Type.Literal("local_capture_answer"),
+    id: Type.String(),
+    status: Type.Integer(),
+    body: Type.String(),
+    retry_after: Type.Optional(Type.String()),
+  }),
+]);
+export type ServerMessage = Static<typeof ServerMessage>;
+
+/** profiler → server */
+export const ProfilerMessage = Type.Union([
+  Type.Object({
+    type: Type.Literal("hello"),
+    tenant: Type.String(),
+    instance_id: Type.String(),
+    signature: Type.String(),
+    /** request ids this Profiler is still running (after a reconnect): the server must not fail them. */
+    running: Type.Optional(Type.Array(Type.String())),
+  }),
+  Type.Object({ type: Type.Literal("heartbeat"), at: Type.Number() }),
+  // First answer to a capture order: refused (not in the list), nothing to push (not running here),
+  // or running (ptop started).
+  Type.Object({
+    type: Type.Literal("answer"),
+    request_id: Type.String(),
+    answer: Type.Union([Type.Literal("refused"), Type.Literal("nothing_to_push"), Type.Literal("running")]),
+    reason: Type.Optional(Type.String()),
+  }),
+  // Final answer of a capture that ran.
+  Type.Object({
+    type: Type.Literal("result"),
+    request_id: Type.String(),
+    outcome: Type.Union([Type.Literal("pushed"), Type.Literal("nothing_to_push"), Type.Literal("failed")]),
+    reason: Type.Optional(Type.String()),
+    instrumentation: Type.Optional(Instrumentation),
+    /** the ptop stream, gzip, base64 */
+    profile_gz_b64: Type.Optional(Type.String()),
+  }),
+  // A sidecar's request received on RUNNER_LOCAL_LISTEN, bridged to the control plane's rules.
+  Type.Object({
+    type: Type.Literal("local_capture"),
+    id: Type.String(),
+    authorization: Type.String(),
+    body: Type.String(),
+  }),
+]);
+export type ProfilerMessage = Static<typeof ProfilerMessage>;
