@@ -1,0 +1,113 @@
+// Wire schema of `POST /api/profiling/captures` (request body, 202 answer, error bodies).
+// The TypeBox schemas are the single source of the rules: the validator below checks each field
+// against its own schema and words the 400 from the schema's description; /openapi.json publishes
+// the same objects.
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+
+const Duration = Type.Number({ minimum: 5, maximum: 300, description: "must be a number from 5 to 300 (seconds)" });
+const Warmup = Type.Number({ minimum: 0, maximum: 60, description: "must be a number from 0 to 60 (seconds)" });
+
+export const CaptureRequestBody = Type.Object(
+  {
+    workload: Type.String({ minLength: 1, maxLength: 256, description: "must be a non-empty string of at most 256 characters (process name as in the target list)" }),
+    version: Type.String({ minLength: 1, maxLength: 256, description: "must be a non-empty string of at most 256 characters" }),
+    env: Type.Optional(Type.String({ maxLength: 256, default: "", description: "must be a string of at most 256 characters (may be empty)" })),
+    kind: Type.Optional(Type.Union([Type.Literal("head"), Type.Literal("replicate")], { default: "head", description: 'must be "head" or "replicate"' })),
+    duration_sec: Type.Optional({ ...Duration, default: 60 }),
+    durationSec: Type.Optional({ ...Duration, description: `alias of duration_sec; ${Duration.description}` }),
+    warmup_sec: Type.Optional({ ...Warmup, default: 5 }),
+    warmupSec: Type.Optional({ ...Warmup, description: `alias of warmup_sec; ${Warmup.description}` }),
+  },
+  { additionalProperties: false },
+);
+export type CaptureRequestBody = Static<typeof CaptureRequestBody>;
+
+export const CaptureKind = Type.Union([Type.Literal("head"), Type.Literal("replicate")]);
+export type CaptureKind = Static<typeof CaptureKind>;
+
+/** A request after defaults and aliases are applied: what the store keeps and dedupes on. */
+export interface CaptureRequest {
+  workload: string;
+  version: string;
+  env: string;
+  kind: CaptureKind;
+  duration_sec: number;
+  warmup_sec: number;
+}
+
+export const CaptureAccepted = Type.Object({
+  request_id: Type.String(),
+  status: Type.Literal("queued"),
+  deduped: Type.Boolean(),
+});
+export type CaptureAccepted = Static<typeof CaptureAccepted>;
+
+export const ErrorBody = Type.Object({
+  error: Type.String({ description: "human-readable reason; for a 400 it names the offending field" }),
+  field: Type.Optional(Type.String({ description: "the offending field (400 only)" })),
+});
+export type ErrorBody = Static<typeof ErrorBody>;
+
+export const RateLimitedBody = Type.Object({
+  error: Type.String(),
+  retry_after_seconds: Type.Integer({ minimum: 1 }),
+});
+export type RateLimitedBody = Static<typeof RateLimitedBody>;
+
+export type ParseResult = { ok: true; value: CaptureRequest } | { ok: false; field: string | null; error: string };
+
+const properties = CaptureRequestBody.properties as Record<string, TSchema>;
+const checks = new Map<string, TypeCheck<TSchema>>(
+  Object.entries(properties).map(([k, s]) => [k, TypeCompiler.Compile(s)]),
+);
+const ALIASES: Array<[canonical: "duration_sec" | "warmup_sec", alias: string]> = [
+  ["duration_sec", "durationSec"],
+  ["warmup_sec", "warmupSec"],
+];
+
+function bad(field: string | null, error: string): ParseResult {
+  return { ok: false, field, error };
+}
+
+/** Validates raw body text; every refusal names the field at fault (or the body itself). */
+export function parseCaptureRequest(text: string): ParseResult {
+  if (text.trim() === "") return bad(null, "request body is empty; expected a JSON object with workload and version");
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return bad(null, "request body is not valid JSON");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return bad(null, "request body must be a JSON object");
+  }
+  const input = body as Record<string, unknown>;
+  for (const key of Object.keys(input)) {
+    if (!checks.has(key)) return bad(key, `unknown field "${key}"`);
+  }
+  for (const key of ["workload", "version"]) {
+    if (!(key in input)) return bad(key, `${key} is required`);
+  }
+  for (const [key, value] of Object.entries(input)) {
+    if (!checks.get(key)!.Check(value)) return bad(key, `${key} ${properties[key]!.description}`);
+  }
+  for (const [canonical, alias] of ALIASES) {
+    if (canonical in input && alias in input && input[canonical] !== input[alias]) {
+      return bad(canonical, `${canonical} and ${alias} are both given with different values; send one`);
+    }
+  }
+  const pick = (canonical: string, alias: string, fallback: number) =>
+    (input[canonical] ?? input[alias] ?? fallback) as number;
+  return {
+    ok: true,
+    value: {
+      workload: input.workload as string,
+      version: input.version as string,
+      env: (input.env as string | undefined) ?? "",
+      kind: (input.kind as CaptureKind | undefined) ?? "head",
+      duration_sec: pick("duration_sec", "durationSec", 60),
+      warmup_sec: pick("warmup_sec", "warmupSec", 5),
+    },
+  };
+}

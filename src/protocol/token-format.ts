@@ -1,0 +1,55 @@
+// Shape of the credentials the control plane issues: `<prefix>_<body><check>`.
+// body  = 32 random bytes (256 bits) in fixed-width base62 (43 chars);
+// check = first 4 bytes of SHA-256(prefix + "_" + body) in fixed-width base62 (6 chars).
+// The checksum lets either end refuse a mistyped or forged-looking token without a database read;
+// it is not a secret and adds no security by itself — the random body is the secret.
+
+export const CAPTURE_TOKEN_PREFIX = "rpcap";
+export const BOOTSTRAP_TOKEN_PREFIX = "rpboot";
+export type TokenPrefix = typeof CAPTURE_TOKEN_PREFIX | typeof BOOTSTRAP_TOKEN_PREFIX;
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const RANDOM_BYTES = 32;
+const BODY_CHARS = 43; // ceil(256 / log2(62))
+const CHECK_BYTES = 4;
+const CHECK_CHARS = 6; // ceil(32 / log2(62))
+
+function toBase62(bytes: Uint8Array, width: number): string {
+  let n = 0n;
+  for (const b of bytes) n = (n << 8n) | BigInt(b);
+  let out = "";
+  while (n > 0n) {
+    out = ALPHABET[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return out.padStart(width, "0");
+}
+
+function checksum(prefix: string, body: string): string {
+  const digest = new Bun.CryptoHasher("sha256").update(`${prefix}_${body}`).digest();
+  return toBase62(digest.subarray(0, CHECK_BYTES), CHECK_CHARS);
+}
+
+/** A new token of the given kind. Shown to the user once; only its hash is kept. */
+export function generateToken(prefix: TokenPrefix): string {
+  const body = toBase62(crypto.getRandomValues(new Uint8Array(RANDOM_BYTES)), BODY_CHARS);
+  return `${prefix}_${body}${checksum(prefix, body)}`;
+}
+
+const SHAPE = new RegExp(`^([a-z]+)_([0-9A-Za-z]{${BODY_CHARS}})([0-9A-Za-z]{${CHECK_CHARS}})$`);
+
+/** True when `token` has the exact shape and a valid checksum for `prefix`. No I/O. */
+export function isWellFormedToken(token: string, prefix: TokenPrefix): boolean {
+  if (token.length !== prefix.length + 1 + BODY_CHARS + CHECK_CHARS) return false;
+  const m = SHAPE.exec(token);
+  if (!m || m[1] !== prefix) return false;
+  return checksum(prefix, m[2]!) === m[3];
+}
+
+/**
+ * SHA-256 of the whole token, hex. A token with 256 random bits cannot be brute-forced from its
+ * hash, so a slow password hash (argon2/bcrypt) would only cost latency on every request.
+ */
+export function hashToken(token: string): string {
+  return new Bun.CryptoHasher("sha256").update(token).digest("hex");
+}

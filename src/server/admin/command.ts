@@ -1,0 +1,140 @@
+// `runner admin --data DIR …`: works on the store directly (no server needed).
+import { parseArgs } from "node:util";
+import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
+import { captureJson, instrumentationSummary } from "../records/capture-json.ts";
+import { openStore } from "../store/open.ts";
+import type { Store } from "../store/store.ts";
+import { StoreError } from "../store/types.ts";
+
+const USAGE = `usage: runner admin --data DIR <command>
+  org create ORG
+  profiler enable ORG | profiler disable ORG
+  token create ORG NAME        prints the capture token once, as the last line
+  token revoke ORG NAME
+  token list ORG [--json]
+  bootstrap-token create ORG   prints the bootstrap token once, as the last line
+  captures list ORG [--json]
+  captures show ID [--json]
+`;
+
+class UsageError extends Error {}
+
+const out = (s: string): void => void process.stdout.write(`${s}\n`);
+const printJson = (v: unknown): void => out(JSON.stringify(v, null, 2));
+
+function need(args: string[], n: number, shape: string): string[] {
+  if (args.length !== n) throw new UsageError(`expected: runner admin ${shape}`);
+  return args;
+}
+
+type Handler = (store: Store, args: string[], json: boolean) => Promise<void>;
+
+const COMMANDS: Record<string, Handler> = {
+  "org create": async (store, args) => {
+    const [org] = need(args, 1, "org create ORG");
+    await store.createOrg(org!);
+    out(`created organization ${org}`);
+  },
+  "profiler enable": async (store, args) => {
+    const [org] = need(args, 1, "profiler enable ORG");
+    await store.setProfilerEnabled(org!, true);
+    out(`Profiler enabled for ${org}`);
+  },
+  "profiler disable": async (store, args) => {
+    const [org] = need(args, 1, "profiler disable ORG");
+    await store.setProfilerEnabled(org!, false);
+    out(`Profiler disabled for ${org}`);
+  },
+  "token create": async (store, args) => {
+    const [org, name] = need(args, 2, "token create ORG NAME");
+    const token = generateToken(CAPTURE_TOKEN_PREFIX);
+    await store.addCaptureToken(org!, name!, hashToken(token));
+    out(`capture token "${name}" created for ${org}; it is shown once, store it now:`);
+    out(token);
+  },
+  "token revoke": async (store, args) => {
+    const [org, name] = need(args, 2, "token revoke ORG NAME");
+    await store.revokeCaptureToken(org!, name!);
+    out(`capture token "${name}" of ${org} revoked`);
+  },
+  "token list": async (store, args, json) => {
+    const [org] = need(args, 1, "token list ORG");
+    const tokens = await store.listCaptureTokens(org!);
+    const rows = tokens.map((t) => ({
+      name: t.name,
+      active: t.revokedAt === null,
+      created_at: new Date(t.createdAt).toISOString(),
+      revoked_at: t.revokedAt === null ? null : new Date(t.revokedAt).toISOString(),
+    }));
+    if (json) return printJson(rows);
+    if (rows.length === 0) return out(`no capture tokens for ${org}`);
+    for (const r of rows) out(`${r.name}\t${r.active ? "active" : `revoked ${r.revoked_at}`}\tcreated ${r.created_at}`);
+  },
+  "bootstrap-token create": async (store, args) => {
+    const [org] = need(args, 1, "bootstrap-token create ORG");
+    const token = generateToken(BOOTSTRAP_TOKEN_PREFIX);
+    await store.addBootstrapToken(org!, hashToken(token));
+    out(`bootstrap token created for ${org}; it is shown once, store it now:`);
+    out(token);
+  },
+  "captures list": async (store, args, json) => {
+    const [org] = need(args, 1, "captures list ORG");
+    const records = await store.listCaptures(org!);
+    if (json) return printJson(records.map(captureJson));
+    if (records.length === 0) return out(`no capture requests for ${org}`);
+    for (const r of records) {
+      out(`${r.requestId}\t${r.workload}@${r.version}${r.env ? ` (${r.env})` : ""}\t${r.kind}\t${r.status}${r.outcome ? `/${r.outcome}` : ""}\tby ${r.requester}`);
+    }
+  },
+  "captures show": async (store, args, json) => {
+    const [id] = need(args, 1, "captures show ID");
+    const record = await store.getCapture(id!);
+    if (!record) throw new StoreError(`capture request "${id}" does not exist`, "not_found");
+    if (json) return printJson(captureJson(record));
+    const j = captureJson(record);
+    for (const [k, v] of Object.entries(j)) if (k !== "instrumentation") out(`${k.padEnd(14)} ${v ?? "-"}`);
+    out(`${"instrumentation".padEnd(14)} ${instrumentationSummary(record.instrumentation)}`);
+  },
+};
+
+export async function adminCommand(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        data: { type: "string" },
+        "database-url": { type: "string" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    process.stderr.write(`runner admin: ${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const [group, action, ...args] = positionals;
+  const handler = COMMANDS[`${group} ${action}`];
+  if (!handler) {
+    process.stderr.write(`runner admin: unknown command "${positionals.join(" ")}"\n${USAGE}`);
+    return 2;
+  }
+  let store: Store | undefined;
+  try {
+    store = openStore({ data: values.data, databaseUrl: values["database-url"] });
+    await handler(store, args, values.json!);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`runner admin: ${(err as Error).message}\n`);
+    return err instanceof UsageError ? 2 : 1;
+  } finally {
+    await store?.close();
+  }
+}

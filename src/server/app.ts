@@ -1,0 +1,59 @@
+// Composes the control plane HTTP app. Later modules (enrolment, tunnel, dispatch) `.use()` theirs.
+import { Elysia } from "elysia";
+import type { Logger } from "../log.ts";
+import { DEFAULT_RATE_LIMIT, queueCaptureRequest, type HttpAnswer, type RateLimit } from "./captures/queue-capture.ts";
+import { openApiDocument } from "./openapi.ts";
+import type { Store } from "./store/store.ts";
+import { presentedToken } from "./tokens/authenticate.ts";
+
+export interface AppOptions {
+  store: Store;
+  logger: Logger;
+  rateLimit?: RateLimit;
+  now?: () => number;
+}
+
+function reply(set: { status?: number | string; headers: Record<string, string | number> }, answer: HttpAnswer) {
+  set.status = answer.status;
+  if (answer.headers) Object.assign(set.headers, answer.headers);
+  return answer.body;
+}
+
+export function createApp(opts: AppOptions) {
+  const deps = {
+    store: opts.store,
+    logger: opts.logger,
+    rateLimit: opts.rateLimit ?? DEFAULT_RATE_LIMIT,
+    now: opts.now ?? Date.now,
+  };
+  const openapi = openApiDocument();
+  return new Elysia()
+    .onError(({ code, error, set, request }) => {
+      if (code === "NOT_FOUND") {
+        set.status = 404;
+        return { error: "not found" };
+      }
+      if (code === "PARSE" || code === "VALIDATION") {
+        set.status = 400;
+        return { error: "malformed request" };
+      }
+      // Anything else is our bug: log it (the path only, never the query with its token) and say 500.
+      deps.logger.error({ err: error, method: request.method, path: new URL(request.url).pathname }, "unhandled error");
+      set.status = 500;
+      return { error: "internal error" };
+    })
+    .get("/healthz", async ({ set }) => {
+      await deps.store.ping();
+      set.status = 200;
+      return { status: "ok" };
+    })
+    .get("/openapi.json", () => openapi)
+    .post(
+      "/api/profiling/captures",
+      async ({ request, query, set }) =>
+        reply(set, await queueCaptureRequest(deps, request, presentedToken(request.headers.get("authorization"), query.token))),
+      { parse: "none" },
+    );
+}
+
+export type App = ReturnType<typeof createApp>;

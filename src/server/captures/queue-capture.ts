@@ -1,0 +1,66 @@
+// POST /api/profiling/captures, independent of the HTTP framework.
+// Check order (each step only runs when the previous passed):
+//   401 token missing/malformed/unknown/revoked -> 403 Profiler not enabled for the org
+//   -> 413/400 body -> 429 org over its hourly limit -> 202 deduped | 202 queued.
+// Only a newly queued request counts toward the limit; 4xx answers and deduped 202s do not.
+import type { Logger } from "../../log.ts";
+import { parseCaptureRequest, type CaptureAccepted } from "../../protocol/capture-request.ts";
+import type { Store } from "../store/store.ts";
+import { authenticateCaptureToken } from "../tokens/authenticate.ts";
+import { MAX_CAPTURE_BODY_BYTES, readBoundedBody } from "./read-body.ts";
+
+export interface RateLimit {
+  limit: number;
+  windowMs: number;
+}
+export const DEFAULT_RATE_LIMIT: RateLimit = { limit: 20, windowMs: 60 * 60 * 1000 };
+
+export interface QueueCaptureDeps {
+  store: Store;
+  logger: Logger;
+  rateLimit: RateLimit;
+  now: () => number;
+}
+
+export interface HttpAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export async function queueCaptureRequest(deps: QueueCaptureDeps, request: Request, token: string | null): Promise<HttpAnswer> {
+  const auth = await authenticateCaptureToken(deps.store, token);
+  if (!auth.ok) {
+    deps.logger.debug({ status: 401 }, "capture request refused: unauthenticated");
+    return { status: 401, body: { error: auth.error }, headers: { "www-authenticate": 'Bearer realm="runner"' } };
+  }
+  const { org, tokenName } = auth.principal;
+  const who = { org: org.name, requester: tokenName };
+  if (!org.profilerEnabled) {
+    deps.logger.debug({ ...who, status: 403 }, "capture request refused: Profiler not enabled");
+    return {
+      status: 403,
+      body: { error: `the Profiler is not enabled for organization "${org.name}"; an owner or admin enables it in Settings` },
+    };
+  }
+  const raw = await readBoundedBody(request, MAX_CAPTURE_BODY_BYTES);
+  if (!raw.ok) return { status: raw.status, body: { error: raw.error } };
+  const parsed = parseCaptureRequest(raw.text);
+  if (!parsed.ok) {
+    deps.logger.debug({ ...who, status: 400, field: parsed.field }, "capture request refused: invalid body");
+    return { status: 400, body: parsed.field ? { error: parsed.error, field: parsed.field } : { error: parsed.error } };
+  }
+  const result = await deps.store.queueCapture(org.id, tokenName, parsed.value, { ...deps.rateLimit, now: deps.now() });
+  if (result.kind === "rate_limited") {
+    deps.logger.debug({ ...who, status: 429 }, "capture request refused: rate limited");
+    const retry = result.retryAfterSeconds;
+    return {
+      status: 429,
+      body: { error: `organization "${org.name}" reached ${deps.rateLimit.limit} capture requests per hour; retry in ${retry} s`, retry_after_seconds: retry },
+      headers: { "retry-after": String(retry) },
+    };
+  }
+  const body: CaptureAccepted = { request_id: result.record.requestId, status: "queued", deduped: result.kind === "deduped" };
+  deps.logger.info({ ...who, request_id: body.request_id, deduped: body.deduped, workload: parsed.value.workload, version: parsed.value.version }, "capture request queued");
+  return { status: 202, body };
+}

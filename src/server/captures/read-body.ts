@@ -1,0 +1,36 @@
+// Reads a request body up to a limit without buffering more than limit + one chunk.
+export const MAX_CAPTURE_BODY_BYTES = 16 * 1024;
+
+export type BodyResult = { ok: true; text: string } | { ok: false; status: 400 | 413; error: string };
+
+export async function readBoundedBody(request: Request, limit: number): Promise<BodyResult> {
+  const declared = Number(request.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > limit) return tooLarge(limit);
+  if (!request.body) return { ok: true, text: "" };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        return tooLarge(limit);
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return { ok: false, status: 400, error: "request body could not be read" };
+  }
+  try {
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks)) };
+  } catch {
+    return { ok: false, status: 400, error: "request body is not valid UTF-8" };
+  }
+}
+
+function tooLarge(limit: number): BodyResult {
+  return { ok: false, status: 413, error: `request body exceeds ${limit} bytes` };
+}

@@ -1,0 +1,30 @@
+// The JSON shape of a capture record for `runner admin captures … --json` (and later the web app).
+import type { CaptureRecord, Instrumentation } from "../store/types.ts";
+
+export function captureJson(r: CaptureRecord) {
+  return {
+    request_id: r.requestId,
+    org: r.orgName,
+    workload: r.workload,
+    version: r.version,
+    env: r.env,
+    kind: r.kind,
+    duration_sec: r.duration_sec,
+    warmup_sec: r.warmup_sec,
+    status: r.status,
+    outcome: r.outcome,
+    reason: r.reason,
+    requester: r.requester,
+    instrumentation: r.instrumentation,
+    created_at: new Date(r.createdAt).toISOString(),
+    updated_at: new Date(r.updatedAt).toISOString(),
+  };
+}
+
+/** "fully instrumented", "N of M probes", or "not run yet" (no capture has happened). */
+export function instrumentationSummary(i: Instrumentation | null): string {
+  if (!i) return "not run yet";
+  if (i.missing.length === 0 && i.probes_attached === i.probes_requested) return "fully instrumented";
+  const why = i.missing.map((m) => `${m.probe}: ${m.reason}`).join("; ");
+  return `${i.probes_attached} of ${i.probes_requested} probes${why ? ` (${why})` : ""}`;
+}

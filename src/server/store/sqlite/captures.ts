@@ -1,0 +1,126 @@
+// Capture requests and their records: the rate-limited, deduplicated queue.
+import type { Database } from "bun:sqlite";
+import type { CaptureRequest } from "../../../protocol/capture-request.ts";
+import type { CaptureStore } from "../store.ts";
+import {
+  StoreError,
+  type CaptureOutcome,
+  type CaptureRecord,
+  type Instrumentation,
+  type QueuePolicy,
+  type QueueResult,
+} from "../types.ts";
+import { requireOrgId } from "./orgs.ts";
+import { toCapture, type CaptureRow } from "./rows.ts";
+
+const SELECT = `SELECT c.*, o.name AS org_name FROM capture_requests c JOIN orgs o ON o.id = c.org_id`;
+
+/** Requests are identical when every field that changes what gets measured is equal. */
+export function dedupeKey(r: CaptureRequest): string {
+  return JSON.stringify([r.workload, r.version, r.env, r.kind, r.duration_sec, r.warmup_sec]);
+}
+
+export class SqliteCaptures implements CaptureStore {
+  private readonly queueTx: (orgId: number, requester: string, request: CaptureRequest, policy: QueuePolicy) => QueueResult;
+
+  constructor(private readonly db: Database) {
+    // One IMMEDIATE transaction holds the write lock across count, lookup and insert: no other
+    // connection (another server process, the admin CLI) can slip a row in between.
+    const tx = db.transaction((orgId: number, requester: string, request: CaptureRequest, policy: QueuePolicy) =>
+      this.queueInTransaction(orgId, requester, request, policy),
+    );
+    this.queueTx = (...args) => tx.immediate(...args);
+  }
+
+  async queueCapture(orgId: number, requester: string, request: CaptureRequest, policy: QueuePolicy): Promise<QueueResult> {
+    return this.queueTx(orgId, requester, request, policy);
+  }
+
+  private queueInTransaction(orgId: number, requester: string, request: CaptureRequest, policy: QueuePolicy): QueueResult {
+    const since = policy.now - policy.windowMs;
+    const { n } = this.db
+      .query("SELECT count(*) AS n FROM capture_requests WHERE org_id = ? AND created_at > ?")
+      .get(orgId, since) as { n: number };
+    if (n >= policy.limit) {
+      // The next slot frees when the (n - limit + 1)-th oldest request of the window ages out.
+      const { created_at } = this.db
+        .query(
+          "SELECT created_at FROM capture_requests WHERE org_id = ? AND created_at > ? ORDER BY created_at LIMIT 1 OFFSET ?",
+        )
+        .get(orgId, since, n - policy.limit) as { created_at: number };
+      const retryAfterSeconds = Math.max(1, Math.ceil((created_at + policy.windowMs - policy.now) / 1000));
+      return { kind: "rate_limited", retryAfterSeconds };
+    }
+    const key = dedupeKey(request);
+    const existing = this.db
+      .query(`${SELECT} WHERE c.org_id = ? AND c.dedupe_key = ? AND c.status IN ('queued', 'running')`)
+      .get(orgId, key) as CaptureRow | null;
+    if (existing) return { kind: "deduped", record: toCapture(existing) };
+    const requestId = Bun.randomUUIDv7();
+    this.db
+      .query(
+        `INSERT INTO capture_requests (request_id, org_id, workload, version, env, kind, duration_sec, warmup_sec,
+                                       requester, status, dedupe_key, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
+      )
+      .run(
+        requestId, orgId, request.workload, request.version, request.env, request.kind,
+        request.duration_sec, request.warmup_sec, requester, key, policy.now, policy.now,
+      );
+    return { kind: "queued", record: this.mustGet(requestId) };
+  }
+
+  async getCapture(requestId: string): Promise<CaptureRecord | null> {
+    const row = this.db.query(`${SELECT} WHERE c.request_id = ?`).get(requestId) as CaptureRow | null;
+    return row ? toCapture(row) : null;
+  }
+
+  async listCaptures(orgName: string, limit = 1000): Promise<CaptureRecord[]> {
+    const orgId = requireOrgId(this.db, orgName);
+    const rows = this.db
+      .query(`${SELECT} WHERE c.org_id = ? ORDER BY c.created_at DESC, c.request_id DESC LIMIT ?`)
+      .all(orgId, limit) as CaptureRow[];
+    return rows.map(toCapture);
+  }
+
+  async markCaptureRunning(requestId: string, now = Date.now()): Promise<CaptureRecord> {
+    const res = this.db
+      .query("UPDATE capture_requests SET status = 'running', updated_at = ? WHERE request_id = ? AND status = 'queued'")
+      .run(now, requestId);
+    if (res.changes === 0) this.refuseTransition(requestId, "running");
+    return this.mustGet(requestId);
+  }
+
+  async completeCapture(
+    requestId: string,
+    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: Instrumentation | null },
+    now = Date.now(),
+  ): Promise<CaptureRecord> {
+    const res = this.db
+      .query(
+        `UPDATE capture_requests SET status = 'done', outcome = ?, reason = ?, instrumentation = ?, updated_at = ?
+          WHERE request_id = ? AND status IN ('queued', 'running')`,
+      )
+      .run(
+        result.outcome,
+        result.reason ?? null,
+        result.instrumentation ? JSON.stringify(result.instrumentation) : null,
+        now,
+        requestId,
+      );
+    if (res.changes === 0) this.refuseTransition(requestId, "done");
+    return this.mustGet(requestId);
+  }
+
+  private refuseTransition(requestId: string, to: string): never {
+    const row = this.db.query("SELECT status FROM capture_requests WHERE request_id = ?").get(requestId) as
+      | { status: string }
+      | null;
+    if (!row) throw new StoreError(`capture request "${requestId}" does not exist`, "not_found");
+    throw new StoreError(`capture request "${requestId}" is ${row.status}; cannot move to ${to}`, "conflict");
+  }
+
+  private mustGet(requestId: string): CaptureRecord {
+    return toCapture(this.db.query(`${SELECT} WHERE c.request_id = ?`).get(requestId) as CaptureRow);
+  }
+}

@@ -1,0 +1,67 @@
+// Schema history of the SQLite store, applied in order and recorded in PRAGMA user_version.
+//
+// To change the schema, APPEND a migration (never edit or reorder a shipped one):
+//   { version: <last + 1>, name: "what it adds", sql: `CREATE TABLE …; CREATE INDEX …;` }
+// Each runs in its own IMMEDIATE transaction together with the user_version bump, so a crash
+// leaves the database at the previous version. Issue 6 (enrolments, dispatch answers, diffs)
+// adds its tables as version 2, 3, … here and its methods in a new file beside captures.ts.
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "orgs, capture and bootstrap tokens, capture requests",
+    sql: `
+      CREATE TABLE orgs (
+        id               INTEGER PRIMARY KEY,
+        name             TEXT NOT NULL UNIQUE,
+        profiler_enabled INTEGER NOT NULL DEFAULT 0 CHECK (profiler_enabled IN (0, 1)),
+        created_at       INTEGER NOT NULL
+      );
+      CREATE TABLE capture_tokens (
+        id         INTEGER PRIMARY KEY,
+        org_id     INTEGER NOT NULL REFERENCES orgs(id),
+        name       TEXT NOT NULL,
+        hash       TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      );
+      -- one live token per name: the name is what the capture record shows as requester
+      CREATE UNIQUE INDEX capture_tokens_active_name ON capture_tokens(org_id, name) WHERE revoked_at IS NULL;
+      CREATE TABLE bootstrap_tokens (
+        id         INTEGER PRIMARY KEY,
+        org_id     INTEGER NOT NULL REFERENCES orgs(id),
+        hash       TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      );
+      -- a capture request and, once it ran, its record (outcome, reason, instrumentation)
+      CREATE TABLE capture_requests (
+        request_id      TEXT PRIMARY KEY,
+        org_id          INTEGER NOT NULL REFERENCES orgs(id),
+        workload        TEXT NOT NULL,
+        version         TEXT NOT NULL,
+        env             TEXT NOT NULL,
+        kind            TEXT NOT NULL CHECK (kind IN ('head', 'replicate')),
+        duration_sec    REAL NOT NULL,
+        warmup_sec      REAL NOT NULL,
+        requester       TEXT NOT NULL,
+        status          TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done')),
+        outcome         TEXT CHECK (outcome IN ('pushed', 'nothing_to_push', 'failed')),
+        reason          TEXT,
+        instrumentation TEXT,
+        dedupe_key      TEXT NOT NULL,
+        created_at      INTEGER NOT NULL,
+        updated_at      INTEGER NOT NULL
+      );
+      CREATE INDEX capture_requests_org_created ON capture_requests(org_id, created_at);
+      -- at most one identical request in flight per org, enforced by the database itself
+      CREATE UNIQUE INDEX capture_requests_in_flight ON capture_requests(org_id, dedupe_key)
+        WHERE status IN ('queued', 'running');
+    `,
+  },
+];

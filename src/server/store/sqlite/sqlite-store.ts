@@ -1,0 +1,46 @@
+// The embedded store: one SQLite file (DIR/runner.db), one module per table group.
+import type { Database } from "bun:sqlite";
+import type { Store } from "../store.ts";
+import { SqliteCaptures } from "./captures.ts";
+import { openDatabase } from "./database.ts";
+import { SqliteOrgs } from "./orgs.ts";
+import { SqliteTokens } from "./tokens.ts";
+
+export class SqliteStore implements Store {
+  readonly db: Database;
+  private readonly orgs: SqliteOrgs;
+  private readonly tokens: SqliteTokens;
+  private readonly captures: SqliteCaptures;
+
+  constructor(path: string) {
+    this.db = openDatabase(path);
+    this.orgs = new SqliteOrgs(this.db);
+    this.tokens = new SqliteTokens(this.db);
+    this.captures = new SqliteCaptures(this.db);
+  }
+
+  createOrg: Store["createOrg"] = (...a) => this.orgs.createOrg(...a);
+  getOrg: Store["getOrg"] = (...a) => this.orgs.getOrg(...a);
+  setProfilerEnabled: Store["setProfilerEnabled"] = (...a) => this.orgs.setProfilerEnabled(...a);
+
+  addCaptureToken: Store["addCaptureToken"] = (...a) => this.tokens.addCaptureToken(...a);
+  findCaptureToken: Store["findCaptureToken"] = (...a) => this.tokens.findCaptureToken(...a);
+  revokeCaptureToken: Store["revokeCaptureToken"] = (...a) => this.tokens.revokeCaptureToken(...a);
+  listCaptureTokens: Store["listCaptureTokens"] = (...a) => this.tokens.listCaptureTokens(...a);
+  addBootstrapToken: Store["addBootstrapToken"] = (...a) => this.tokens.addBootstrapToken(...a);
+  findBootstrapToken: Store["findBootstrapToken"] = (...a) => this.tokens.findBootstrapToken(...a);
+
+  queueCapture: Store["queueCapture"] = (...a) => this.captures.queueCapture(...a);
+  getCapture: Store["getCapture"] = (...a) => this.captures.getCapture(...a);
+  listCaptures: Store["listCaptures"] = (...a) => this.captures.listCaptures(...a);
+  markCaptureRunning: Store["markCaptureRunning"] = (...a) => this.captures.markCaptureRunning(...a);
+  completeCapture: Store["completeCapture"] = (...a) => this.captures.completeCapture(...a);
+
+  async ping(): Promise<void> {
+    this.db.query("SELECT 1").get();
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

@@ -1,0 +1,67 @@
+// Records the store hands out. Times are epoch milliseconds.
+import type { CaptureKind, CaptureRequest } from "../../protocol/capture-request.ts";
+
+export interface Org {
+  id: number;
+  name: string;
+  profilerEnabled: boolean;
+  createdAt: number;
+}
+
+export interface CaptureTokenInfo {
+  name: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/** What authenticating a capture token yields: the token's name and its organization. */
+export interface CaptureTokenPrincipal {
+  tokenId: number;
+  tokenName: string;
+  tokenHash: string;
+  org: Org;
+}
+
+export type CaptureStatus = "queued" | "running" | "done";
+export type CaptureOutcome = "pushed" | "nothing_to_push" | "failed";
+
+/** Which probes attached: "fully instrumented" when missing is empty, else "N of M probes". */
+export interface Instrumentation {
+  probes_requested: number;
+  probes_attached: number;
+  missing: Array<{ probe: string; reason: string }>;
+}
+
+export interface CaptureRecord extends CaptureRequest {
+  requestId: string;
+  orgName: string;
+  kind: CaptureKind;
+  requester: string;
+  status: CaptureStatus;
+  outcome: CaptureOutcome | null;
+  reason: string | null;
+  instrumentation: Instrumentation | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface QueuePolicy {
+  /** Newly queued requests allowed per organization per window. */
+  limit: number;
+  windowMs: number;
+  now: number;
+}
+
+export type QueueResult =
+  | { kind: "queued"; record: CaptureRecord }
+  | { kind: "deduped"; record: CaptureRecord }
+  | { kind: "rate_limited"; retryAfterSeconds: number };
+
+export class StoreError extends Error {
+  constructor(
+    message: string,
+    readonly code: "not_found" | "conflict" | "invalid",
+  ) {
+    super(message);
+  }
+}
