@@ -7,6 +7,10 @@ type Command = (argv: string[]) => Promise<number>;
 
 // One line per role; each role's module exports a Command. Add a line when a role lands.
 const ROLES: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  server: { summary: "control plane: capture request API, tokens, records", load: async () => (await import("./server/command.ts")).serverCommand },
+  admin: { summary: "store administration: orgs, Profiler opt-in, tokens, captures", load: async () => (await import("./server/admin/command.ts")).adminCommand },
+  capture: { summary: "pipeline client: queue a capture with a capture token", load: async () => (await import("./client/capture-command.ts")).captureCommand },
+  demo: { summary: "start a throwaway server and queue a capture end to end", load: async () => (await import("./demo/command.ts")).demoCommand },
 };
 
 function usage(): string {
