@@ -1,0 +1,214 @@
+// The Store contract: every implementation (SQLite today, PostgreSQL later) runs this same suite.
+// Usage: storeContract("sqlite", async () => ({ store, cleanup })).
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { CaptureRequest } from "../../src/protocol/capture-request.ts";
+import type { Store } from "../../src/server/store/store.ts";
+import { StoreError, type QueuePolicy } from "../../src/server/store/types.ts";
+
+export interface StoreHandle {
+  store: Store;
+  cleanup(): Promise<void>;
+}
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 0, 1);
+const policy = (now: number, limit = 20): QueuePolicy => ({ limit, windowMs: HOUR, now });
+const req = (over: Partial<CaptureRequest> = {}): CaptureRequest => ({
+  workload: "checkout", version: "1.0.0", env: "", kind: "head", duration_sec: 60, warmup_sec: 5, ...over,
+});
+
+async function expectStoreError(p: Promise<unknown>, code: StoreError["code"]) {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(StoreError);
+  expect((err as StoreError).code).toBe(code);
+}
+
+export function storeContract(name: string, open: () => Promise<StoreHandle>) {
+  describe(`Store contract: ${name}`, () => {
+    let h: StoreHandle;
+    let store: Store;
+    let orgId: number;
+    beforeEach(async () => {
+      h = await open();
+      store = h.store;
+      orgId = (await store.createOrg("acme", T0)).id;
+    });
+    afterEach(async () => {
+      await h.cleanup();
+    });
+
+    describe("orgs", () => {
+      test("a new org has the Profiler disabled and can be read back", async () => {
+        const org = await store.getOrg("acme");
+        expect(org).toEqual({ id: orgId, name: "acme", profilerEnabled: false, createdAt: T0 });
+        expect(await store.getOrg("nope")).toBeNull();
+      });
+      test("a duplicate name is a conflict", async () => {
+        await expectStoreError(store.createOrg("acme"), "conflict");
+      });
+      test("the Profiler opt-in toggles and an unknown org is not_found", async () => {
+        expect((await store.setProfilerEnabled("acme", true)).profilerEnabled).toBe(true);
+        expect((await store.getOrg("acme"))!.profilerEnabled).toBe(true);
+        expect((await store.setProfilerEnabled("acme", false)).profilerEnabled).toBe(false);
+        await expectStoreError(store.setProfilerEnabled("nope", true), "not_found");
+      });
+    });
+
+    describe("capture tokens", () => {
+      test("found by hash with its name and org, until revoked", async () => {
+        await store.addCaptureToken("acme", "ci", "h1", T0);
+        const p = await store.findCaptureToken("h1");
+        expect(p?.tokenName).toBe("ci");
+        expect(p?.tokenHash).toBe("h1");
+        expect(p?.org.name).toBe("acme");
+        expect(await store.findCaptureToken("h2")).toBeNull();
+        await store.revokeCaptureToken("acme", "ci", T0 + 1);
+        expect(await store.findCaptureToken("h1")).toBeNull();
+      });
+      test("one active token per name; the name is free again after revocation", async () => {
+        await store.addCaptureToken("acme", "ci", "h1");
+        await expectStoreError(store.addCaptureToken("acme", "ci", "h2"), "conflict");
+        await store.revokeCaptureToken("acme", "ci");
+        await store.addCaptureToken("acme", "ci", "h2");
+        expect((await store.findCaptureToken("h2"))?.tokenName).toBe("ci");
+      });
+      test("the same name in two orgs is fine; unknown org or token is not_found", async () => {
+        await store.createOrg("other");
+        await store.addCaptureToken("acme", "ci", "h1");
+        await store.addCaptureToken("other", "ci", "h2");
+        expect((await store.findCaptureToken("h2"))?.org.name).toBe("other");
+        await expectStoreError(store.addCaptureToken("nope", "ci", "h3"), "not_found");
+        await expectStoreError(store.revokeCaptureToken("acme", "missing"), "not_found");
+      });
+      test("list shows active and revoked tokens, never hashes", async () => {
+        await store.addCaptureToken("acme", "a", "h1", T0);
+        await store.addCaptureToken("acme", "b", "h2", T0 + 1);
+        await store.revokeCaptureToken("acme", "a", T0 + 2);
+        const list = await store.listCaptureTokens("acme");
+        expect(list).toEqual([
+          { name: "a", createdAt: T0, revokedAt: T0 + 2 },
+          { name: "b", createdAt: T0 + 1, revokedAt: null },
+        ]);
+      });
+    });
+
+    describe("bootstrap tokens", () => {
+      test("found by hash, resolving to the org", async () => {
+        await store.addBootstrapToken("acme", "b1");
+        expect((await store.findBootstrapToken("b1"))?.name).toBe("acme");
+        expect(await store.findBootstrapToken("b2")).toBeNull();
+        await expectStoreError(store.addBootstrapToken("nope", "b3"), "not_found");
+      });
+    });
+
+    describe("capture queue", () => {
+      test("queues with the requester and reads back", async () => {
+        const r = await store.queueCapture(orgId, "ci", req({ env: "prod", kind: "replicate" }), policy(T0));
+        expect(r.kind).toBe("queued");
+        if (r.kind !== "queued") return;
+        const got = await store.getCapture(r.record.requestId);
+        expect(got).toMatchObject({
+          orgName: "acme", workload: "checkout", version: "1.0.0", env: "prod", kind: "replicate",
+          duration_sec: 60, warmup_sec: 5, requester: "ci", status: "queued", outcome: null, reason: null,
+          instrumentation: null, createdAt: T0,
+        });
+        expect(await store.getCapture("does-not-exist")).toBeNull();
+      });
+
+      test("an identical in-flight request is deduped; any differing field queues a new one", async () => {
+        const a = await store.queueCapture(orgId, "ci", req(), policy(T0));
+        const b = await store.queueCapture(orgId, "someone-else", req(), policy(T0 + 1));
+        expect(b.kind).toBe("deduped");
+        if (a.kind === "rate_limited" || b.kind === "rate_limited") throw new Error("unexpected");
+        expect(b.record.requestId).toBe(a.record.requestId);
+        const variants: Partial<CaptureRequest>[] = [
+          { workload: "x" }, { version: "2" }, { env: "prod" }, { kind: "replicate" }, { duration_sec: 61 }, { warmup_sec: 0 },
+        ];
+        for (const v of variants) expect((await store.queueCapture(orgId, "ci", req(v), policy(T0 + 2))).kind).toBe("queued");
+      });
+
+      test("a running request still dedupes; a done one does not", async () => {
+        const a = await store.queueCapture(orgId, "ci", req(), policy(T0));
+        if (a.kind !== "queued") throw new Error("not queued");
+        await store.markCaptureRunning(a.record.requestId, T0 + 1);
+        expect((await store.queueCapture(orgId, "ci", req(), policy(T0 + 2))).kind).toBe("deduped");
+        await store.completeCapture(a.record.requestId, { outcome: "pushed" }, T0 + 3);
+        const c = await store.queueCapture(orgId, "ci", req(), policy(T0 + 4));
+        expect(c.kind).toBe("queued");
+      });
+
+      test("exactly `limit` new requests per window; deduped ones do not count", async () => {
+        for (let i = 0; i < 20; i++) {
+          expect((await store.queueCapture(orgId, "ci", req({ version: `v${i}` }), policy(T0 + i * 1000))).kind).toBe("queued");
+          // an identical repeat right after each one is deduped and not counted
+          if (i < 19) expect((await store.queueCapture(orgId, "ci", req({ version: `v${i}` }), policy(T0 + i * 1000))).kind).toBe("deduped");
+        }
+        const now = T0 + 30_000;
+        const limited = await store.queueCapture(orgId, "ci", req({ version: "v20" }), policy(now));
+        expect(limited).toEqual({ kind: "rate_limited", retryAfterSeconds: Math.ceil((T0 + HOUR - now) / 1000) });
+        // past the limit even an identical in-flight request is refused: the check runs first
+        expect((await store.queueCapture(orgId, "ci", req({ version: "v0" }), policy(now))).kind).toBe("rate_limited");
+        // when the oldest ages out of the window, one slot frees
+        expect((await store.queueCapture(orgId, "ci", req({ version: "v20" }), policy(T0 + HOUR))).kind).toBe("queued");
+        expect((await store.queueCapture(orgId, "ci", req({ version: "v21" }), policy(T0 + HOUR))).kind).toBe("rate_limited");
+      });
+
+      test("the limit is per organization", async () => {
+        const other = (await store.createOrg("other")).id;
+        for (let i = 0; i < 3; i++) await store.queueCapture(orgId, "ci", req({ version: `v${i}` }), policy(T0, 3));
+        expect((await store.queueCapture(orgId, "ci", req({ version: "v9" }), policy(T0, 3))).kind).toBe("rate_limited");
+        expect((await store.queueCapture(other, "ci", req({ version: "v9" }), policy(T0, 3))).kind).toBe("queued");
+      });
+
+      test("100 concurrent identical requests queue exactly one", async () => {
+        const results = await Promise.all(Array.from({ length: 100 }, () => store.queueCapture(orgId, "ci", req(), policy(T0))));
+        expect(results.filter((r) => r.kind === "queued")).toHaveLength(1);
+        expect(results.filter((r) => r.kind === "deduped")).toHaveLength(99);
+        expect(await store.listCaptures("acme")).toHaveLength(1);
+      });
+
+      test("50 concurrent distinct requests against a limit of 20 queue exactly 20", async () => {
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => store.queueCapture(orgId, "ci", req({ version: `v${i}` }), policy(T0))),
+        );
+        expect(results.filter((r) => r.kind === "queued")).toHaveLength(20);
+        expect(results.filter((r) => r.kind === "rate_limited")).toHaveLength(30);
+      });
+
+      test("transitions: queued -> running -> done with outcome, reason and instrumentation", async () => {
+        const a = await store.queueCapture(orgId, "ci", req(), policy(T0));
+        if (a.kind !== "queued") throw new Error("not queued");
+        const id = a.record.requestId;
+        expect((await store.markCaptureRunning(id, T0 + 1)).status).toBe("running");
+        await expectStoreError(store.markCaptureRunning(id), "conflict");
+        const instrumentation = { probes_requested: 3, probes_attached: 2, missing: [{ probe: "offcpu", reason: "tracefs not mounted" }] };
+        const done = await store.completeCapture(id, { outcome: "failed", reason: "target exited", instrumentation }, T0 + 2);
+        expect(done).toMatchObject({ status: "done", outcome: "failed", reason: "target exited", instrumentation, updatedAt: T0 + 2 });
+        await expectStoreError(store.completeCapture(id, { outcome: "pushed" }), "conflict");
+        await expectStoreError(store.markCaptureRunning("nope"), "not_found");
+        await expectStoreError(store.completeCapture("nope", { outcome: "pushed" }), "not_found");
+      });
+
+      test("a queued request can complete directly (e.g. nothing_to_push)", async () => {
+        const a = await store.queueCapture(orgId, "ci", req(), policy(T0));
+        if (a.kind !== "queued") throw new Error("not queued");
+        const done = await store.completeCapture(a.record.requestId, { outcome: "nothing_to_push", reason: "target not running" });
+        expect(done).toMatchObject({ status: "done", outcome: "nothing_to_push", reason: "target not running", instrumentation: null });
+      });
+
+      test("list is per org, newest first", async () => {
+        const other = (await store.createOrg("other")).id;
+        await store.queueCapture(orgId, "ci", req({ version: "1" }), policy(T0));
+        await store.queueCapture(orgId, "ci", req({ version: "2" }), policy(T0 + 1));
+        await store.queueCapture(other, "ci", req({ version: "3" }), policy(T0 + 2));
+        expect((await store.listCaptures("acme")).map((r) => r.version)).toEqual(["2", "1"]);
+        expect((await store.listCaptures("other")).map((r) => r.version)).toEqual(["3"]);
+        await expectStoreError(store.listCaptures("nope"), "not_found");
+      });
+    });
+
+    test("ping answers", async () => {
+      await store.ping();
+    });
+  });
+}
