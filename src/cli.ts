@@ -7,6 +7,10 @@ type Command = (argv: string[]) => Promise<number>;
 
 // One line per role; each role's module exports a Command. Add a line when a role lands.
 const ROLES: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  agent: { summary: "connectors: catalog [--json] | run OP --args JSON | health", load: async () => (await import("./agent/command.ts")).agentCommand },
+  profiler: { summary: "Profiler supervisor: boot checks, identity, then captures (--boot-only: checks and exit)", load: async () => (await import("./profiler/command.ts")).profilerCommand },
+  targets: { summary: "targets check FILE: validate a Profiler target list", load: async () => (await import("./profiler/targets-command.ts")).targetsCommand },
+  doctor: { summary: "print every Profiler deployment requirement as pass / fail / warn with its fix", load: async () => (await import("./profiler/doctor-command.ts")).doctorCommand },
   server: { summary: "control plane: capture request API, tokens, records", load: async () => (await import("./server/command.ts")).serverCommand },
   admin: { summary: "store administration: orgs, Profiler opt-in, tokens, captures", load: async () => (await import("./server/admin/command.ts")).adminCommand },
   capture: { summary: "pipeline client: queue a capture with a capture token", load: async () => (await import("./client/capture-command.ts")).captureCommand },

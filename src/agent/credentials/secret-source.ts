@@ -1,0 +1,95 @@
+import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { AgentError } from "../errors.ts";
+import type { Env } from "../context.ts";
+import type { Redactor } from "./redactor.ts";
+
+// Where connector credentials come from. `RUNNER_SECRET_STORE_MODE`:
+//   env (default)           the process environment
+//   aws-secrets-manager     secret `<RUNNER_SECRET_PREFIX>/<NAME>` in AWS Secrets Manager; the
+//                           identity needs only secretsmanager:GetSecretValue on
+//                           arn:aws:secretsmanager:<region>:<account>:secret:<prefix>/*
+//                           (policies/aws/runner-secret-store.json). An environment value, when
+//                           present, still wins so a single credential can be overridden locally.
+
+export interface SecretSource {
+  readonly mode: string;
+  get(name: string): Promise<string | undefined>;
+}
+
+export const SECRET_STORE_MODES = ["env", "aws-secrets-manager"] as const;
+
+export function secretSourceFromEnv(env: Env, redactor: Redactor): SecretSource {
+  const mode = env.RUNNER_SECRET_STORE_MODE ?? "env";
+  if (mode === "env") return new EnvSecrets(env, redactor);
+  if (mode === "aws-secrets-manager") return new AwsSecretsManagerSecrets(env, redactor);
+  throw new AgentError(
+    "not_configured",
+    `RUNNER_SECRET_STORE_MODE="${mode}" is not a known mode (${SECRET_STORE_MODES.join(", ")})`,
+  );
+}
+
+class EnvSecrets implements SecretSource {
+  readonly mode: string = "env";
+  constructor(
+    protected readonly env: Env,
+    protected readonly redactor: Redactor,
+  ) {}
+
+  async get(name: string): Promise<string | undefined> {
+    const v = this.env[name] || undefined;
+    this.redactor.add(v);
+    return v;
+  }
+}
+
+class AwsSecretsManagerSecrets extends EnvSecrets {
+  override readonly mode = "aws-secrets-manager";
+  private readonly prefix: string;
+  private readonly client: SecretsManagerClient;
+  private readonly cache = new Map<string, Promise<string | undefined>>();
+
+  constructor(env: Env, redactor: Redactor) {
+    super(env, redactor);
+    const prefix = env.RUNNER_SECRET_PREFIX;
+    if (!prefix) throw new AgentError("not_configured", "RUNNER_SECRET_STORE_MODE=aws-secrets-manager needs RUNNER_SECRET_PREFIX");
+    this.prefix = prefix.replace(/\/+$/, "");
+    // The store identity is the workload identity (default chain); its only permission is the
+    // narrowed GetSecretValue statement.
+    this.client = new SecretsManagerClient({
+      region: env.RUNNER_AWS_REGION ?? env.AWS_REGION ?? "us-east-1",
+      endpoint: env.RUNNER_SECRET_STORE_ENDPOINT_URL ?? env.RUNNER_AWS_ENDPOINT_URL,
+      maxAttempts: 1,
+    });
+  }
+
+  override async get(name: string): Promise<string | undefined> {
+    const local = await super.get(name);
+    if (local) return local;
+    let p = this.cache.get(name);
+    if (!p) {
+      p = this.fetch(name);
+      this.cache.set(name, p);
+    }
+    return p;
+  }
+
+  private async fetch(name: string): Promise<string | undefined> {
+    const id = `${this.prefix}/${name}`;
+    try {
+      const out = await this.client.send(new GetSecretValueCommand({ SecretId: id }));
+      const v = out.SecretString || undefined;
+      this.redactor.add(v);
+      return v;
+    } catch (e) {
+      const code = (e as { name?: string }).name;
+      if (code === "ResourceNotFoundException") return undefined;
+      if (code === "AccessDeniedException") {
+        throw new AgentError(
+          "permission",
+          `secret store refused ${id}: the identity needs secretsmanager:GetSecretValue on arn:aws:secretsmanager:<region>:<account>:secret:${this.prefix}/* (policies/aws/runner-secret-store.json)`,
+        );
+      }
+      throw new AgentError("upstream", `secret store: reading ${id} failed (${code ?? "error"})`);
+    }
+  }
+}

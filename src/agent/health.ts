@@ -1,0 +1,27 @@
+import type { Catalog, HealthReport } from "./catalog.ts";
+import type { AgentContext } from "./context.ts";
+import { isAgentError } from "./errors.ts";
+
+// `runner agent health`: every connector, one line each. An unconfigured connector is skipped
+// (not an error); a configured one runs its own check, whose diagnostics name the fix.
+
+export interface ConnectorHealth extends HealthReport {
+  connector: string;
+}
+
+export async function runHealth(catalog: Catalog, ctx: AgentContext): Promise<ConnectorHealth[]> {
+  const checks = catalog.connectors().map(async (c): Promise<ConnectorHealth> => {
+    const why = c.unconfigured(ctx);
+    if (why) return { connector: c.name, status: "skipped", detail: why };
+    try {
+      const handle = await c.open(ctx);
+      return { connector: c.name, ...(await c.health(handle, ctx)) };
+    } catch (e) {
+      const detail = isAgentError(e) ? e.message : `health check failed: ${e instanceof Error ? e.message : String(e)}`;
+      return { connector: c.name, status: "error", detail };
+    }
+  });
+  const results = await Promise.all(checks);
+  // Health output is printed and logged: scrub credentials from every detail.
+  return results.map((r) => ({ ...r, detail: ctx.redactor.scrub(r.detail) }));
+}
