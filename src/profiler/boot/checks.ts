@@ -1,0 +1,91 @@
+// Runs every boot check in order and collects the findings; shared by the boot (which refuses on
+// any failure) and `runner doctor` (which prints them all).
+
+import { defaultCollectorPath, type ProfilerConfig } from "../../config/profiler-env.ts";
+import type { ProbeName } from "../../protocol/profile-stream.ts";
+import type { Identity } from "../identity.ts";
+import type { Target } from "../targets.ts";
+import { checkAppArmor } from "./apparmor.ts";
+import { checkCollectorCapabilities } from "./capabilities.ts";
+import { checkEnv } from "./env.ts";
+import { checkBoundingSet, checkNoNewPrivs, checkNosuid, checkUserNamespace } from "./exec-grant.ts";
+import { fail, type Finding } from "./finding.ts";
+import { checkIdentity } from "./identity.ts";
+import { readMounts } from "./mountinfo.ts";
+import { checkPidNamespace } from "./pid-namespace.ts";
+import { readProcStatus, type ProcStatus } from "./proc-status.ts";
+import { checkSupervisor } from "./self-capabilities.ts";
+import { checkTargets } from "./targets.ts";
+import { checkTracing } from "./tracing.ts";
+
+export interface CheckRun {
+  findings: Finding[];
+  config?: ProfilerConfig;
+  targets?: Target[];
+  identity?: Identity;
+  probesExpected: ProbeName[];
+  probesUnavailable: { probe: ProbeName; reason: string }[];
+}
+
+export interface CheckOptions {
+  /** "boot": create the identity and hold its lock (only when everything else passed).
+   *  "inspect": look at the identity volume without creating or keeping anything. */
+  identity: "boot" | "inspect";
+}
+
+export async function runChecks(env: Record<string, string | undefined>, opts: CheckOptions): Promise<CheckRun> {
+  const findings: Finding[] = [];
+  const { result, findings: envFindings } = checkEnv(env);
+  findings.push(...envFindings);
+  const config = result.config;
+
+  // Checks that do not need a complete environment still run, so one boot reports everything.
+  let targets: Target[] | undefined;
+  const targetsFile = config?.targetsFile ?? (env.RUNNER_PROFILE_TARGETS_FILE || undefined);
+  if (targetsFile) {
+    const t = checkTargets(targetsFile);
+    findings.push(...t.findings);
+    if (t.list.errors.length === 0) targets = t.list.targets;
+  }
+
+  let status: ProcStatus | undefined;
+  try {
+    status = readProcStatus();
+  } catch (err) {
+    findings.push(fail("supervisor", "/proc/self/status", `cannot read /proc/self/status: ${(err as Error).message}`, "mount /proc", "capabilities cannot be verified"));
+  }
+  if (status) findings.push(...checkSupervisor(status));
+
+  const collectorPath = config?.collectorPath ?? (env.RUNNER_COLLECTOR_PATH ? env.RUNNER_COLLECTOR_PATH : defaultCollectorPath());
+  findings.push(...checkCollectorCapabilities(collectorPath));
+  if (status) {
+    findings.push(...checkBoundingSet(status));
+    findings.push(...checkNoNewPrivs(status));
+  }
+  findings.push(...checkUserNamespace());
+  findings.push(...checkNosuid(collectorPath));
+  findings.push(...checkPidNamespace());
+  const tracing = checkTracing(readMounts());
+  findings.push(...tracing.findings);
+  findings.push(...checkAppArmor());
+
+  let identity: Identity | undefined;
+  const failed = findings.some((f) => f.status === "fail");
+  if (config && (opts.identity === "inspect" || !failed)) {
+    const id = await checkIdentity(config.identityDir, config.instanceId, opts.identity === "boot");
+    if (opts.identity === "inspect") {
+      // The running Profiler holds the lock: for doctor that is information, not a failure.
+      for (const f of id.findings) if (f.status === "fail" && /is in use by/.test(f.message)) f.status = "warn";
+    }
+    findings.push(...id.findings);
+    identity = id.identity;
+  }
+  return {
+    findings,
+    ...(config ? { config } : {}),
+    ...(targets ? { targets } : {}),
+    ...(identity ? { identity } : {}),
+    probesExpected: tracing.probesExpected,
+    probesUnavailable: tracing.probesUnavailable,
+  };
+}

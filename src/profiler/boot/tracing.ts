@@ -1,0 +1,45 @@
+// Boot check: tracing mounts. Without tracefs the tracepoint probes (offcpu: sched_switch,
+// syscalls: raw_syscalls) cannot attach; cpu sampling needs only perf events. This does not stop
+// the boot — the boot line states which probes to expect — but a capture will have absent axes.
+
+import { ALL_PROBES, type ProbeName } from "../../protocol/profile-stream.ts";
+import { deployFix, pass, warn, type Finding } from "./finding.ts";
+import { fsTypeAt, type Mount } from "./mountinfo.ts";
+
+export const TRACEFS = "/sys/kernel/tracing";
+export const DEBUGFS = "/sys/kernel/debug";
+const TRACEPOINT_PROBES: readonly ProbeName[] = ["offcpu", "syscalls"];
+
+export interface TracingState {
+  findings: Finding[];
+  probesExpected: ProbeName[];
+  probesUnavailable: { probe: ProbeName; reason: string }[];
+}
+
+const FIX = deployFix({
+  docker: `-v ${TRACEFS}:${TRACEFS} -v ${DEBUGFS}:${DEBUGFS} (compose: volumes:)`,
+  kubernetes: `hostPath volumes for ${TRACEFS} and ${DEBUGFS} mounted at the same paths`,
+  systemd: `on the host: mount -t tracefs nodev ${TRACEFS} and mount -t debugfs nodev ${DEBUGFS} (BindReadOnlyPaths= must not hide them)`,
+});
+
+export function checkTracing(mounts: Mount[]): TracingState {
+  const tracefs = fsTypeAt(mounts, TRACEFS) === "tracefs";
+  const debugfs = fsTypeAt(mounts, DEBUGFS) === "debugfs";
+  const findings: Finding[] = [];
+  // libbpf finds tracepoints under /sys/kernel/tracing, else under debugfs's tracing/ automount.
+  const tracepoints = tracefs || debugfs;
+  if (tracefs) findings.push(pass("tracing", TRACEFS, `tracefs is mounted at ${TRACEFS}`));
+  else findings.push(warn("tracing", TRACEFS, `tracefs is not mounted at ${TRACEFS}`, FIX, tracepoints ? undefined : `${TRACEPOINT_PROBES.join(", ")} cannot attach: those axes are absent from every capture`));
+  if (debugfs) findings.push(pass("tracing", DEBUGFS, `debugfs is mounted at ${DEBUGFS}`));
+  else findings.push(warn("tracing", DEBUGFS, `debugfs is not mounted at ${DEBUGFS}`, FIX, tracepoints ? undefined : `${TRACEPOINT_PROBES.join(", ")} cannot attach: those axes are absent from every capture`));
+  const probesUnavailable = tracepoints ? [] : TRACEPOINT_PROBES.map((probe) => ({ probe, reason: `needs ${TRACEFS} (tracefs not mounted, no debugfs at ${DEBUGFS})` }));
+  const probesExpected = ALL_PROBES.filter((p) => !probesUnavailable.some((u) => u.probe === p));
+  return { findings, probesExpected, probesUnavailable };
+}
+
+/** "fully instrumented (3 probes)" or "1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing". */
+export function describeInstrumentation(expected: readonly ProbeName[], unavailable: readonly { probe: ProbeName }[]): string {
+  const total = expected.length + unavailable.length;
+  if (unavailable.length === 0) return `fully instrumented (${total} probes)`;
+  return `${expected.length} of ${total} probes: ${unavailable.map((u) => u.probe).join(", ")} need ${TRACEFS}`;
+}

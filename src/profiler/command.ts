@@ -1,0 +1,63 @@
+// `runner profiler [--boot-only]`: boot (every check, refusing with every reason), log the boot
+// line, then hand over to the supervisor. --boot-only stops after the boot line.
+
+import { createLogger } from "../log.ts";
+import { boot, BootRefusal } from "./boot/boot.ts";
+import type { BootResult } from "./boot/boot-result.ts";
+import { bootLineFields } from "./boot/boot-line.ts";
+import { formatRefusal } from "./boot/finding.ts";
+
+/** Exit status of a refused boot (EX_CONFIG): systemd can be told not to restart on it. */
+export const EXIT_REFUSED = 78;
+
+const USAGE = "usage: runner profiler [--boot-only]\n  --boot-only  run every boot check, print the boot line and exit\n";
+
+export async function profilerCommand(argv: string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const unknown = argv.filter((a) => a !== "--boot-only");
+  if (unknown.length > 0) {
+    process.stderr.write(`runner profiler: unknown option ${unknown[0]}\n${USAGE}`);
+    return 2;
+  }
+  const bootOnly = argv.includes("--boot-only");
+  const log = createLogger("profiler");
+  let result: BootResult;
+  try {
+    result = await boot(process.env);
+  } catch (err) {
+    if (err instanceof BootRefusal) {
+      process.stderr.write(`runner profiler: boot refused, ${err.refusals.length} problem${err.refusals.length === 1 ? "" : "s"}:\n`);
+      for (const r of err.refusals) process.stderr.write(`${formatRefusal(r)}\n`);
+      return EXIT_REFUSED;
+    }
+    throw err;
+  }
+  for (const w of result.warnings) log.warn({ check: w.check, subject: w.subject, ...(w.fix ? { fix: w.fix } : {}), ...(w.cost ? { cost: w.cost } : {}) }, w.message);
+  log.info(bootLineFields(result), "profiler booted");
+  if (bootOnly) {
+    result.identity.release();
+    return 0;
+  }
+  const runSupervisor = await loadSupervisor();
+  if (!runSupervisor) {
+    log.error("this build has no supervisor (src/profiler/supervisor.ts); only --boot-only is available");
+    result.identity.release();
+    return 1;
+  }
+  const code = await runSupervisor(result);
+  return typeof code === "number" ? code : -1;
+}
+
+type RunSupervisor = (r: BootResult) => Promise<number | void>;
+
+async function loadSupervisor(): Promise<RunSupervisor | undefined> {
+  // Imported lazily: --boot-only never loads the tunnel, enrolment and capture code.
+  try {
+    return (await import("./supervisor.ts")).runSupervisor;
+  } catch {
+    return undefined;
+  }
+}
