@@ -1,0 +1,129 @@
+// The `runner server` process itself: a crash-restart keeps every 202-acknowledged request,
+// and its logs never contain a token, however the token was sent.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken } from "../../src/protocol/token-format.ts";
+import { runnerCommand } from "../helpers/runner-bin.ts";
+
+let dir: string;
+const running: Subprocess[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "runner-server-proc-"));
+});
+afterEach(() => {
+  for (const p of running.splice(0)) p.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function admin(...args: string[]): string {
+  const r = Bun.spawnSync([...runnerCommand(), "admin", "--data", dir, ...args], { stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`admin ${args.join(" ")}: ${r.stderr.toString()}`);
+  return r.stdout.toString();
+}
+
+/** Starts `runner server` on a free port; resolves with its URL and everything it logged so far. */
+async function startServer(): Promise<{ url: string; proc: Subprocess<"ignore", "pipe", "pipe">; log: () => string }> {
+  const proc = Bun.spawn([...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--data", dir], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, RUNNER_LOG_LEVEL: "debug" },
+  });
+  running.push(proc);
+  let out = "";
+  let err = "";
+  const decoder = new TextDecoder();
+  void (async () => {
+    for await (const chunk of proc.stderr) err += decoder.decode(chunk);
+  })();
+  const url = await new Promise<string>((resolve, reject) => {
+    void (async () => {
+      for await (const chunk of proc.stdout) {
+        out += decoder.decode(chunk);
+        const m = /"url":"(http:\/\/[^"]+)"/.exec(out);
+        if (m) resolve(m[1]!);
+      }
+      reject(new Error(`server exited before listening: ${out}${err}`));
+    })();
+  });
+  return { url, proc, log: () => out + err };
+}
+
+function capture(url: string, token: string, body: object) {
+  return fetch(`${url}/api/profiling/captures`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+function setUpOrg(): string {
+  admin("org", "create", "acme");
+  admin("profiler", "enable", "acme");
+  return admin("token", "create", "acme", "ci").trimEnd().split("\n").at(-1)!;
+}
+
+describe("runner server process", () => {
+  test("a SIGKILL right after the 202s loses no acknowledged request", async () => {
+    const token = setUpOrg();
+    const s1 = await startServer();
+    expect((await fetch(`${s1.url}/healthz`)).status).toBe(200);
+    const sends = Array.from({ length: 30 }, (_, i) => capture(s1.url, token, { workload: "w", version: `v${i % 25}` }));
+    const answers = await Promise.all(sends.map(async (p) => {
+      const r = await p;
+      return { status: r.status, body: (await r.json()) as { request_id?: string } };
+    }));
+    s1.proc.kill("SIGKILL");
+    await s1.proc.exited;
+    const acknowledged = new Set(answers.filter((a) => a.status === 202).map((a) => a.body.request_id!));
+    expect(acknowledged.size).toBe(20);
+    expect(answers.filter((a) => a.status === 429).length).toBeGreaterThan(0);
+
+    const listed = JSON.parse(admin("captures", "list", "acme", "--json")) as Array<{ request_id: string; status: string; requester: string }>;
+    expect(new Set(listed.map((r) => r.request_id))).toEqual(acknowledged);
+    expect(listed.every((r) => r.status === "queued" && r.requester === "ci")).toBe(true);
+
+    // the hourly count survives the restart too
+    const s2 = await startServer();
+    expect((await capture(s2.url, token, { workload: "w", version: "new" })).status).toBe(429);
+  });
+
+  test("no token reaches the logs: header, query string, wrong kind, invalid, revoked", async () => {
+    const token = setUpOrg();
+    const boot = admin("bootstrap-token", "create", "acme").trimEnd().split("\n").at(-1)!;
+    const forged = generateToken(CAPTURE_TOKEN_PREFIX);
+    const otherBoot = generateToken(BOOTSTRAP_TOKEN_PREFIX);
+    const s = await startServer();
+    const base = `${s.url}/api/profiling/captures`;
+    const send = (q: string, body = '{"workload":"w","version":"1"}', headers: Record<string, string> = {}) =>
+      fetch(`${base}${q}`, { method: "POST", headers, body });
+    expect((await send(`?token=${token}`)).status).toBe(202);
+    expect((await send(`?token=${token}`, '{"workload":"w","version":"1","x":1}')).status).toBe(400);
+    expect((await send("", '{"workload":"w","version":"2"}', { authorization: `Bearer ${token}` })).status).toBe(202);
+    expect((await send(`?token=${forged}`)).status).toBe(401);
+    expect((await send(`?token=${boot}`)).status).toBe(401);
+    expect((await send(`?x=1&token=${otherBoot}&y=2`)).status).toBe(401);
+    expect((await send(`?token=${token}`, `{"workload":"w","version":"1","token":"${token}"}`)).status).toBe(400);
+    admin("token", "revoke", "acme", "ci");
+    expect((await send(`?token=${token}`, '{"workload":"w","version":"3"}')).status).toBe(401);
+    s.proc.kill("SIGTERM");
+    expect(await s.proc.exited).toBe(0);
+    const log = s.log();
+    expect(log).toContain("capture request queued"); // the log is there, and at debug level
+    expect(log).toContain("unauthenticated");
+    for (const secret of [token, boot, forged, otherBoot]) {
+      expect(log).not.toContain(secret);
+      expect(log).not.toContain(secret.slice(7, 27));
+    }
+    expect(log).not.toMatch(/(rpcap|rpboot)_(?!\[REDACTED\])[0-9A-Za-z]/);
+  });
+
+  test("bad flags: a clear message and a non-zero exit", () => {
+    const r = Bun.spawnSync([...runnerCommand(), "server", "--listen", "nowhere", "--data", dir], { stderr: "pipe" });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr.toString()).toContain("--listen must be HOST:PORT");
+  });
+});
