@@ -1,0 +1,19 @@
+#ifndef PTOP_ARGS_H
+#define PTOP_ARGS_H
+#include <stdbool.h>
+
+enum { PROBE_CPU = 1, PROBE_OFFCPU = 2, PROBE_SYSCALLS = 4 };
+
+struct options {
+	const char *targets_path;
+	const char *workload;
+	const char *ns; /* NULL: not narrowed */
+	double duration_sec;
+	double warmup_sec;
+	int frequency_hz;
+	int probes; /* PROBE_* mask */
+};
+
+/* 0 on success; -1 after printing a one-line usage error to stderr. */
+int parse_args(int argc, char **argv, struct options *o);
+#endif

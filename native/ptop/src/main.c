@@ -1,0 +1,212 @@
+/* ptop: measure one listed workload with eBPF, drop every capability, symbolize, write the
+ * profile stream (src/protocol/profile-stream.ts) to stdout. Exit codes: README.md. */
+#include "args.h"
+#include "caps.h"
+#include "output.h"
+#include "probes.h"
+#include "procscan.h"
+#include "report.h"
+#include "symbolize.h"
+#include "targets.h"
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EXIT_OK = 0, EXIT_INTERNAL = 1, EXIT_USAGE = 2, EXIT_REFUSED = 3, EXIT_NOT_RUNNING = 4,
+       EXIT_NO_PRIVILEGE = 5, EXIT_INTERRUPTED = 6 };
+
+#define RESCAN_NS 250000000ull
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct probes probes;
+static struct procscan scan;
+static size_t procs_emitted;
+static bool header_done;
+
+static void on_gone(int pid, void *arg)
+{
+	(void)arg;
+	probes_remove_target(&probes, (uint32_t)pid);
+}
+
+static void register_new(size_t first)
+{
+	for (size_t i = first; i < scan.n; i++)
+		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
+			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
+}
+
+static void emit_new_processes(void)
+{
+	for (; procs_emitted < scan.n; procs_emitted++)
+		out_process(&scan.procs[procs_emitted]);
+	out_flush();
+}
+
+static void emit_preamble(const struct options *o, int64_t started_ms)
+{
+	out_header(o->workload, o->ns, o->probes, o->frequency_hz, o->warmup_sec, o->duration_sec, started_ms);
+	for (int i = 0; i < P__COUNT; i++)
+		if (probes.requested[i])
+			out_probe(probe_name(i), probes.attached[i], probes.attached[i] ? NULL : probes.reason[i]);
+	if (probes.attached[P_CPU])
+		out_axis("cpu", "samples", 1000000000ll / o->frequency_hz);
+	if (probes.attached[P_OFFCPU])
+		out_axis("offcpu", "nanoseconds", 0);
+	if (probes.attached[P_SYSCALLS])
+		out_axis("syscalls", "calls", 0);
+	header_done = true;
+	emit_new_processes();
+}
+
+/* Sleeps until `until` (monotonic seconds) or a signal, rescanning /proc every 250 ms. */
+static void wait_rescanning(double until)
+{
+	while (!stop_signal) {
+		double left = until - now_mono();
+		if (left <= 0)
+			break;
+		double step = left < RESCAN_NS / 1e9 ? left : RESCAN_NS / 1e9;
+		struct timespec ts = { (time_t)step, (long)((step - (double)(time_t)step) * 1e9) };
+		nanosleep(&ts, NULL);
+		size_t first = procscan_scan(&scan, on_gone, NULL);
+		register_new(first);
+		if (header_done)
+			emit_new_processes();
+	}
+}
+
+static void empty_summary(bool partial, const char *reason, double measured)
+{
+	const char *axes[P__COUNT];
+	double zeros[P__COUNT] = { 0 };
+	size_t n = 0;
+	for (int i = 0; i < P__COUNT; i++)
+		if (probes.attached[i])
+			axes[n++] = probe_name(i);
+	out_summary(axes, zeros, zeros, n, partial, reason, now_ms(), measured, NULL, 0);
+	out_flush();
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	if (parse_args(argc, argv, &o))
+		return EXIT_USAGE;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+
+	char msg[1024];
+	if (caps_check(msg, sizeof(msg))) {
+		fprintf(stderr, "ptop: missing capabilities: %s\n", msg);
+		return EXIT_NO_PRIVILEGE;
+	}
+	struct target_list list;
+	if (targets_load(o.targets_path, &list, msg, sizeof(msg))) {
+		fprintf(stderr, "ptop: %s\n", msg);
+		return EXIT_REFUSED;
+	}
+	if (!targets_allows(&list, o.workload, o.ns)) {
+		fprintf(stderr, "ptop: workload \"%s\"%s%s%s is not in the target list %s; refusing to measure it\n",
+			o.workload, o.ns ? " in namespace \"" : "", o.ns ? o.ns : "", o.ns ? "\"" : "", o.targets_path);
+		return EXIT_REFUSED;
+	}
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	procscan_init(&scan, o.workload, o.ns, &list);
+	procscan_scan(&scan, NULL, NULL);
+	sym_prepare_kernel();
+
+	if (probes_start(&probes, o.probes, o.frequency_hz)) {
+		emit_preamble(&o, now_ms());
+		empty_summary(false, NULL, 0);
+		fprintf(stderr, "ptop: no probe could be attached:");
+		for (int i = 0; i < P__COUNT; i++)
+			if (probes.requested[i])
+				fprintf(stderr, " %s: %s;", probe_name(i), probes.reason[i]);
+		fputc('\n', stderr);
+		return EXIT_NO_PRIVILEGE;
+	}
+	for (int i = 0; i < P__COUNT; i++)
+		if (probes.requested[i] && !probes.attached[i])
+			fprintf(stderr, "ptop: probe %s not attached: %s\n", probe_name(i), probes.reason[i]);
+	register_new(0);
+	if (scan.n == 0) {
+		emit_preamble(&o, now_ms());
+		empty_summary(false, NULL, 0);
+		fprintf(stderr, "ptop: no process of workload \"%s\" is running on this host\n", o.workload);
+		probes_destroy(&probes);
+		return EXIT_NOT_RUNNING;
+	}
+
+	double t0 = now_mono();
+	wait_rescanning(t0 + o.warmup_sec);
+	if (stop_signal) {
+		emit_preamble(&o, now_ms());
+		snprintf(msg, sizeof(msg), "%s during the %g s warmup: nothing measured",
+			 stop_signal == SIGINT ? "SIGINT" : "SIGTERM", o.warmup_sec);
+		empty_summary(true, msg, 0);
+		probes_destroy(&probes);
+		return EXIT_INTERRUPTED;
+	}
+	probes_begin_window(&probes);
+	double start = now_mono();
+	emit_preamble(&o, now_ms());
+	wait_rescanning(start + o.duration_sec);
+	probes_end_window(&probes);
+	double measured = now_mono() - start;
+	bool partial = stop_signal != 0;
+	char reason[128] = { 0 };
+	if (partial)
+		snprintf(reason, sizeof(reason), "%s after %.1f s of %g s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
+			 measured, o.duration_sec);
+
+	struct report rep;
+	report_collect(&rep, &probes);
+	/* Everything a target controls is opened now, while privileged, and parsed only after the drop. */
+	for (size_t i = 0; i < rep.ntgids; i++) {
+		int nspid = rep.tgids[i];
+		for (size_t j = 0; j < scan.n; j++)
+			if (scan.procs[j].pid == rep.tgids[i])
+				nspid = scan.procs[j].nspid;
+		sym_prepare_process(rep.tgids[i], nspid);
+	}
+	if (caps_drop_all(msg, sizeof(msg))) {
+		fprintf(stderr, "ptop: %s; refusing to parse target files with privileges\n", msg);
+		return EXIT_INTERNAL;
+	}
+	report_emit(&rep, &probes, partial ? reason : NULL, now_ms(), measured);
+	out_flush();
+	probes_destroy(&probes);
+	return partial ? EXIT_INTERRUPTED : EXIT_OK;
+}

@@ -1,0 +1,229 @@
+#include "probes.h"
+#include "ptop.skel.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *NAMES[P__COUNT] = { "cpu", "offcpu", "syscalls" };
+
+const char *probe_name(int i)
+{
+	return NAMES[i];
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* libbpf prints multi-line diagnostics; ptop reports errors itself, one line each.
+	 * PTOP_DEBUG=1 shows libbpf's own output for troubleshooting. */
+	static int debug = -1;
+	if (debug < 0)
+		debug = getenv("PTOP_DEBUG") != NULL;
+	return debug ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+const char *tracefs_path(void)
+{
+	static const char *const candidates[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	for (size_t i = 0; i < 2; i++) {
+		char p[128];
+		snprintf(p, sizeof(p), "%s/events/sched/sched_switch/id", candidates[i]);
+		if (access(p, R_OK) == 0)
+			return candidates[i];
+	}
+	return NULL;
+}
+
+static const char TRACEFS_REASON[] =
+	"tracefs is not mounted at /sys/kernel/tracing (nor /sys/kernel/debug/tracing): classic tracepoints "
+	"need it; fix: mount -t tracefs nodev /sys/kernel/tracing (in a container, mount the host's "
+	"/sys/kernel/tracing and /sys/kernel/debug)";
+
+static int online_cpus(int *cpus, int max)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int n = 0;
+	if (!f) {
+		long c = sysconf(_SC_NPROCESSORS_CONF);
+		for (int i = 0; i < c && n < max; i++)
+			cpus[n++] = i;
+		return n;
+	}
+	char buf[1024];
+	if (fgets(buf, sizeof(buf), f)) {
+		for (char *save = NULL, *tok = strtok_r(buf, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
+			int a, b;
+			int k = sscanf(tok, "%d-%d", &a, &b);
+			if (k == 1)
+				b = a;
+			if (k < 1)
+				continue;
+			for (int i = a; i <= b && n < max; i++)
+				cpus[n++] = i;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+static void attach_cpu(struct probes *p, int freq)
+{
+	int cpus[256];
+	int n = online_cpus(cpus, 256), ok = 0, last_err = 0;
+	for (int i = 0; i < n && p->nlinks < 500; i++) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE,
+			.size = sizeof(attr),
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.sample_freq = (unsigned)freq,
+			.freq = 1,
+		};
+		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			last_err = errno;
+			continue;
+		}
+		struct bpf_link *l = bpf_program__attach_perf_event(p->skel->progs.on_cpu_sample, fd);
+		if (!l) {
+			last_err = errno;
+			close(fd);
+			continue;
+		}
+		p->links[p->nlinks++] = l;
+		ok++;
+	}
+	if (ok) {
+		p->attached[P_CPU] = true;
+	} else {
+		snprintf(p->reason[P_CPU], sizeof(p->reason[0]),
+			 "perf_event_open(cpu-clock) failed on every CPU: %s (needs CAP_PERFMON)", strerror(last_err));
+	}
+}
+
+static void attach_tp(struct probes *p, int which, struct bpf_program *a, struct bpf_program *b)
+{
+	struct bpf_program *progs[2] = { a, b };
+	int start = p->nlinks;
+	for (int i = 0; i < 2 && progs[i]; i++) {
+		struct bpf_link *l = bpf_program__attach(progs[i]);
+		if (!l) {
+			int e = errno;
+			snprintf(p->reason[which], sizeof(p->reason[0]), "attaching tracepoint %s failed: %s",
+				 bpf_program__section_name(progs[i]), strerror(e));
+			while (p->nlinks > start)
+				bpf_link__destroy(p->links[--p->nlinks]);
+			return;
+		}
+		p->links[p->nlinks++] = l;
+	}
+	p->attached[which] = true;
+}
+
+int probes_start(struct probes *p, int mask, int freq)
+{
+	memset(p, 0, sizeof(*p));
+	libbpf_set_print(libbpf_quiet);
+	for (int i = 0; i < P__COUNT; i++)
+		p->requested[i] = mask & (1 << i);
+	bool tracefs = tracefs_path() != NULL;
+	bool want_tp[P__COUNT] = { false, p->requested[P_OFFCPU] && tracefs, p->requested[P_SYSCALLS] && tracefs };
+	for (int i = P_OFFCPU; i <= P_SYSCALLS; i++)
+		if (p->requested[i] && !tracefs)
+			snprintf(p->reason[i], sizeof(p->reason[0]), "%s", TRACEFS_REASON);
+
+	p->skel = ptop_bpf__open();
+	if (!p->skel) {
+		for (int i = 0; i < P__COUNT; i++)
+			if (p->requested[i] && !p->reason[i][0])
+				snprintf(p->reason[i], sizeof(p->reason[0]), "opening the BPF object failed: %s", strerror(errno));
+		return -1;
+	}
+	bpf_program__set_autoload(p->skel->progs.on_cpu_sample, p->requested[P_CPU]);
+	bpf_program__set_autoload(p->skel->progs.on_sched_switch, want_tp[P_OFFCPU]);
+	bpf_program__set_autoload(p->skel->progs.on_sys_enter, want_tp[P_SYSCALLS]);
+	bpf_program__set_autoload(p->skel->progs.on_sys_exit, want_tp[P_SYSCALLS]);
+	if (ptop_bpf__load(p->skel)) {
+		int e = errno;
+		for (int i = 0; i < P__COUNT; i++)
+			if (p->requested[i] && !p->reason[i][0])
+				snprintf(p->reason[i], sizeof(p->reason[0]),
+					 "loading the BPF programs failed: %s (needs CAP_BPF and CAP_PERFMON; run with "
+					 "PTOP_DEBUG=1 for the verifier log)", strerror(e));
+		ptop_bpf__destroy(p->skel);
+		p->skel = NULL;
+		return -1;
+	}
+	if (p->requested[P_CPU])
+		attach_cpu(p, freq);
+	if (want_tp[P_OFFCPU])
+		attach_tp(p, P_OFFCPU, p->skel->progs.on_sched_switch, NULL);
+	if (want_tp[P_SYSCALLS])
+		attach_tp(p, P_SYSCALLS, p->skel->progs.on_sys_enter, p->skel->progs.on_sys_exit);
+	for (int i = 0; i < P__COUNT; i++)
+		if (p->attached[i])
+			return 0;
+	return -1;
+}
+
+int probes_add_target(struct probes *p, uint32_t tgid)
+{
+	__u8 one = 1;
+	return bpf_map__update_elem(p->skel->maps.targets, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
+}
+
+void probes_remove_target(struct probes *p, uint32_t tgid)
+{
+	bpf_map__delete_elem(p->skel->maps.targets, &tgid, sizeof(tgid), 0);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void probes_begin_window(struct probes *p)
+{
+	p->skel->bss->start_ns = mono_ns();
+}
+
+void probes_end_window(struct probes *p)
+{
+	p->skel->bss->stopped = 1;
+	/* Detach too: nothing more to measure, and the perf events stop costing the targets. */
+	for (int i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nlinks = 0;
+}
+
+uint64_t probes_stat(struct probes *p, int slot)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0 || ncpu > 4096)
+		return 0;
+	uint64_t *vals = calloc((size_t)ncpu, sizeof(uint64_t)), sum = 0;
+	__u32 key = (__u32)slot;
+	if (vals && bpf_map__lookup_elem(p->skel->maps.stats, &key, sizeof(key), vals, sizeof(uint64_t) * (size_t)ncpu, 0) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+void probes_destroy(struct probes *p)
+{
+	for (int i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nlinks = 0;
+	if (p->skel)
+		ptop_bpf__destroy(p->skel);
+	p->skel = NULL;
+}

@@ -1,0 +1,187 @@
+#include "procscan.h"
+#include "rootfs.h"
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define K8S_NS_FILE "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+void procscan_init(struct procscan *s, const char *workload, const char *req_ns, const struct target_list *list)
+{
+	memset(s, 0, sizeof(*s));
+	s->workload = workload;
+	s->req_ns = req_ns;
+	s->list = list;
+	s->self_pid = getpid();
+}
+
+static const char *basename_of(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+/* A DNS-1123 label, which is what a Kubernetes namespace is. Anything else is not a namespace. */
+static bool valid_ns(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 63)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
+			return false;
+	return s[0] != '-' && s[n - 1] != '-';
+}
+
+char *proc_k8s_namespace(int pid)
+{
+	int root = rootfs_open_root(pid);
+	if (root < 0)
+		return NULL;
+	int fd = rootfs_open_file(root, K8S_NS_FILE, 256);
+	close(root);
+	if (fd < 0)
+		return NULL;
+	size_t len;
+	char *b = read_fd_all(fd, 255, &len);
+	close(fd);
+	if (!b)
+		return NULL;
+	while (len && isspace((unsigned char)b[len - 1]))
+		b[--len] = 0;
+	if (!valid_ns(b)) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+int proc_nspid(int pid)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/status", pid);
+	char *st = read_proc_file(p, 16384, NULL);
+	if (!st)
+		return pid;
+	int nspid = pid;
+	char *l = strstr(st, "\nNSpid:");
+	if (l) {
+		l += 7;
+		char *eol = strchr(l, '\n');
+		if (eol)
+			*eol = 0;
+		for (char *save = NULL, *tok = strtok_r(l, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+			nspid = atoi(tok); /* last field: the PID in the innermost namespace */
+	}
+	free(st);
+	return nspid > 0 ? nspid : pid;
+}
+
+static bool ns_ok(struct procscan *s, const char *ns)
+{
+	if (s->req_ns)
+		return ns && strcmp(ns, s->req_ns) == 0;
+	if (targets_any_namespace(s->list, s->workload))
+		return true;
+	return ns && targets_allows(s->list, s->workload, ns);
+}
+
+/* comm, exe basename, argv[0] basename: any equal to the workload name. */
+static bool name_matches(struct procscan *s, int pid, const char *comm, char **exe_out)
+{
+	char p[64], link[4096];
+	snprintf(p, sizeof(p), "/proc/%d/exe", pid);
+	ssize_t n = readlink(p, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false; /* kernel thread, or gone */
+	link[n] = 0;
+	char *del = strstr(link, " (deleted)");
+	if (del && del[10] == 0)
+		*del = 0;
+	bool match = strcmp(comm, s->workload) == 0 || strcmp(basename_of(link), s->workload) == 0;
+	if (!match) {
+		snprintf(p, sizeof(p), "/proc/%d/cmdline", pid);
+		size_t len;
+		char *cmd = read_proc_file(p, 4096, &len);
+		if (cmd && len)
+			match = strcmp(basename_of(cmd), s->workload) == 0;
+		free(cmd);
+	}
+	if (match)
+		*exe_out = xstrndup(link, strlen(link));
+	return match;
+}
+
+static bool known(struct procscan *s, int pid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->procs[i].pid == pid && s->procs[i].alive)
+			return true;
+	return false;
+}
+
+size_t procscan_scan(struct procscan *s, void (*gone)(int pid, void *arg), void *arg)
+{
+	size_t first_new = s->n;
+	for (size_t i = 0; i < s->n; i++) {
+		if (!s->procs[i].alive)
+			continue;
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/%d/comm", s->procs[i].pid);
+		if (access(p, F_OK) != 0) {
+			s->procs[i].alive = false;
+			if (gone)
+				gone(s->procs[i].pid, arg);
+		}
+	}
+	DIR *d = opendir("/proc");
+	if (!d)
+		return first_new;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		int pid = atoi(e->d_name);
+		if (pid <= 0 || pid == s->self_pid || known(s, pid))
+			continue;
+		char p[64], comm[32] = { 0 };
+		snprintf(p, sizeof(p), "/proc/%d/comm", pid);
+		char *c = read_proc_file(p, 31, NULL);
+		if (!c)
+			continue;
+		snprintf(comm, sizeof(comm), "%s", c);
+		free(c);
+		comm[strcspn(comm, "\n")] = 0;
+		char key[64];
+		snprintf(key, sizeof(key), "%d:%s", pid, comm);
+		/* Same pid with the same comm was already rejected: an exec would have changed comm. */
+		if (strmap_get(&s->rejected, key) >= 0)
+			continue;
+		char *exe = NULL;
+		if (!name_matches(s, pid, comm, &exe)) {
+			strmap_put(&s->rejected, key, 1);
+			continue;
+		}
+		char *ns = proc_k8s_namespace(pid);
+		if (!ns_ok(s, ns)) {
+			free(ns);
+			free(exe);
+			strmap_put(&s->rejected, key, 1);
+			continue;
+		}
+		s->procs = xrealloc(s->procs, s->n + 1, sizeof(*s->procs));
+		struct proc *pr = &s->procs[s->n++];
+		memset(pr, 0, sizeof(*pr));
+		pr->pid = pid;
+		pr->nspid = proc_nspid(pid);
+		snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
+		pr->exe = exe;
+		pr->ns = ns;
+		pr->alive = true;
+	}
+	closedir(d);
+	return first_new;
+}

@@ -1,0 +1,34 @@
+/* Reading the aggregates out of the BPF maps at the end of the window (privileged: raw
+ * addresses only) and emitting them as symbolized stacks (after the capability drop). */
+#ifndef PTOP_REPORT_H
+#define PTOP_REPORT_H
+#include "probes.h"
+#include <linux/types.h>
+#include "ptop.h"
+#include <stddef.h>
+#include <stdint.h>
+
+struct stack_count {
+	struct stack_key key;
+	uint64_t value;
+};
+
+struct sys_count {
+	struct sys_key key;
+	struct sys_val val;
+};
+
+struct report {
+	struct stack_count *cpu, *offcpu;
+	size_t ncpu, noffcpu;
+	struct sys_count *sys;
+	size_t nsys;
+	uint64_t **stacks; /* stack id -> PTOP_MAX_STACK_DEPTH addresses, or NULL */
+	int *tgids;        /* distinct tgids with stacks: the processes to symbolize */
+	size_t ntgids;
+	uint64_t stat[STAT__COUNT];
+};
+
+void report_collect(struct report *r, struct probes *p);
+void report_emit(struct report *r, struct probes *p, const char *partial_reason, int64_t ended_ms, double measured);
+#endif

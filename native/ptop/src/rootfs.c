@@ -1,0 +1,77 @@
+#include "rootfs.h"
+#include "strtab.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int rootfs_open_root(int pid)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/root", pid);
+	return open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+int rootfs_open_file(int rootfd, const char *path, off_t max_size)
+{
+	if (rootfd < 0 || !path || path[0] != '/')
+		return -1;
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, rootfd, path + 1, &how, sizeof(how));
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (max_size > 0 && st.st_size > max_size)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+char *read_fd_all(int fd, size_t max, size_t *len)
+{
+	size_t cap = 4096 < max ? 4096 : max, n = 0;
+	char *buf = xcalloc(cap + 1, 1);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= max)
+				break; /* truncated at the cap */
+			cap = cap * 2 < max ? cap * 2 : max;
+			buf = xrealloc(buf, cap + 1, 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			break;
+		if (r < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+char *read_proc_file(const char *path, size_t max, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *b = read_fd_all(fd, max, len);
+	close(fd);
+	return b;
+}

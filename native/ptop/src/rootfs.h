@@ -1,0 +1,18 @@
+/* Opening a file of a target process inside its own mount namespace, through /proc/PID/root,
+ * without following its symlinks out of it (openat2 RESOLVE_IN_ROOT), and never blocking on a
+ * FIFO or device the target planted there. */
+#ifndef PTOP_ROOTFS_H
+#define PTOP_ROOTFS_H
+#include <stddef.h>
+#include <sys/types.h>
+
+/* O_PATH fd of /proc/PID/root (needs ptrace read access: open it while privileged). */
+int rootfs_open_root(int pid);
+/* Regular file `path` (absolute, as the target sees it) opened read-only under rootfd; -1 if absent
+ * or not a regular file. max_size > 0 refuses larger files. */
+int rootfs_open_file(int rootfd, const char *path, off_t max_size);
+/* Reads a whole small fd into a NUL-terminated malloc'd buffer (at most max bytes). */
+char *read_fd_all(int fd, size_t max, size_t *len);
+/* Reads a /proc file into a NUL-terminated malloc'd buffer (at most max bytes). */
+char *read_proc_file(const char *path, size_t max, size_t *len);
+#endif

@@ -1,0 +1,261 @@
+#include "symbolize.h"
+#include "elfsym.h"
+#include "kallsyms.h"
+#include "perfmap.h"
+#include "rootfs.h"
+#include "strtab.h"
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { MOD_UNLOADED = 0, MOD_OK, MOD_FAILED };
+
+struct module {
+	char *path;     /* as the target sees it */
+	int fd;         /* opened while privileged */
+	int rootfd;     /* target's root (O_PATH) for debug-file lookups */
+	int state;
+	struct elfsym es;
+};
+
+struct mapping {
+	uint64_t start, end, off;
+	int mod; /* index in modules, -1 for anonymous memory (JIT code lives there) */
+};
+
+struct proc_syms {
+	int pid;
+	struct mapping *maps;
+	size_t n;
+	int perfmap_fd;
+	int pm_state;
+	struct perfmap pm;
+};
+
+static struct module *modules;
+static size_t nmodules;
+static struct strmap module_index; /* "dev:inode:path" -> module */
+static struct proc_syms *procs;
+static size_t nprocs;
+static int kallsyms_fd = -1;
+static struct kallsyms ksyms;
+
+static struct proc_syms *find_proc(int pid)
+{
+	for (size_t i = 0; i < nprocs; i++)
+		if (procs[i].pid == pid)
+			return &procs[i];
+	return NULL;
+}
+
+static int module_for(int pid, int rootfd, const char *path, const char *dev, unsigned long inode, uint64_t start, uint64_t end)
+{
+	char key[4200];
+	snprintf(key, sizeof(key), "%s:%lu:%s", dev, inode, path);
+	int idx = strmap_get(&module_index, key);
+	if (idx >= 0)
+		return idx;
+	int fd = rootfs_open_file(rootfd, path, 0);
+	if (fd < 0) {
+		/* Replaced or deleted on disk: the exact mapped file is still reachable here. */
+		char mf[96];
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+		fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	}
+	modules = xrealloc(modules, nmodules + 1, sizeof(*modules));
+	struct module *m = &modules[nmodules];
+	memset(m, 0, sizeof(*m));
+	m->path = xstrndup(path, strlen(path));
+	m->fd = fd;
+	m->rootfd = rootfd >= 0 ? fcntl(rootfd, F_DUPFD_CLOEXEC, 0) : -1;
+	m->state = fd < 0 ? MOD_FAILED : MOD_UNLOADED;
+	strmap_put(&module_index, key, (int)nmodules);
+	return (int)nmodules++;
+}
+
+void sym_prepare_process(int pid, int nspid)
+{
+	if (find_proc(pid))
+		return;
+	procs = xrealloc(procs, nprocs + 1, sizeof(*procs));
+	struct proc_syms *ps = &procs[nprocs++];
+	memset(ps, 0, sizeof(*ps));
+	ps->pid = pid;
+	ps->perfmap_fd = -1;
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
+	char *maps = read_proc_file(p, 32u << 20, NULL);
+	if (!maps)
+		return; /* exited before the end of the window: its frames stay unsymbolized */
+	int rootfd = rootfs_open_root(pid);
+	size_t cap = 0;
+	for (char *save = NULL, *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long start, end, off;
+		char perms[8], dev[16];
+		unsigned long inode;
+		int consumed = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %15s %lu %n", &start, &end, perms, &off, dev, &inode, &consumed) < 6)
+			continue;
+		if (perms[2] != 'x')
+			continue;
+		const char *path = consumed ? line + consumed : "";
+		int mod = -1;
+		if (inode != 0 && path[0] == '/')
+			mod = module_for(pid, rootfd, path, dev, inode, start, end);
+		if (ps->n == cap) {
+			cap = cap ? cap * 2 : 64;
+			ps->maps = xrealloc(ps->maps, cap, sizeof(*ps->maps));
+		}
+		ps->maps[ps->n++] = (struct mapping){ start, end, off, mod };
+	}
+	free(maps);
+	char pm[64];
+	snprintf(pm, sizeof(pm), "/tmp/perf-%d.map", nspid);
+	ps->perfmap_fd = rootfs_open_file(rootfd, pm, PERFMAP_MAX_BYTES);
+	if (rootfd >= 0)
+		close(rootfd);
+}
+
+void sym_prepare_kernel(void)
+{
+	if (kallsyms_fd < 0)
+		kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+}
+
+static int open_debug_candidate(int rootfd, const char *path)
+{
+	int fd = rootfs_open_file(rootfd, path, 0);
+	if (fd < 0) /* the host's debug files (ptop's own root) */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	return fd;
+}
+
+/* Stripped binary: look for its symbols by build-id, then by .gnu_debuglink, under /usr/lib/debug. */
+static void load_debug_file(struct module *m)
+{
+	char cand[4][4400];
+	int nc = 0;
+	if (strlen(m->es.build_id) > 2)
+		snprintf(cand[nc++], sizeof(cand[0]), "/usr/lib/debug/.build-id/%.2s/%s.debug", m->es.build_id, m->es.build_id + 2);
+	if (m->es.debuglink[0]) {
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s", m->path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		snprintf(cand[nc++], sizeof(cand[0]), "/usr/lib/debug%s/%s", dir, m->es.debuglink);
+		snprintf(cand[nc++], sizeof(cand[0]), "%s/.debug/%s", dir, m->es.debuglink);
+		snprintf(cand[nc++], sizeof(cand[0]), "%s/%s", dir, m->es.debuglink);
+	}
+	for (int i = 0; i < nc; i++) {
+		if (strcmp(cand[i], m->path) == 0)
+			continue;
+		int fd = open_debug_candidate(m->rootfd, cand[i]);
+		if (fd < 0)
+			continue;
+		int rc = elfsym_add_debug_fd(&m->es, fd);
+		close(fd);
+		if (rc == 0)
+			return;
+	}
+}
+
+static struct module *load_module(int idx)
+{
+	if (idx < 0)
+		return NULL;
+	struct module *m = &modules[idx];
+	if (m->state == MOD_UNLOADED) {
+		if (elfsym_from_fd(m->fd, &m->es) == 0) {
+			if (!m->es.has_symtab)
+				load_debug_file(m);
+			elfsym_finish(&m->es);
+			m->state = MOD_OK;
+		} else {
+			m->state = MOD_FAILED;
+		}
+		close(m->fd);
+		m->fd = -1;
+	}
+	return m->state == MOD_OK ? m : NULL;
+}
+
+static const char *module_name(int idx)
+{
+	return idx >= 0 ? modules[idx].path : NULL;
+}
+
+void sym_resolve_user(int pid, uint64_t addr, struct frame_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = "unknown";
+	out->address = addr;
+	struct proc_syms *ps = find_proc(pid);
+	if (!ps)
+		return;
+	const struct mapping *mp = NULL;
+	for (size_t i = 0; i < ps->n; i++)
+		if (addr >= ps->maps[i].start && addr < ps->maps[i].end) {
+			mp = &ps->maps[i];
+			break;
+		}
+	if (mp && mp->mod >= 0) {
+		out->kind = "native";
+		out->module = module_name(mp->mod);
+		struct module *m = load_module(mp->mod);
+		if (!m)
+			return;
+		out->build_id = m->es.build_id[0] ? m->es.build_id : NULL;
+		uint64_t vaddr;
+		if (elfsym_offset_to_vaddr(&m->es, addr - mp->start + mp->off, &vaddr) == 0) {
+			out->address = vaddr;
+			out->function = elfsym_lookup(&m->es, vaddr);
+		}
+		return;
+	}
+	/* Anonymous executable memory, or not mapped any more: JIT code, described by the perf map. */
+	if (ps->pm_state == 0) {
+		ps->pm_state = -1;
+		if (ps->perfmap_fd >= 0) {
+			size_t len;
+			char *buf = read_fd_all(ps->perfmap_fd, PERFMAP_MAX_BYTES, &len);
+			if (buf) {
+				perfmap_parse(buf, len, &ps->pm);
+				ps->pm_state = 1;
+				free(buf);
+			}
+			close(ps->perfmap_fd);
+			ps->perfmap_fd = -1;
+		}
+	}
+	if (ps->pm_state == 1) {
+		const char *name = perfmap_lookup(&ps->pm, addr);
+		if (name) {
+			out->function = name;
+			out->module = "[jit]";
+			out->kind = "jit";
+		}
+	}
+}
+
+void sym_resolve_kernel(uint64_t addr, struct frame_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = "kernel";
+	out->module = "[kernel.kallsyms]";
+	out->address = addr;
+	if (!ksyms.loaded && kallsyms_fd >= 0) {
+		kallsyms_load_fd(kallsyms_fd, &ksyms);
+		close(kallsyms_fd);
+		kallsyms_fd = -1;
+	}
+	out->function = kallsyms_lookup(&ksyms, addr);
+}
+
+bool sym_kernel_hidden(void)
+{
+	return !ksyms.loaded || ksyms.hidden;
+}

@@ -1,0 +1,25 @@
+/* Turning (pid, address) into frames. Two phases, split by the capability drop:
+ *   sym_prepare_process()  privileged: reads /proc/PID/maps (kernel text), opens every mapped
+ *                          executable file and the perf map through /proc/PID/root, keeps fds;
+ *   sym_resolve_*()        unprivileged: parses ELF and perf-map bytes from those fds. */
+#ifndef PTOP_SYMBOLIZE_H
+#define PTOP_SYMBOLIZE_H
+#include <stdbool.h>
+#include <stdint.h>
+
+struct frame_info {
+	const char *function; /* NULL: unresolved */
+	const char *module;
+	const char *build_id; /* NULL or hex */
+	const char *kind;     /* "native" | "jit" | "kernel" | "unknown" */
+	uint64_t address;     /* module-relative vaddr for native, raw otherwise */
+};
+
+void sym_prepare_process(int pid, int nspid);
+/* Opens /proc/kallsyms while privileged (addresses are shown according to the opener). */
+void sym_prepare_kernel(void);
+void sym_resolve_user(int pid, uint64_t addr, struct frame_info *out);
+void sym_resolve_kernel(uint64_t addr, struct frame_info *out);
+/* true when kernel addresses were hidden by kptr_restrict (kernel frames unsymbolized). */
+bool sym_kernel_hidden(void);
+#endif
