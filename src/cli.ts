@@ -14,6 +14,7 @@ const ROLES: Record<string, { summary: string; load: () => Promise<Command> }> =
   server: { summary: "control plane: capture request API, tokens, records", load: async () => (await import("./server/command.ts")).serverCommand },
   admin: { summary: "store administration: orgs, Profiler opt-in, tokens, captures", load: async () => (await import("./server/admin/command.ts")).adminCommand },
   capture: { summary: "pipeline client: queue a capture with a capture token", load: async () => (await import("./client/capture-command.ts")).captureCommand },
+  witness: { summary: "profiles: fold | convert (pprof, folded, speedscope) | diff of two versions with a noise floor", load: async () => (await import("./witness/command.ts")).witnessCommand },
   demo: { summary: "start a throwaway server and queue a capture end to end", load: async () => (await import("./demo/command.ts")).demoCommand },
 };
 

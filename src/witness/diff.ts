@@ -1,0 +1,530 @@
+// diffCaptures: what changed between two versions, per function, per axis — and how sure we are.
+// The statistical design is explained in README.md ("witness: the version diff"); in short:
+//   1. per axis, self and inclusive counts of every function in every capture;
+//   2. size factors (median-ratio for the verdict; share and rate reported beside it);
+//   3. run-to-run dispersion α per function from the replicates (method of moments), shrunk
+//      toward the precision-weighted pooled α of all functions; a conservative prior with none;
+//   4. a t-test of the log rate ratio, BY-adjusted across every tested function×kind×axis,
+//      flagged when q ≤ 0.05 and the change is at least the minimum effect;
+//   5. a confirmation window over later after-replicates, a power calculation for the verdict.
+
+import type { Capture } from "./model.ts";
+import { functionTotals } from "./aggregate.ts";
+import { medianRatioFactors, rateFactors, shareFactors, type Normalisation } from "./stats/normalise.ts";
+import { dispersionMoM, rateTest, replicateAgrees, type Groups } from "./stats/rate-test.ts";
+import { byAdjust, byFirstThreshold } from "./stats/multiple-testing.ts";
+import { tQuantile } from "./stats/distributions.ts";
+import { power, replicatesNeeded } from "./stats/power.ts";
+
+export type { Normalisation } from "./stats/normalise.ts";
+
+export interface DiffOptions {
+  /** Normalisation the verdict uses (default median-ratio). */
+  normalisation?: Normalisation;
+  /** False discovery rate for Benjamini–Yekutieli (default 0.05). */
+  q?: number;
+  /** Smallest relative change worth flagging (default 0.05 = 5%). */
+  minEffect?: number;
+  /** Functions below this pooled share of the axis and… (default 0.001) */
+  minShare?: number;
+  /** …below this mean count per capture are not tested (default 5). */
+  minCount?: number;
+  /** Run-to-run α assumed when no side has replicates (default 0.0025: 5% CV). */
+  priorDispersion?: number;
+  /** Weight of the pooled α in each function's estimate, in degrees of freedom (default 8). */
+  priorDf?: number;
+  /** The change the design must be able to see for "unchanged": +10% … */
+  detectEffect?: number;
+  /** … on a function holding 1% of the axis … */
+  detectShare?: number;
+  /** … with this probability (default 0.8). */
+  targetPower?: number;
+}
+
+export interface Side {
+  value: number;
+  share: number;
+  /** Per second of measured time; null when a capture has no measured time (folded input). */
+  rate: number | null;
+}
+
+export interface NormalisedChange {
+  relative_change: number;
+  interval: [number, number];
+  p: number;
+  flagged: boolean;
+}
+
+export interface Change {
+  function: string;
+  axis: string;
+  kind: "self" | "inclusive";
+  flagged: boolean;
+  /** changed: flagged; unchanged: the 95% interval lies within ±min effect; insufficient: neither. */
+  verdict: "changed" | "unchanged" | "insufficient";
+  direction: "up" | "down";
+  /** For flagged changes: confirmed by a later after-replicate alone, or still suspect. */
+  confirmation: "confirmed" | "suspect" | null;
+  unit: string;
+  before: Side;
+  after: Side;
+  relative_change: number;
+  interval: [number, number];
+  p: number;
+  q_value: number;
+  /** Smallest relative change that could be flagged for this function here. */
+  noise_floor: number;
+  dispersion: number;
+  normalisations: Partial<Record<Normalisation, NormalisedChange>>;
+}
+
+export interface AxisReport {
+  axis: string;
+  unit: string;
+  captures: { before: number; after: number };
+  excluded: { capture: string; reason: string }[];
+  normalisation: Normalisation;
+  normalisation_note?: string;
+  dispersion: { source: "replicates" | "prior"; pooled: number; run_to_run_cv: number; df: number; prior_df: number };
+  tested: number;
+  distinct_tests: number;
+  untested: number;
+  flagged: number;
+  flagged_by_normalisation: Partial<Record<Normalisation, number>>;
+  power: number;
+  replicates_needed: number | null;
+}
+
+export interface DiffResult {
+  verdict: "changed" | "unchanged" | "insufficient";
+  reason: string;
+  normalisation: Normalisation;
+  normalisations_reported: Normalisation[];
+  q: number;
+  min_effect: number;
+  detect: { effect: number; share: number; power: number };
+  /** Captures per version that would decide, when the verdict is insufficient. */
+  replicates_needed: number | null;
+  axes_compared: AxisReport[];
+  axes_not_compared: { axis: string; reason: string }[];
+  captures: { before: CaptureInfo[]; after: CaptureInfo[] };
+  notes: string[];
+  changes: Change[];
+}
+
+interface CaptureInfo {
+  name: string;
+  role: "head" | "replicate";
+  partial: boolean;
+  measured_sec: number | null;
+  instrumentation: string;
+}
+
+const ALL_NORMS: Normalisation[] = ["median-ratio", "share", "rate"];
+
+/** Counting quantum per unit: ns axes are counted in 1 ms units so the Poisson term is not ~0. */
+function quantum(unit: string): number {
+  return unit === "nanoseconds" ? 1e6 : unit === "bytes" ? 1024 : 1;
+}
+
+function label(c: Capture, side: string, i: number): string {
+  return c.meta.name ?? `${side}[${i}]`;
+}
+
+interface Hypothesis {
+  fn: number;
+  kind: "self" | "inclusive";
+  y: Float64Array;
+  key: number;
+}
+
+interface PerNorm {
+  norm: Normalisation;
+  groups: Groups;
+  alpha0: number;
+  tests: { alpha: number; df: number; r: ReturnType<typeof rateTest> }[];
+}
+
+export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opts: DiffOptions = {}): DiffResult {
+  const norm = opts.normalisation ?? "median-ratio";
+  const q = opts.q ?? 0.05;
+  const minEffect = opts.minEffect ?? 0.05;
+  const minShare = opts.minShare ?? 0.001;
+  const minCount = opts.minCount ?? 5;
+  const priorAlpha = opts.priorDispersion ?? 0.0025;
+  const priorDf = opts.priorDf ?? 8;
+  const detectEffect = opts.detectEffect ?? 0.1;
+  const detectShare = opts.detectShare ?? 0.01;
+  const targetPower = opts.targetPower ?? 0.8;
+  if (input.before.length === 0 || input.after.length === 0) throw new Error("diff needs at least one capture on each side");
+
+  const notes: string[] = [];
+  const info = (cs: Capture[], side: string): CaptureInfo[] =>
+    cs.map((c, i) => {
+      if (c.meta.partial) notes.push(`${side} capture ${label(c, side, i)} is partial: ${c.meta.partialReason ?? "collector stopped early"}`);
+      const present = Object.keys(c.axes).length;
+      return {
+        name: label(c, side, i),
+        role: i === 0 ? "head" : "replicate",
+        partial: c.meta.partial,
+        measured_sec: c.meta.measuredSec ?? null,
+        instrumentation: c.missing.length ? `${present} of ${present + c.missing.length} probes` : "fully instrumented",
+      };
+    });
+  const captures = { before: info(input.before, "before"), after: info(input.after, "after") };
+
+  const axesNotCompared: { axis: string; reason: string }[] = [];
+  const allAxes = new Set<string>();
+  for (const c of [...input.before, ...input.after]) {
+    for (const a of Object.keys(c.axes)) allAxes.add(a);
+    for (const m of c.missing) allAxes.add(m.axis);
+  }
+
+  interface AxisWork {
+    report: AxisReport;
+    names: string[];
+    hyps: Hypothesis[];
+    distinct: Float64Array[];
+    perNorm: PerNorm[];
+    afterCols: number[];
+    meanTotal: number;
+    nB: number;
+    nA: number;
+    usePrior: boolean;
+    side: (y: Float64Array, cs: number[]) => Side;
+  }
+  const work: AxisWork[] = [];
+
+  for (const axis of [...allAxes].sort()) {
+    const why = (c: Capture, side: string, i: number) => {
+      const m = c.missing.find((x) => x.axis === axis);
+      return `absent from ${side} ${i === 0 ? "head" : "replicate"} ${label(c, side, i)}${m ? `: ${m.reason}` : ""}`;
+    };
+    const headB = input.before[0]!;
+    const headA = input.after[0]!;
+    if (!headB.axes[axis] || !headA.axes[axis]) {
+      const reasons = [];
+      if (!headB.axes[axis]) reasons.push(why(headB, "before", 0));
+      if (!headA.axes[axis]) reasons.push(why(headA, "after", 0));
+      axesNotCompared.push({ axis, reason: reasons.join("; ") });
+      continue;
+    }
+    const excluded: { capture: string; reason: string }[] = [];
+    const pick = (cs: Capture[], side: string) =>
+      cs.filter((c, i) => {
+        if (c.axes[axis]) return true;
+        excluded.push({ capture: label(c, side, i), reason: why(c, side, i) });
+        return false;
+      });
+    const B = pick(input.before, "before");
+    const A = pick(input.after, "after");
+    const caps = [...B, ...A];
+    const N = caps.length;
+    const unit = headB.axes[axis]!.unit;
+    const qu = quantum(unit);
+
+    // Function totals, aligned on one name index across captures.
+    const index = new Map<string, number>();
+    const names: string[] = [];
+    const totals = caps.map((c) => functionTotals(c.axes[axis]!, index, names));
+    const F = names.length;
+    const self = Array.from({ length: F }, () => new Float64Array(N));
+    const incl = Array.from({ length: F }, () => new Float64Array(N));
+    totals.forEach((t, c) => {
+      for (const [f, v] of t.self) self[f]![c] = v / qu;
+      for (const [f, v] of t.inclusive) incl[f]![c] = v / qu;
+    });
+    const T = totals.map((t) => t.total / qu);
+    const seconds = caps.map((c) => c.meta.measuredSec);
+
+    const cols = { before: B.map((_, i) => i), after: A.map((_, i) => B.length + i) };
+    const factors: Partial<Record<Normalisation, number[]>> = { share: shareFactors(T) };
+    const rate = rateFactors(seconds);
+    if (rate) factors.rate = rate;
+    const mr = medianRatioFactors(self, N);
+    if (mr) factors["median-ratio"] = mr;
+    let used: Normalisation = norm;
+    let normNote: string | undefined;
+    if (!factors[used]) {
+      used = "share";
+      normNote =
+        norm === "rate"
+          ? "rate normalisation needs the measured time of every capture (folded input has none); share used instead"
+          : "fewer than 5 functions present in every capture: median-ratio impossible, share used instead";
+      notes.push(`${axis}: ${normNote}`);
+    }
+
+    // Hypotheses: every function's self and inclusive count vector above the testing floor.
+    // Identical vectors (a leaf's self = inclusive, a chain of single callers) are one test.
+    const sumT = T.reduce((a, b) => a + b, 0);
+    const hyps: Hypothesis[] = [];
+    const keyOf = new Map<string, number>();
+    const distinct: Float64Array[] = [];
+    let untested = 0;
+    const selfKeys = new Set<number>();
+    for (let f = 0; f < F; f++) {
+      for (const [kind, y] of [["self", self[f]!], ["inclusive", incl[f]!]] as const) {
+        let s = 0;
+        for (let c = 0; c < N; c++) s += y[c]!;
+        if (s === 0 && kind === "self") continue;
+        if (s / sumT < minShare || s / N < minCount) {
+          if (kind === "inclusive") untested++;
+          continue;
+        }
+        const k = Array.prototype.join.call(y, ",");
+        let key = keyOf.get(k);
+        if (key === undefined) {
+          key = distinct.length;
+          distinct.push(y);
+          keyOf.set(k, key);
+        }
+        hyps.push({ fn: f, kind, y, key });
+        if (kind === "self") selfKeys.add(key);
+      }
+    }
+
+    const usePrior = B.length < 2 && A.length < 2;
+    const perNorm: PerNorm[] = [];
+    for (const n of ALL_NORMS) {
+      const size = factors[n];
+      if (!size) continue;
+      const groups: Groups = { before: cols.before, after: cols.after, size };
+      const moms = distinct.map((y) => dispersionMoM(y, groups));
+      // Pool over self vectors only: an inclusive count sums many self counts, so its run-to-run
+      // noise averages out and would drag the pooled floor below what a single function shows.
+      const atoms = distinct.map((_, i) => selfKeys.has(i));
+      const alpha0 = usePrior ? priorAlpha : pooledDispersion(distinct, moms, groups, selfKeys.size >= 3 ? atoms : null);
+      const tests = distinct.map((y, i) => {
+        const m = moms[i]!;
+        const alpha = usePrior || !Number.isFinite(m.alpha) ? alpha0 : (m.df * Math.max(0, m.alpha) + priorDf * alpha0) / (m.df + priorDf);
+        // Shrunk α̂ = (d·α̂ᵢ + d₀·α₀)/(d + d₀): its variance is ≈ 2α²·d/(d+d₀)², i.e. (d+d₀)²/d df.
+        const dfAlpha = usePrior ? Infinity : m.df > 0 ? (m.df + priorDf) ** 2 / m.df : Infinity;
+        return { alpha, df: dfAlpha, r: rateTest(y, groups, alpha, dfAlpha) };
+      });
+      perNorm.push({ norm: n, groups, alpha0, tests });
+    }
+
+    const side = (y: Float64Array, cs: number[]): Side => {
+      let Y = 0;
+      let TT = 0;
+      let sec = 0;
+      let hasSec = true;
+      for (const c of cs) {
+        Y += y[c]! * qu;
+        TT += T[c]! * qu;
+        const s = seconds[c];
+        if (s === undefined || !(s > 0)) hasSec = false;
+        else sec += s;
+      }
+      return { value: Y / cs.length, share: TT > 0 ? Y / TT : 0, rate: hasSec ? Y / sec : null };
+    };
+
+    const verdictNorm = perNorm.find((p) => p.norm === used)!;
+    const report: AxisReport = {
+      axis,
+      unit,
+      captures: { before: B.length, after: A.length },
+      excluded,
+      normalisation: used,
+      ...(normNote ? { normalisation_note: normNote } : {}),
+      dispersion: {
+        source: usePrior ? "prior" : "replicates",
+        pooled: verdictNorm.alpha0,
+        run_to_run_cv: Math.sqrt(verdictNorm.alpha0),
+        df: B.length - (B.length > 0 ? 1 : 0) + A.length - (A.length > 0 ? 1 : 0),
+        prior_df: priorDf,
+      },
+      tested: hyps.length,
+      distinct_tests: distinct.length,
+      untested,
+      flagged: 0,
+      flagged_by_normalisation: {},
+      power: 0,
+      replicates_needed: null,
+    };
+    if (usePrior) notes.push(`${axis}: one capture per side — run-to-run dispersion is the conservative prior α = ${priorAlpha} (${Math.round(Math.sqrt(priorAlpha) * 100)}% CV), not measured; add replicates to measure it`);
+    if (excluded.length) notes.push(`${axis}: ${excluded.length} replicate(s) without this axis left out of its comparison`);
+    work.push({
+      report,
+      names,
+      hyps,
+      distinct,
+      perNorm,
+      afterCols: cols.after,
+      meanTotal: (sumT * qu) / N,
+      nB: B.length,
+      nA: A.length,
+      usePrior,
+      side,
+    });
+  }
+
+  // Multiple testing across all axes, per normalisation: the family is every distinct test.
+  const flaggedSets = new Map<Normalisation, Map<AxisWork, boolean[]>>();
+  const qValues = new Map<AxisWork, number[]>();
+  const mTotal = work.reduce((t, w) => t + w.distinct.length, 0);
+  for (const n of ALL_NORMS) {
+    const entries: { w: AxisWork; i: number; p: number; L: number }[] = [];
+    for (const w of work) {
+      const pn = w.perNorm.find((x) => x.norm === n);
+      if (!pn) continue;
+      pn.tests.forEach((t, i) => entries.push({ w, i, p: t.r.p, L: t.r.logRatio }));
+    }
+    if (!entries.length) continue;
+    const adj = byAdjust(entries.map((e) => e.p));
+    const map = new Map<AxisWork, boolean[]>();
+    entries.forEach((e, k) => {
+      let arr = map.get(e.w);
+      if (!arr) map.set(e.w, (arr = new Array(e.w.distinct.length).fill(false)));
+      arr[e.i] = adj[k]! <= q && Math.abs(Math.expm1(e.L)) >= minEffect;
+      if (e.w.report.normalisation === n) {
+        let qa = qValues.get(e.w);
+        if (!qa) qValues.set(e.w, (qa = new Array(e.w.distinct.length).fill(1)));
+        qa[e.i] = adj[k]!;
+      }
+    });
+    flaggedSets.set(n, map);
+  }
+
+  const changes: Change[] = [];
+  for (const w of work) {
+    const used = w.report.normalisation;
+    const vn = w.perNorm.find((p) => p.norm === used)!;
+    const flags = flaggedSets.get(used)?.get(w) ?? [];
+    const qa = qValues.get(w) ?? [];
+    for (const n of ALL_NORMS) {
+      const f = flaggedSets.get(n)?.get(w);
+      if (f) w.report.flagged_by_normalisation[n] = w.hyps.filter((h) => f[h.key]).length;
+    }
+    const thr = byFirstThreshold(Math.max(1, mTotal), q);
+    const side = w.side;
+    for (const h of w.hyps) {
+      const t = vn.tests[h.key]!;
+      const flagged = flags[h.key] ?? false;
+      const L = t.r.logRatio;
+      const lo = Math.expm1(t.r.lo);
+      const hi = Math.expm1(t.r.hi);
+      const verdict = flagged ? "changed" : lo >= -minEffect / (1 + minEffect) && hi <= minEffect ? "unchanged" : "insufficient";
+      let confirmation: Change["confirmation"] = null;
+      if (flagged) {
+        const later = w.afterCols.slice(1);
+        const dir: 1 | -1 = L > 0 ? 1 : -1;
+        const ok = later.some((c) => replicateAgrees(h.y, c, vn.groups, t.alpha, t.df, dir, 0.05 / Math.max(1, later.length)));
+        confirmation = later.length > 0 && ok ? "confirmed" : "suspect";
+      }
+      const normalisations: Change["normalisations"] = {};
+      for (const pn of w.perNorm) {
+        const tt = pn.tests[h.key]!;
+        normalisations[pn.norm] = {
+          relative_change: Math.expm1(tt.r.logRatio),
+          interval: [Math.expm1(tt.r.lo), Math.expm1(tt.r.hi)],
+          p: tt.r.p,
+          flagged: flaggedSets.get(pn.norm)?.get(w)?.[h.key] ?? false,
+        };
+      }
+      const zThr = tQuantile(1 - thr / 2, t.r.df);
+      changes.push({
+        function: w.names[h.fn]!,
+        axis: w.report.axis,
+        kind: h.kind,
+        flagged,
+        verdict,
+        direction: L >= 0 ? "up" : "down",
+        confirmation,
+        unit: w.report.unit,
+        before: side(h.y, vn.groups.before),
+        after: side(h.y, vn.groups.after),
+        relative_change: Math.expm1(L),
+        interval: [lo, hi],
+        p: t.r.p,
+        q_value: qa[h.key] ?? 1,
+        noise_floor: Math.max(minEffect, Math.expm1(zThr * t.r.seNull)),
+        dispersion: t.alpha,
+        normalisations,
+      });
+    }
+    w.report.flagged = w.hyps.filter((h) => flags[h.key]).length;
+    const pin = {
+      effect: detectEffect,
+      share: detectShare,
+      samples: w.meanTotal / quantum(w.report.unit),
+      alpha: vn.alpha0,
+      tests: mTotal,
+      q,
+      priorDf,
+      usePrior: w.usePrior,
+    };
+    w.report.power = power(pin, w.nB, w.nA);
+    w.report.replicates_needed = replicatesNeeded(pin, targetPower);
+  }
+  changes.sort((a, b) => Number(b.flagged) - Number(a.flagged) || a.p - b.p || Math.abs(b.relative_change) - Math.abs(a.relative_change));
+
+  const axesCompared = work.map((w) => w.report);
+  let verdict: DiffResult["verdict"];
+  let reason: string;
+  let needed: number | null = null;
+  const minPower = axesCompared.length ? Math.min(...axesCompared.map((a) => a.power)) : 0;
+  const flaggedCount = changes.filter((c) => c.flagged).length;
+  if (axesCompared.length === 0) {
+    verdict = "insufficient";
+    reason = "no axis is present in both head captures";
+  } else if (flaggedCount > 0) {
+    verdict = "changed";
+    reason = `${flaggedCount} function×axis change(s) clear the noise floor at BY q=${q} and ≥${Math.round(minEffect * 100)}%`;
+  } else if (minPower >= targetPower) {
+    verdict = "unchanged";
+    reason = `nothing flagged, and a ${Math.round(detectEffect * 100)}% change of a ${detectShare * 100}%-share function would have been flagged with probability ${minPower.toFixed(2)}`;
+  } else {
+    verdict = "insufficient";
+    const ns = axesCompared.map((a) => a.replicates_needed);
+    needed = ns.some((n) => n === null) ? null : Math.max(...(ns as number[]));
+    reason =
+      `nothing flagged, but a ${Math.round(detectEffect * 100)}% change of a ${detectShare * 100}%-share function would be flagged with probability only ${minPower.toFixed(2)}` +
+      (needed !== null ? `; ${needed} captures per version would decide` : "; more samples per capture are needed (replicates alone cannot reach the target)");
+  }
+  if (axesNotCompared.length) notes.push(`axes not compared: ${axesNotCompared.map((a) => a.axis).join(", ")}`);
+
+  return {
+    verdict,
+    reason,
+    normalisation: norm,
+    normalisations_reported: ALL_NORMS.filter((n) => work.some((w) => w.perNorm.some((p) => p.norm === n))),
+    q,
+    min_effect: minEffect,
+    detect: { effect: detectEffect, share: detectShare, power: minPower },
+    replicates_needed: needed,
+    axes_compared: axesCompared,
+    axes_not_compared: axesNotCompared,
+    captures,
+    notes,
+    changes,
+  };
+}
+
+/**
+ * Pooled α across functions: precision-weighted mean of the per-function moment estimates
+ * (weights ∝ 1/Var(α̂) ≈ (μ/(1+αμ))², so big functions dominate until their own noise caps them).
+ * Negative estimates are kept so the mean stays unbiased; the result is floored at 1e-6.
+ */
+function pooledDispersion(ys: Float64Array[], moms: { alpha: number; df: number }[], g: Groups, use: boolean[] | null): number {
+  const mus = ys.map((y) => {
+    let s = 0;
+    for (const c of [...g.before, ...g.after]) s += y[c]! / g.size[c]!;
+    return s / (g.before.length + g.after.length);
+  });
+  let a = 0.0025;
+  for (let it = 0; it < 4; it++) {
+    let num = 0;
+    let den = 0;
+    moms.forEach((m, i) => {
+      if (!Number.isFinite(m.alpha) || m.df === 0 || (use && !use[i])) return;
+      const mu = mus[i]!;
+      const w = m.df * (mu / (1 + a * mu)) ** 2;
+      num += w * m.alpha;
+      den += w;
+    });
+    if (den === 0) return 0.0025;
+    a = Math.max(1e-6, num / den);
+  }
+  return a;
+}

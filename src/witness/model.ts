@@ -1,0 +1,115 @@
+// The in-memory profile model every codec reads into and writes from.
+//
+// A Capture is one measurement window of one workload: one AxisProfile per axis that was measured.
+// An axis whose probe did not attach is listed in `missing` and has no AxisProfile — absent, never
+// zero — so a diff can refuse to compare it instead of reporting a fake 100% drop.
+
+export type AxisUnit = "samples" | "nanoseconds" | "calls" | "count" | "bytes";
+
+export interface Frame {
+  /** Function name (or a placeholder such as "[unknown] 0x7f…" when unsymbolized). */
+  name: string;
+  module?: string;
+  kind?: string;
+}
+
+export interface Stack {
+  /** Indexes into AxisProfile.frames, root (outermost caller) first, leaf last. */
+  frames: number[];
+  /** Samples, nanoseconds or calls, per the axis unit. */
+  value: number;
+  /** For the syscalls axis: summed latency of those calls. */
+  totalNs?: number;
+}
+
+export interface AxisProfile {
+  axis: string;
+  unit: AxisUnit;
+  /** Nanoseconds represented by one sample (cpu axis). */
+  periodNs?: number;
+  frames: Frame[];
+  stacks: Stack[];
+}
+
+export interface MissingAxis {
+  axis: string;
+  reason: string;
+}
+
+export interface CaptureMeta {
+  source: "stream" | "pprof" | "folded" | "speedscope";
+  /** File name or label the capture was read from (for reports). */
+  name?: string;
+  workload?: string;
+  version?: string;
+  env?: string;
+  startedAtMs?: number;
+  /** Seconds of measurement (after warm-up); rate normalisation needs it. */
+  measuredSec?: number;
+  frequencyHz?: number;
+  /** True when the collector stopped early (or the stream has no summary record). */
+  partial: boolean;
+  partialReason?: string;
+  probesRequested?: string[];
+  samples?: Record<string, number>;
+  lost?: Record<string, number>;
+  processes?: { pid: number; comm: string; nspid?: number }[];
+}
+
+export interface Capture {
+  meta: CaptureMeta;
+  axes: Record<string, AxisProfile>;
+  missing: MissingAxis[];
+}
+
+/** Sum of an axis' stack values (samples, ns or calls). */
+export function axisTotal(p: AxisProfile): number {
+  let t = 0;
+  for (const s of p.stacks) t += s.value;
+  return t;
+}
+
+/** "fully instrumented" or "N of M probes", as capture records state it. */
+export function instrumentation(c: Capture): string {
+  const present = Object.keys(c.axes).length;
+  const total = present + c.missing.length;
+  return c.missing.length === 0 ? "fully instrumented" : `${present} of ${total} probes`;
+}
+
+/** Builds an AxisProfile incrementally, interning frames by (name, module) and merging equal stacks. */
+export class AxisBuilder {
+  private frameIndex = new Map<string, number>();
+  private stackIndex = new Map<string, number>();
+  readonly profile: AxisProfile;
+
+  constructor(axis: string, unit: AxisUnit, periodNs?: number) {
+    this.profile = { axis, unit, frames: [], stacks: [] };
+    if (periodNs !== undefined) this.profile.periodNs = periodNs;
+  }
+
+  frame(f: Frame): number {
+    const key = f.module ? `${f.name}\u0000${f.module}` : f.name;
+    let id = this.frameIndex.get(key);
+    if (id === undefined) {
+      id = this.profile.frames.length;
+      this.profile.frames.push(f);
+      this.frameIndex.set(key, id);
+    }
+    return id;
+  }
+
+  add(frames: number[], value: number, totalNs?: number): void {
+    const key = frames.join(",");
+    const at = this.stackIndex.get(key);
+    if (at !== undefined) {
+      const s = this.profile.stacks[at]!;
+      s.value += value;
+      if (totalNs !== undefined) s.totalNs = (s.totalNs ?? 0) + totalNs;
+      return;
+    }
+    const s: Stack = { frames, value };
+    if (totalNs !== undefined) s.totalNs = totalNs;
+    this.stackIndex.set(key, this.profile.stacks.length);
+    this.profile.stacks.push(s);
+  }
+}

@@ -1,0 +1,47 @@
+// Size factors: how much of each capture's count is "depth" (longer window, more load, faster
+// sampling) rather than the function itself. Counts are compared as count / size factor.
+//
+//   share         s = axis total. Compositional: when one function grows, every other function's
+//                 share falls, so bystanders look like they shrank.
+//   rate          s = measured seconds. Honest about time, but moves with the offered load.
+//   median-ratio  s = median over functions of count / (geometric mean of that function's count
+//                 over all captures) — DESeq's estimator. A few functions changing (even a lot)
+//                 barely move the median, so bystanders stay put. The verdict uses this one.
+
+export type Normalisation = "median-ratio" | "share" | "rate";
+
+function geomeanNormalise(s: number[]): number[] {
+  const g = Math.exp(s.reduce((t, v) => t + Math.log(v), 0) / s.length);
+  return s.map((v) => v / g);
+}
+
+export function median(xs: number[]): number {
+  const a = [...xs].sort((x, y) => x - y);
+  const n = a.length;
+  if (n === 0) return NaN;
+  return n % 2 ? a[(n - 1) / 2]! : (a[n / 2 - 1]! + a[n / 2]!) / 2;
+}
+
+export function shareFactors(totals: number[]): number[] {
+  return geomeanNormalise(totals.map((t) => Math.max(t, 1e-12)));
+}
+
+export function rateFactors(seconds: (number | undefined)[]): number[] | null {
+  if (seconds.some((s) => s === undefined || !(s > 0))) return null;
+  return geomeanNormalise(seconds as number[]);
+}
+
+/**
+ * Median-of-ratios over per-function self counts (one row per function, one column per capture).
+ * Uses functions present with at least `minCount` in every capture; null when fewer than 5 qualify.
+ */
+export function medianRatioFactors(rows: Float64Array[], nCaptures: number, minCount = 5): number[] | null {
+  const pick = (floor: number) => rows.filter((r) => r.every((v) => v >= floor));
+  let use = pick(minCount);
+  if (use.length < 5) use = pick(1);
+  if (use.length < 5) return null;
+  const logGeo = use.map((r) => r.reduce((t, v) => t + Math.log(v), 0) / nCaptures);
+  const s: number[] = [];
+  for (let c = 0; c < nCaptures; c++) s.push(median(use.map((r, i) => Math.exp(Math.log(r[c]!) - logGeo[i]!))));
+  return geomeanNormalise(s);
+}

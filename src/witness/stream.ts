@@ -1,0 +1,181 @@
+// Reads the ptop profile stream (JSON Lines, src/protocol/profile-stream.ts) into a Capture.
+//
+// Every line is validated against the protocol schema; a malformed line is an error naming its
+// line number, except a truncated *last* line (the collector was killed mid-write), which is
+// dropped and marks the capture partial — exactly like a stream without its summary record.
+
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { StreamRecord, type FrameRecord } from "../protocol/profile-stream.ts";
+import { AxisBuilder, type AxisUnit, type Capture, type Frame } from "./model.ts";
+
+const check = TypeCompiler.Compile(StreamRecord);
+
+export class StreamError extends Error {}
+
+const DEFAULT_UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls" };
+
+export function parseStream(text: string, name?: string): Capture {
+  const capture: Capture = { meta: { source: "stream", partial: false }, axes: {}, missing: [] };
+  if (name !== undefined) capture.meta.name = name;
+  const frames = new Map<number, FrameRecord>();
+  const builders = new Map<string, { b: AxisBuilder; frameMap: Map<number, number> }>();
+  const attached = new Map<string, boolean>();
+  let sawHeader = false;
+  let sawSummary = false;
+  let truncated = false;
+
+  const lines = text.split("\n");
+  // A final empty string after the last "\n" is normal.
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === "") continue;
+    const lineNo = i + 1;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      if (i === lines.length - 1 && !text.endsWith("\n")) {
+        truncated = true; // killed mid-line: keep what came before
+        break;
+      }
+      throw new StreamError(`line ${lineNo}: not valid JSON`);
+    }
+    if (!check.Check(rec)) {
+      const first = check.Errors(rec).First();
+      throw new StreamError(`line ${lineNo}: invalid record${first ? ` (${first.path || "/"}: ${first.message})` : ""}`);
+    }
+    if (!sawHeader && rec.type !== "header") throw new StreamError(`line ${lineNo}: the first record must be the header`);
+    if (sawSummary) throw new StreamError(`line ${lineNo}: record after the summary`);
+    switch (rec.type) {
+      case "header": {
+        if (sawHeader) throw new StreamError(`line ${lineNo}: a second header`);
+        sawHeader = true;
+        const m = capture.meta;
+        m.workload = rec.workload;
+        m.probesRequested = [...rec.probes_requested];
+        m.frequencyHz = rec.frequency_hz;
+        m.startedAtMs = rec.started_at_ms;
+        m.measuredSec = rec.duration_sec; // replaced by the summary's measured_sec when present
+        break;
+      }
+      case "probe":
+        attached.set(rec.name, rec.attached);
+        if (!rec.attached) capture.missing.push({ axis: rec.name, reason: rec.reason ?? "probe did not attach (no reason given)" });
+        break;
+      case "axis":
+        if (attached.get(rec.name) === false) throw new StreamError(`line ${lineNo}: axis "${rec.name}" declared for a probe that did not attach`);
+        if (builders.has(rec.name)) throw new StreamError(`line ${lineNo}: axis "${rec.name}" declared twice`);
+        builders.set(rec.name, { b: new AxisBuilder(rec.name, rec.unit, rec.period_ns), frameMap: new Map() });
+        break;
+      case "process":
+        (capture.meta.processes ??= []).push({ pid: rec.pid, comm: rec.comm, ...(rec.nspid !== undefined ? { nspid: rec.nspid } : {}) });
+        break;
+      case "frame":
+        if (frames.has(rec.id)) throw new StreamError(`line ${lineNo}: frame id ${rec.id} defined twice`);
+        frames.set(rec.id, rec);
+        break;
+      case "stack": {
+        if (attached.get(rec.axis) === false) throw new StreamError(`line ${lineNo}: stack on axis "${rec.axis}" whose probe did not attach`);
+        let entry = builders.get(rec.axis);
+        if (!entry) {
+          // Tolerate a collector that omits the axis record: the unit is implied by the axis name.
+          entry = { b: new AxisBuilder(rec.axis, DEFAULT_UNIT[rec.axis] ?? "count"), frameMap: new Map() };
+          builders.set(rec.axis, entry);
+        }
+        const ids: number[] = new Array(rec.frames.length);
+        for (let k = 0; k < rec.frames.length; k++) {
+          const fid = rec.frames[k]!;
+          let local = entry.frameMap.get(fid);
+          if (local === undefined) {
+            const fr = frames.get(fid);
+            if (!fr) throw new StreamError(`line ${lineNo}: stack references undefined frame id ${fid}`);
+            local = entry.b.frame(toFrame(fr));
+            entry.frameMap.set(fid, local);
+          }
+          ids[k] = local;
+        }
+        entry.b.add(ids, rec.value, rec.total_ns);
+        break;
+      }
+      case "summary": {
+        sawSummary = true;
+        const m = capture.meta;
+        m.samples = rec.samples;
+        m.lost = rec.lost;
+        m.measuredSec = rec.measured_sec;
+        if (rec.partial) {
+          m.partial = true;
+          if (rec.partial_reason !== undefined) m.partialReason = rec.partial_reason;
+        }
+        break;
+      }
+    }
+  }
+  if (!sawHeader) throw new StreamError("empty stream: no header record");
+  if (!sawSummary) {
+    capture.meta.partial = true;
+    capture.meta.partialReason = truncated
+      ? "stream truncated mid-record (collector killed)"
+      : "stream has no summary record (collector died before the end of the window)";
+  }
+  for (const [axis, { b }] of builders) capture.axes[axis] = b.profile;
+  // A requested probe with neither a probe record nor data is also absent.
+  for (const p of capture.meta.probesRequested ?? []) {
+    if (!capture.axes[p] && !capture.missing.some((m) => m.axis === p) && attached.get(p) !== true) {
+      capture.missing.push({ axis: p, reason: "no probe record in the stream" });
+    }
+  }
+  return capture;
+}
+
+function toFrame(r: FrameRecord): Frame {
+  const f: Frame = { name: r.function || (r.address ? `[unknown] ${r.address}` : "[unknown]"), kind: r.kind };
+  if (r.module !== undefined) f.module = r.module;
+  return f;
+}
+
+/** Writes a Capture as a ptop stream (used by tests and simulations to produce realistic inputs). */
+export function toStream(c: Capture): string {
+  const out: string[] = [];
+  const axes = Object.keys(c.axes);
+  const requested = c.meta.probesRequested ?? [...axes, ...c.missing.map((m) => m.axis)];
+  out.push(
+    JSON.stringify({
+      type: "header",
+      version: 1,
+      workload: c.meta.workload ?? "unknown",
+      probes_requested: requested,
+      frequency_hz: c.meta.frequencyHz ?? 99,
+      warmup_sec: 0,
+      duration_sec: c.meta.measuredSec ?? 0,
+      started_at_ms: c.meta.startedAtMs ?? 0,
+    }),
+  );
+  for (const a of axes) out.push(JSON.stringify({ type: "probe", name: a, attached: true }));
+  for (const m of c.missing) out.push(JSON.stringify({ type: "probe", name: m.axis, attached: false, reason: m.reason }));
+  for (const p of c.meta.processes ?? []) out.push(JSON.stringify({ type: "process", ...p }));
+  let nextId = 0;
+  for (const a of axes) {
+    const p = c.axes[a]!;
+    out.push(JSON.stringify({ type: "axis", name: a, unit: p.unit, ...(p.periodNs !== undefined ? { period_ns: p.periodNs } : {}) }));
+    const base = nextId;
+    p.frames.forEach((f, i) => {
+      out.push(JSON.stringify({ type: "frame", id: base + i, function: f.name, kind: f.kind ?? "native", ...(f.module ? { module: f.module } : {}) }));
+    });
+    nextId += p.frames.length;
+    for (const s of p.stacks) {
+      out.push(
+        JSON.stringify({ type: "stack", axis: a, frames: s.frames.map((x) => x + base), value: s.value, ...(s.totalNs !== undefined ? { total_ns: s.totalNs } : {}) }),
+      );
+    }
+  }
+  if (!c.meta.partial) {
+    const samples: Record<string, number> = {};
+    for (const a of axes) samples[a] = c.axes[a]!.stacks.reduce((t, s) => t + s.value, 0);
+    out.push(
+      JSON.stringify({ type: "summary", samples, lost: {}, partial: false, ended_at_ms: (c.meta.startedAtMs ?? 0) + Math.round((c.meta.measuredSec ?? 0) * 1000), measured_sec: c.meta.measuredSec ?? 0 }),
+    );
+  }
+  return out.join("\n") + "\n";
+}
