@@ -8,6 +8,7 @@ import { REQUIRED_CAPS, REQUIRED_MASK } from "../../src/profiler/boot/capability
 import { checkCollectorCapabilities, judgeFileCapabilities } from "../../src/profiler/boot/capabilities.ts";
 import { checkBoundingSet, checkNoNewPrivs, checkUserNamespace, INITIAL_USER_NS_INODE } from "../../src/profiler/boot/exec-grant.ts";
 import { CapabilityXattrError, encodeCapabilityXattr, parseCapabilityXattr } from "../../src/profiler/boot/file-capabilities.ts";
+import type { Finding } from "../../src/profiler/boot/finding.ts";
 import { parseProcStatus } from "../../src/profiler/boot/proc-status.ts";
 import { checkSupervisor } from "../../src/profiler/boot/self-capabilities.ts";
 
@@ -15,7 +16,7 @@ import { checkSupervisor } from "../../src/profiler/boot/self-capabilities.ts";
 const SETCAP_V2 = Buffer.from("010000020400280000000000c000000000000000", "hex");
 
 const bit = (name: string) => 1n << BigInt(REQUIRED_CAPS.find((c) => c.name === name)!.bit);
-const fails = (fs: { status: string }[]) => fs.filter((f) => f.status === "fail");
+const fails = (fs: Finding[]) => fs.filter((f) => f.status === "fail");
 
 describe("security.capability decoding", () => {
   test("v2 as written by setcap", () => {
@@ -61,7 +62,7 @@ describe("verdict on the collector's file capabilities", () => {
       const f = fails(judgeFileCapabilities("/x/ptop", { ...ok, permitted: REQUIRED_MASK & ~bit(cap.name) }));
       expect(f).toHaveLength(1);
       expect(f[0]).toMatchObject({ subject: cap.name, cost: cap.cost });
-      expect((f[0] as { message: string }).message).toContain(cap.name);
+      expect(f[0]!.message).toContain(cap.name);
     });
   }
 
@@ -72,17 +73,17 @@ describe("verdict on the collector's file capabilities", () => {
   test("an extra capability is refused by name", () => {
     const f = fails(judgeFileCapabilities("/x/ptop", { ...ok, permitted: REQUIRED_MASK | (1n << 12n) }));
     expect(f).toHaveLength(1);
-    expect((f[0] as { message: string }).message).toContain("CAP_NET_ADMIN");
+    expect(f[0]!.message).toContain("CAP_NET_ADMIN");
   });
 
   test("inheritable capabilities are refused", () => {
     const f = fails(judgeFileCapabilities("/x/ptop", { ...ok, inheritable: bit("CAP_BPF") }));
-    expect((f[0] as { subject: string }).subject).toBe("inheritable");
+    expect(f[0]!.subject).toBe("inheritable");
   });
 
   test("no effective flag is refused", () => {
     const f = fails(judgeFileCapabilities("/x/ptop", { ...ok, effective: false }));
-    expect((f[0] as { subject: string }).subject).toBe("effective flag");
+    expect(f[0]!.subject).toBe("effective flag");
   });
 
   test("v3 capabilities of another user namespace are refused; rootid 0 is fine", () => {
@@ -93,7 +94,7 @@ describe("verdict on the collector's file capabilities", () => {
   test("no capabilities at all: every refusal carries a fix for docker, Kubernetes and systemd", () => {
     const f = fails(judgeFileCapabilities("/x/ptop", { ...ok, permitted: 0n, effective: false }));
     expect(f).toHaveLength(6);
-    for (const x of f as { fix: string }[]) {
+    for (const x of f) {
       expect(x.fix).toContain("docker/compose:");
       expect(x.fix).toContain("Kubernetes:");
       expect(x.fix).toContain("systemd:");
@@ -136,9 +137,9 @@ describe("the supervisor and what the kernel will grant on exec", () => {
 
   test("root is refused; so is a non-root process holding capabilities", () => {
     const root = fails(checkSupervisor(STATUS({ Uid: "0\t0\t0\t0", CapEff: "000001ffffffffff", CapPrm: "000001ffffffffff" })));
-    expect(root.map((f) => (f as { subject: string }).subject)).toEqual(["uid 0", "CapEff"]);
+    expect(root.map((f) => f!.subject)).toEqual(["uid 0", "CapEff"]);
     const capped = fails(checkSupervisor(STATUS({ CapEff: "0000000000200000", CapPrm: "0000000000200000" })));
-    expect((capped[0] as { message: string }).message).toContain("CAP_SYS_ADMIN");
+    expect(capped[0]!.message).toContain("CAP_SYS_ADMIN");
     expect(fails(checkSupervisor(STATUS({ CapAmb: "0000008000000000" })))).toHaveLength(1);
   });
 
@@ -148,21 +149,21 @@ describe("the supervisor and what the kernel will grant on exec", () => {
       const f = fails(checkBoundingSet(STATUS({ CapBnd: bnd })));
       expect(f).toHaveLength(1);
       expect(f[0]).toMatchObject({ subject: cap.name });
-      expect((f[0] as { fix: string }).fix).toContain(`--cap-add ${cap.short}`);
+      expect(f[0]!.fix).toContain(`--cap-add ${cap.short}`);
     }
   });
 
   test("NoNewPrivs 1 is refused", () => {
     expect(fails(checkNoNewPrivs(STATUS({})))).toEqual([]);
     const [f] = fails(checkNoNewPrivs(STATUS({ NoNewPrivs: "1" })));
-    expect((f as { message: string }).message).toContain("NoNewPrivs");
-    expect((f as { fix: string }).fix).toContain("allowPrivilegeEscalation");
+    expect(f!.message).toContain("NoNewPrivs");
+    expect(f!.fix).toContain("allowPrivilegeEscalation");
   });
 
   test("user namespace: the initial inode passes, another one is refused", () => {
     expect(fails(checkUserNamespace(INITIAL_USER_NS_INODE, "0 0 4294967295"))).toEqual([]);
     const [f] = fails(checkUserNamespace(4026532999, "0 100000 65536"));
-    expect((f as { message: string }).message).toContain("user namespace");
+    expect(f!.message).toContain("user namespace");
     expect(fails(checkUserNamespace(undefined, "         0          0 4294967295\n"))).toEqual([]);
   });
 
