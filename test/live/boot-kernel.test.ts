@@ -1,0 +1,109 @@
+// Live matrix, part 2: what the kernel will grant on exec and what the supervisor can see —
+// a nosuid mount, no_new_privs, a reduced bounding set, a user namespace, a private PID
+// namespace, and tracing mounts present or absent (in a private mount namespace, so the host's
+// mounts are never touched). Root required.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { liveAvailable } from "../helpers/runner-bin.ts";
+import { BootSandbox, bootLine, FIVE, sh } from "./boot-setup.ts";
+
+const live = liveAvailable();
+const REFUSED = 78;
+let box: BootSandbox;
+
+describe.skipIf(!live)("boot: kernel settings (live)", () => {
+  beforeAll(() => {
+    box = new BootSandbox();
+  });
+  afterAll(() => box?.cleanup());
+
+  test("collector on a nosuid mount: refused naming nosuid", () => {
+    const dir = join(box.root, "nosuid");
+    mkdirSync(dir);
+    sh(["mount", "-t", "tmpfs", "-o", "nosuid,mode=0755", "tmpfs", dir]);
+    const ptop = box.collector("ptop", `${FIVE}+ep`, dir);
+    expect(sh(["getcap", ptop])).toContain("cap_bpf");
+    const r = box.boot({ env: { RUNNER_COLLECTOR_PATH: ptop } });
+    expect(r.code).toBe(REFUSED);
+    expect(r.stderr).toContain("mounted nosuid");
+    expect(r.stderr.trim().split("\n")).toHaveLength(2);
+  });
+
+  test("under setpriv --no-new-privs: refused naming NoNewPrivs", () => {
+    const r = box.boot({ setprivExtra: ["--no-new-privs"] });
+    expect(r.code).toBe(REFUSED);
+    expect(r.stderr).toContain("NoNewPrivs is 1");
+    expect(r.stderr).toContain("allowPrivilegeEscalation");
+  });
+
+  for (const cap of ["perfmon", "bpf", "sys_admin"]) {
+    test(`bounding set without ${cap}: refused naming CAP_${cap.toUpperCase()}`, () => {
+      const r = box.boot({ setprivExtra: [`--bounding-set=-${cap}`] });
+      expect(r.code).toBe(REFUSED);
+      expect(r.stderr).toContain(`CAP_${cap.toUpperCase()} is not in the capability bounding set`);
+      expect(r.stderr).toContain(`--cap-add ${cap.toUpperCase()}`);
+    });
+  }
+
+  test("private PID namespace (unshare --pid --fork --mount-proc): refused with the fix", () => {
+    const r = box.boot({ wrap: ["unshare", "--pid", "--fork", "--mount-proc"] });
+    expect(r.code).toBe(REFUSED);
+    expect(r.stderr).toContain("private PID namespace");
+    expect(r.stderr).toContain("--pid=host");
+    expect(r.stderr).toContain("hostPID: true");
+  });
+
+  test("a user namespace other than the initial one: refused", () => {
+    // nobody creates the namespace itself, so it holds no capability in it after exec
+    const r = box.boot({ wrap: [], setprivExtra: ["unshare", "--user"] });
+    expect(r.code).toBe(REFUSED);
+    expect(r.stderr).toContain("user namespace other than the initial one");
+  });
+
+  test("tracing mounts present: all three probes expected", () => {
+    const script = "mount -t tracefs nodev /sys/kernel/tracing && mount -t debugfs nodev /sys/kernel/debug && exec \"$@\"";
+    const r = box.boot({ wrap: ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"] });
+    expect(r.code).toBe(0);
+    expect(bootLine(r.stdout)).toMatchObject({ probes: ["cpu", "offcpu", "syscalls"], instrumentation: "fully instrumented (3 probes)" });
+  });
+
+  test("tracing mounts absent: boots, and the boot line says 1 of 3 probes", () => {
+    const script = "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null; exec \"$@\"";
+    const r = box.boot({ wrap: ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"] });
+    expect(r.code).toBe(0);
+    const line = bootLine(r.stdout);
+    expect(line.probes).toEqual(["cpu"]);
+    expect(line.instrumentation).toBe("1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing");
+    expect(r.stdout).toContain("tracefs is not mounted at /sys/kernel/tracing");
+  });
+
+  test("a second replica on the same identity volume is refused while the first runs", async () => {
+    // The first holds the volume through a real `runner profiler` whose enrolment never succeeds
+    // (nothing listens), so it keeps running with the lock held.
+    const first = Bun.spawn(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...(await import("../helpers/runner-bin.ts")).runnerCommand(), "profiler"], {
+      env: box.env(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const reader = first.stdout.getReader();
+      let seen = "";
+      while (!seen.includes("profiler booted")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += new TextDecoder().decode(value);
+      }
+      reader.releaseLock();
+      expect(seen).toContain("profiler booted");
+      const r = box.boot({ env: { RUNNER_INSTANCE_ID: "live-1" } });
+      expect(r.code).toBe(REFUSED);
+      expect(r.stderr).toContain("is in use by PID");
+      expect(r.stderr).toContain("one volume per replica");
+    } finally {
+      first.kill();
+      await first.exited;
+    }
+    expect(box.boot().code).toBe(0);
+  });
+});
