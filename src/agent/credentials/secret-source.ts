@@ -1,4 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { productionChain } from "../connectors/aws/credentials.ts";
 import { AgentError } from "../errors.ts";
 import type { Env } from "../context.ts";
 import type { Redactor } from "./redactor.ts";
@@ -53,11 +54,12 @@ class AwsSecretsManagerSecrets extends EnvSecrets {
     const prefix = env.RUNNER_SECRET_PREFIX;
     if (!prefix) throw new AgentError("not_configured", "RUNNER_SECRET_STORE_MODE=aws-secrets-manager needs RUNNER_SECRET_PREFIX");
     this.prefix = prefix.replace(/\/+$/, "");
-    // The store identity is the workload identity (default chain); its only permission is the
-    // narrowed GetSecretValue statement.
+    // The store identity is the workload identity (the same production chain as chain mode, no
+    // SSO); its only permission is the narrowed GetSecretValue statement.
     this.client = new SecretsManagerClient({
       region: env.RUNNER_AWS_REGION ?? env.AWS_REGION ?? "us-east-1",
       endpoint: env.RUNNER_SECRET_STORE_ENDPOINT_URL ?? env.RUNNER_AWS_ENDPOINT_URL,
+      credentials: productionChain(env, redactor),
       maxAttempts: 1,
     });
   }

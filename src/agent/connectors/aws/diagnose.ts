@@ -50,7 +50,7 @@ function accessDenied(action: string, name: string): AgentError {
     // The credential is fine; rotating it changes nothing.
     return new AgentError(
       "permission",
-      `${action} was refused with ${name}: the policy attached to this credential lacks the BI statement "BiQuickSightSomenteLeitura" (quicksight:Describe*, quicksight:List*, quicksight:Search*), which policies applied before September 2026 do not have. Add the BI statement from ${READ_ONLY_POLICY_FILE}; do not rotate the credential.`,
+      `${action} was refused with ${name}: the policy attached to this credential lacks the BI statement "BiQuickSightSomenteLeitura" (quicksight:Describe*, quicksight:List*, quicksight:Search*); policies applied before September 2026 do not have it. Fix: add the BI statement; do not rotate the credential (the statement is in ${READ_ONLY_POLICY_FILE}).`,
     );
   }
   if (statement) {
