@@ -1,0 +1,116 @@
+// Datadog connector against a local multi-site fake: the API key only at /api/v1/validate in
+// health, application-key scopes per operation, and the wrong-regional-site 403 diagnosed as
+// the site, before any scope is blamed.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import pino from "pino";
+import { Catalog } from "../../src/agent/catalog.ts";
+import { datadogConnector } from "../../src/agent/connectors/datadog.ts";
+import { createAgentContext, type Env } from "../../src/agent/context.ts";
+import { enforceAndRun } from "../../src/agent/enforce.ts";
+import { AgentError } from "../../src/agent/errors.ts";
+import { runHealth } from "../../src/agent/health.ts";
+import { type DatadogFake, startDatadogFake } from "../fixtures/fakes/datadog.ts";
+
+const API_KEY = "ddapi0123456789abcdef0123456789ab";
+const APP_KEY = "ddapp0123456789abcdef0123456789abcdef0123";
+const ALL = ["logs_read_data", "logs_read_index_data", "apm_read", "monitors_read", "incident_read", "rum_apps_read", "synthetics_read", "api_keys_read"];
+let fake: DatadogFake;
+const catalog = new Catalog([datadogConnector]);
+const env = (over: Env = {}): Env => ({ RUNNER_DATADOG_SITE: "datadoghq.eu", DATADOG_API_KEY: API_KEY, DATADOG_APP_KEY: APP_KEY, RUNNER_DATADOG_URL_TEMPLATE: fake.template, ...over });
+const ctx = (e: Env) => createAgentContext(e, pino({ level: "silent" }));
+
+async function refusal(p: Promise<unknown>): Promise<AgentError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof AgentError) return e;
+    throw e;
+  }
+  throw new Error("expected a refusal");
+}
+
+beforeAll(() => {
+  fake = startDatadogFake({ orgSite: "datadoghq.eu", apiKey: API_KEY, appKey: APP_KEY, scopes: [...ALL] });
+});
+afterEach(() => {
+  expect(fake.violations).toEqual([]);
+  fake.requests.length = 0;
+  fake.options.scopes = [...ALL];
+});
+afterAll(() => fake.stop());
+
+describe("Datadog", () => {
+  test("every operation runs with its example on the right site and a fully scoped key", async () => {
+    for (const o of catalog.operations()) {
+      const out = (await enforceAndRun(catalog, o.name, o.example, ctx(env()))) as { path: string };
+      expect(out.path).toStartWith("/api/");
+    }
+    expect(fake.requests.every((r) => r.site === "datadoghq.eu")).toBe(true);
+  });
+
+  test("health uses the API key alone at /api/v1/validate, then checks monitors_read", async () => {
+    const [h] = await runHealth(catalog, ctx(env()));
+    expect(h).toEqual({ connector: "datadog", status: "ok", detail: "API key valid on datadoghq.eu; application key reads monitors" });
+    const apiKeyOnly = fake.requests.filter((r) => r.apiKeyOnly);
+    expect(apiKeyOnly.map((r) => r.path)).toEqual(["/api/v1/validate"]);
+    expect(fake.requests.filter((r) => r.path === "/api/v1/validate").every((r) => r.apiKeyOnly)).toBe(true);
+  });
+
+  test("a valid key on the wrong regional site: health names the site to set", async () => {
+    const [h] = await runHealth(catalog, ctx(env({ RUNNER_DATADOG_SITE: "datadoghq.com" })));
+    expect(h!.status).toBe("error");
+    expect(h!.detail).toContain("the API key is valid on datadoghq.eu");
+    expect(h!.detail).toContain("Set RUNNER_DATADOG_SITE=datadoghq.eu");
+    expect(h!.detail).not.toContain(API_KEY);
+  });
+
+  test("wrong site is diagnosed before scopes, even when a scope is also missing", async () => {
+    fake.options.scopes = ALL.filter((s) => s !== "monitors_read");
+    const e = await refusal(enforceAndRun(catalog, "datadog.monitors.list", {}, ctx(env({ RUNNER_DATADOG_SITE: "us5.datadoghq.com" }))));
+    expect(e.code).toBe("misconfigured");
+    expect(e.message).toContain("RUNNER_DATADOG_SITE=datadoghq.eu");
+    expect(e.message).not.toContain("lacks scope");
+  });
+
+  test("on the right site, a missing scope names the scope of that operation", async () => {
+    const cases: [string, unknown, string][] = [
+      ["datadog.logs.search", { query: "*", from: "now-1h" }, "logs_read_data + logs_read_index_data"],
+      ["datadog.traces.search", { query: "*", from: "now-1h" }, "apm_read"],
+      ["datadog.monitors.list", {}, "monitors_read"],
+      ["datadog.incidents.list", {}, "incident_read"],
+      ["datadog.rum.search", { query: "*", from: "now-1h" }, "rum_apps_read"],
+      ["datadog.synthetics.list", {}, "synthetics_read"],
+      ["datadog.security.apiKeys", {}, "api_keys_read"],
+    ];
+    fake.options.scopes = [];
+    for (const [name, args, scope] of cases) {
+      const e = await refusal(enforceAndRun(catalog, name, args, ctx(env())));
+      expect(e.code).toBe("permission");
+      expect(e.message).toContain(`lacks scope ${scope}`);
+    }
+    // Metrics need no scope at all.
+    expect(await enforceAndRun(catalog, "datadog.metrics.query", { query: "avg:x{*}", from: 1, to: 2 }, ctx(env()))).toBeTruthy();
+  });
+
+  test("health reports a key without monitors_read (always required)", async () => {
+    fake.options.scopes = ALL.filter((s) => s !== "monitors_read");
+    const [h] = await runHealth(catalog, ctx(env()));
+    expect(h!.status).toBe("error");
+    expect(h!.detail).toContain("lacks scope monitors_read");
+  });
+
+  test("an invalid API key is reported as invalid everywhere, not as the site", async () => {
+    const [h] = await runHealth(catalog, ctx(env({ DATADOG_API_KEY: "ddapi-revoked-000000000000" })));
+    expect(h!.status).toBe("error");
+    expect(h!.detail).toContain("invalid or revoked");
+    expect(h!.detail).not.toContain("ddapi-revoked");
+  });
+
+  test("unconfigured: skipped, and operations say what to set", async () => {
+    const [h] = await runHealth(catalog, ctx({}));
+    expect(h).toEqual({ connector: "datadog", status: "skipped", detail: "neither RUNNER_DATADOG_SITE nor DATADOG_API_KEY is set" });
+    const e = await refusal(enforceAndRun(catalog, "datadog.monitors.list", {}, ctx(env({ DATADOG_APP_KEY: undefined }))));
+    expect(e.code).toBe("not_configured");
+    expect(e.message).toContain("DATADOG_APP_KEY");
+  });
+});
