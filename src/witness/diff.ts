@@ -12,9 +12,10 @@ import type { Capture } from "./model.ts";
 import { functionTotals } from "./aggregate.ts";
 import { medianRatioFactors, rateFactors, shareFactors, type Normalisation } from "./stats/normalise.ts";
 import { dispersionMoM, rateTest, replicateAgrees, type Groups } from "./stats/rate-test.ts";
-import { byAdjust, byFirstThreshold } from "./stats/multiple-testing.ts";
+import { byAdjust, harmonic } from "./stats/multiple-testing.ts";
 import { tQuantile } from "./stats/distributions.ts";
-import { power, replicatesNeeded } from "./stats/power.ts";
+import { planTests, power, replicatesNeeded, type PlanTest } from "./stats/power.ts";
+import { detectabilityWeights } from "./stats/weights.ts";
 
 export type { Normalisation } from "./stats/normalise.ts";
 
@@ -39,6 +40,8 @@ export interface DiffOptions {
   detectShare?: number;
   /** … with this probability (default 0.8). */
   targetPower?: number;
+  /** How BY spreads q over the tests: by detectability of a detectEffect change (default) or evenly. */
+  weighting?: "detectability" | "uniform";
 }
 
 export interface Side {
@@ -102,6 +105,7 @@ export interface DiffResult {
   normalisations_reported: Normalisation[];
   q: number;
   min_effect: number;
+  multiple_testing: { method: "Benjamini-Yekutieli"; weighting: "detectability" | "uniform"; tests: number };
   detect: { effect: number; share: number; power: number };
   /** Captures per version that would decide, when the verdict is insufficient. */
   replicates_needed: number | null;
@@ -156,6 +160,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
   const detectEffect = opts.detectEffect ?? 0.1;
   const detectShare = opts.detectShare ?? 0.01;
   const targetPower = opts.targetPower ?? 0.8;
+  const weighting = opts.weighting ?? "detectability";
   if (input.before.length === 0 || input.after.length === 0) throw new Error("diff needs at least one capture on each side");
 
   const notes: string[] = [];
@@ -359,19 +364,26 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     });
   }
 
-  // Multiple testing across all axes, per normalisation: the family is every distinct test.
+  // Multiple testing across all axes, per normalisation: the family is every distinct test, each
+  // weighted by how well it could see a detectEffect change (stats/weights.ts).
   const flaggedSets = new Map<Normalisation, Map<AxisWork, boolean[]>>();
   const qValues = new Map<AxisWork, number[]>();
+  const weightOf = new Map<AxisWork, number[]>();
   const mTotal = work.reduce((t, w) => t + w.distinct.length, 0);
+  const delta = Math.log(1 + detectEffect);
   for (const n of ALL_NORMS) {
-    const entries: { w: AxisWork; i: number; p: number; L: number }[] = [];
+    const entries: { w: AxisWork; i: number; p: number; L: number; xi: number }[] = [];
     for (const w of work) {
       const pn = w.perNorm.find((x) => x.norm === n);
       if (!pn) continue;
-      pn.tests.forEach((t, i) => entries.push({ w, i, p: t.r.p, L: t.r.logRatio }));
+      pn.tests.forEach((t, i) => entries.push({ w, i, p: t.r.p, L: t.r.logRatio, xi: delta / t.r.seNull }));
     }
     if (!entries.length) continue;
-    const adj = byAdjust(entries.map((e) => e.p));
+    const weights = weighting === "uniform" ? entries.map(() => 1) : detectabilityWeights(entries.map((e) => e.xi), q / harmonic(entries.length));
+    const adj = byAdjust(
+      entries.map((e) => e.p),
+      weights,
+    );
     const map = new Map<AxisWork, boolean[]>();
     entries.forEach((e, k) => {
       let arr = map.get(e.w);
@@ -381,10 +393,25 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
         let qa = qValues.get(e.w);
         if (!qa) qValues.set(e.w, (qa = new Array(e.w.distinct.length).fill(1)));
         qa[e.i] = adj[k]!;
+        let wa = weightOf.get(e.w);
+        if (!wa) weightOf.set(e.w, (wa = new Array(e.w.distinct.length).fill(1)));
+        wa[e.i] = weights[k]!;
       }
     });
     flaggedSets.set(n, map);
   }
+  // The family as the planner sees it: mean count and dispersion of every test (verdict normalisation).
+  const family: PlanTest[] = [];
+  for (const w of work) {
+    const vn = w.perNorm.find((p) => p.norm === w.report.normalisation)!;
+    const N = w.nB + w.nA;
+    w.distinct.forEach((y, i) => {
+      let s = 0;
+      for (let c = 0; c < N; c++) s += y[c]!;
+      family.push({ mu: s / N, alpha: vn.tests[i]!.alpha });
+    });
+  }
+  const planned = planTests(family);
 
   const changes: Change[] = [];
   for (const w of work) {
@@ -396,7 +423,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       const f = flaggedSets.get(n)?.get(w);
       if (f) w.report.flagged_by_normalisation[n] = w.hyps.filter((h) => f[h.key]).length;
     }
-    const thr = byFirstThreshold(Math.max(1, mTotal), q);
+    const wts = weightOf.get(w) ?? [];
     const side = w.side;
     for (const h of w.hyps) {
       const t = vn.tests[h.key]!;
@@ -422,7 +449,8 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
           flagged: flaggedSets.get(pn.norm)?.get(w)?.[h.key] ?? false,
         };
       }
-      const zThr = tQuantile(1 - thr / 2, t.r.df);
+      // The bar this test must clear when it is the only discovery: BY's first step, weighted.
+      const zThr = tQuantile(1 - (q * (wts[h.key] ?? 1)) / (Math.max(1, mTotal) * harmonic(Math.max(1, mTotal))) / 2, t.r.df);
       changes.push({
         function: w.names[h.fn]!,
         axis: w.report.axis,
@@ -446,13 +474,12 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     w.report.flagged = w.hyps.filter((h) => flags[h.key]).length;
     const pin = {
       effect: detectEffect,
-      share: detectShare,
-      samples: w.meanTotal / quantum(w.report.unit),
-      alpha: vn.alpha0,
-      tests: mTotal,
+      refMu: (detectShare * w.meanTotal) / quantum(w.report.unit),
+      refAlpha: vn.alpha0,
+      tests: planned,
+      m: mTotal + 1,
       q,
-      priorDf,
-      usePrior: w.usePrior,
+      weighted: weighting === "detectability",
     };
     w.report.power = power(pin, w.nB, w.nA);
     w.report.replicates_needed = replicatesNeeded(pin, targetPower);
@@ -491,6 +518,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     normalisations_reported: ALL_NORMS.filter((n) => work.some((w) => w.perNorm.some((p) => p.norm === n))),
     q,
     min_effect: minEffect,
+    multiple_testing: { method: "Benjamini-Yekutieli", weighting, tests: mTotal },
     detect: { effect: detectEffect, share: detectShare, power: minPower },
     replicates_needed: needed,
     axes_compared: axesCompared,

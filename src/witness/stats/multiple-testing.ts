@@ -8,18 +8,22 @@ export function harmonic(m: number): number {
   return c;
 }
 
-/** BY-adjusted p-values (same order as the input). */
-export function byAdjust(p: readonly number[]): number[] {
+/**
+ * BY-adjusted p-values (same order as the input). With weights (mean 1), the weighted step-up on
+ * p/w — FDR ≤ q under arbitrary dependence still holds (Blanchard & Roquain 2008).
+ */
+export function byAdjust(p: readonly number[], w?: readonly number[]): number[] {
   const m = p.length;
   if (m === 0) return [];
   const cm = harmonic(m);
-  const order = p.map((v, i) => i).sort((a, b) => p[b]! - p[a]!); // descending p
+  const x = w ? p.map((v, i) => v / w[i]!) : p;
+  const order = x.map((v, i) => i).sort((a, b) => x[b]! - x[a]!); // descending
   const out = new Array<number>(m);
-  let running = 1;
+  let running = Infinity;
   for (let r = 0; r < m; r++) {
     const i = order[r]!;
-    const rank = m - r; // ascending rank of p[i]
-    running = Math.min(running, (p[i]! * m * cm) / rank);
+    const rank = m - r; // ascending rank of x[i]
+    running = Math.min(running, (x[i]! * m * cm) / rank);
     out[i] = Math.min(1, running);
   }
   return out;

@@ -1,41 +1,71 @@
-// Planning: the chance of flagging a change of `effect` (relative) on a function holding `share`
-// of a capture of `samples` counts, with n captures per version, run-to-run dispersion α, and
-// the multiple-testing burden of m tests (BY's first threshold — the bar a lone change must clear).
+// Planning: the chance that a change of `effect` (relative) on a function holding `share` of the
+// axis is flagged, given the run-to-run dispersion, the samples per capture, the captures per
+// version and the rest of the test family (which sets the multiple-testing bar, weighted as in
+// weights.ts). Normal approximation; the t correction is small at the degrees of freedom the
+// Satterthwaite formula gives when sampling noise is part of the variance.
 
-import { normalCdf, tQuantile } from "./distributions.ts";
-import { byFirstThreshold } from "./multiple-testing.ts";
-import { satterthwaite } from "./rate-test.ts";
+import { normalCdf, normalQuantile } from "./distributions.ts";
+import { harmonic } from "./multiple-testing.ts";
+import { levelFor } from "./weights.ts";
 
-export interface PowerInput {
-  effect: number;
-  share: number;
-  samples: number;
+export interface PlanTest {
+  /** Mean count per capture. */
+  mu: number;
+  /** Run-to-run dispersion α. */
   alpha: number;
-  tests: number;
+}
+
+export interface PlanInput {
+  effect: number;
+  /** Mean count per capture of the reference function (share × samples per capture). */
+  refMu: number;
+  refAlpha: number;
+  /** The other tests of the family (a sample of them when there are very many). */
+  tests: PlanTest[];
+  /** Size of the whole family. */
+  m: number;
   q: number;
-  priorDf: number;
-  /** Degrees of freedom when α is the prior (no replicates): Infinity. */
-  usePrior: boolean;
+  weighted: boolean;
 }
 
-export function power(inp: PowerInput, nBefore: number, nAfter: number): number {
-  const y = inp.share * inp.samples;
-  if (!(y > 0)) return 0;
-  const delta = Math.log(1 + inp.effect);
-  const v = 1 / (nBefore * y) + 1 / (nAfter * y * (1 + inp.effect)) + inp.alpha / nBefore + inp.alpha / nAfter;
-  const replicated = nBefore + nAfter > 2 && !inp.usePrior;
-  const d = nBefore + nAfter - 2;
-  const aPart = inp.alpha / nBefore + inp.alpha / nAfter;
-  const df = replicated ? satterthwaite(v, aPart, (d + inp.priorDf) ** 2 / d) : Infinity;
-  const thr = tQuantile(1 - byFirstThreshold(Math.max(1, inp.tests), inp.q) / 2, df);
-  return normalCdf(delta / Math.sqrt(v) - thr);
+const MAX_PLAN_TESTS = 800;
+
+export function planTests(all: PlanTest[]): PlanTest[] {
+  if (all.length <= MAX_PLAN_TESTS) return all;
+  const step = all.length / MAX_PLAN_TESTS;
+  return Array.from({ length: MAX_PLAN_TESTS }, (_, i) => all[Math.floor(i * step)]!);
 }
 
-/** Smallest n captures per version (equal on both sides) reaching `target` power; null above 200. */
-export function replicatesNeeded(inp: PowerInput, target: number): number | null {
-  for (let n = 1; n <= 200; n++) {
-    const p = power({ ...inp, usePrior: n === 1 ? inp.usePrior : false }, n, n);
-    if (p >= target) return n;
+export function power(inp: PlanInput, nBefore: number, nAfter: number): number {
+  if (!(inp.refMu > 0)) return 0;
+  const d = Math.log(1 + inp.effect);
+  const se = (mu: number, a: number) => Math.sqrt(1 / (mu * nBefore) + 1 / (mu * nAfter) + a / nBefore + a / nAfter);
+  const m = Math.max(1, inp.m);
+  const total = inp.q / harmonic(m);
+  const xiRef = d / se(inp.refMu, inp.refAlpha);
+  let level = total / m;
+  if (inp.weighted && inp.tests.length) {
+    const xi = inp.tests.map((t) => d / se(t.mu, t.alpha));
+    // levelFor sees a sample of the family: its per-test level scales with the sample, not m.
+    level = levelFor(xiRef, xi, (total * (xi.length + 1)) / m);
   }
-  return null;
+  return normalCdf(xiRef - normalQuantile(1 - level / 2));
+}
+
+/** Smallest n captures per version (equal on both sides) reaching `target`; null above 200. */
+export function replicatesNeeded(inp: PlanInput, target: number): number | null {
+  const ok = (n: number) => power(inp, n, n) >= target;
+  if (!ok(200)) return null;
+  let lo = 0;
+  let hi = 1;
+  while (!ok(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (ok(mid)) hi = mid;
+    else lo = mid;
+  }
+  return Math.min(hi, 200);
 }
