@@ -1,0 +1,134 @@
+// ptop's cpu probe on a real kernel: a C workload with known hot functions, run as a non-root
+// user, captured by a non-root parent through ptop's five file capabilities, agrees with
+// `perf record -F 99 -g` measuring the same process at the same time.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { liveAvailable } from "../helpers/runner-bin.ts";
+import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
+import {
+  buildHotloop, cleanup, leafShares, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets,
+} from "./ptop-harness.ts";
+
+const live = liveAvailable();
+const HOT = ["hot_alpha", "hot_beta", "hot_gamma"];
+const EXPECTED = [0.5, 0.3, 0.2];
+
+/** Leaf-symbol shares from `perf report`, over all samples of the recording. */
+function perfShares(data: string): Map<string, number> {
+  const r = Bun.spawnSync(
+    ["perf", "report", "--stdio", "--no-children", "--sort", "symbol", "-g", "none", "--percent-limit", "0", "-i", data],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  if (r.exitCode !== 0) throw new Error(`perf report failed: ${r.stderr.toString()}`);
+  const shares = new Map<string, number>();
+  for (const line of r.stdout.toString().split("\n")) {
+    const m = line.match(/^\s+([\d.]+)%\s+\[[.k]\]\s+(\S+)/);
+    if (m) shares.set(m[2]!, (shares.get(m[2]!) ?? 0) + Number(m[1]) / 100);
+  }
+  return shares;
+}
+
+describe.skipIf(!live)("ptop cpu probe (live)", () => {
+  let dir = "";
+  let ptop = "";
+  let hotloop = "";
+  let targets = "";
+  beforeAll(() => {
+    dir = sharedTempDir("ptop-cpu-");
+    ptop = setcapPtop(dir);
+    hotloop = buildHotloop(dir);
+    targets = writeTargets(dir, { targets: [{ workload: "hotloop" }] });
+  });
+  afterAll(() => cleanup(dir));
+
+  test("function shares agree with perf record -F 99 -g within 3 percentage points", async () => {
+    const work = spawnAsNobody([hotloop, "2", "45"]);
+    try {
+      await sleep(500);
+      const perfData = join(dir, "perf.data");
+      const perf = Bun.spawn(["perf", "record", "-q", "-F", "99", "-g", "-p", String(work.pid), "-o", perfData, "--", "sleep", "25"], {
+        stdout: "pipe", stderr: "pipe",
+      });
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "25", "--probes", "cpu"]);
+      expect(await perf.exited).toBe(0);
+      expect(run.exitCode).toBe(PTOP_EXIT.ok);
+
+      const procs = run.records.filter((r) => r.type === "process");
+      expect(procs.map((p) => p.type === "process" && p.pid)).toContain(work.pid);
+      const summary = run.records.at(-1)!;
+      expect(summary.type).toBe("summary");
+      if (summary.type !== "summary") return;
+      expect(summary.partial).toBe(false);
+      // 2 busy threads at 99 Hz for 25 s: up to 4950 samples, fewer when other work shares the CPUs.
+      expect(summary.samples.cpu).toBeGreaterThan(500);
+      console.log(`ptop samples ${summary.samples.cpu}; shares ptop ${JSON.stringify([...leafShares(run.records)].slice(0, 4))} perf ${JSON.stringify([...perfShares(perfData)].slice(0, 4))}`);
+
+      const ours = leafShares(run.records);
+      const theirs = perfShares(perfData);
+      HOT.forEach((fn, i) => {
+        const a = ours.get(fn) ?? 0;
+        const b = theirs.get(fn) ?? 0;
+        expect({ fn, diff: Math.abs(a - b) < 0.03, a, b }).toEqual({ fn, diff: true, a, b });
+        // And both see the shares the workload is built to have (5:3:2).
+        expect(Math.abs(a - EXPECTED[i]!)).toBeLessThan(0.05);
+      });
+      // Stacks are whole: the hot functions are called from worker or main, root first.
+      const frames = new Map(run.records.filter((r) => r.type === "frame").map((r) => [r.type === "frame" ? r.id : -1, r]));
+      const withCaller = stacksOf(run.records, "cpu").filter((s) => {
+        const names = s.frames.map((id) => { const f = frames.get(id); return f?.type === "frame" ? f.function : ""; });
+        return names.includes("hot_alpha") && (names.includes("worker") || names.includes("main"));
+      });
+      expect(withCaller.length).toBeGreaterThan(0);
+    } finally {
+      work.kill("SIGTERM");
+      await work.exited;
+    }
+  }, 60_000);
+
+  test("a process that starts during the window is picked up", async () => {
+    const first = spawnAsNobody([hotloop, "1", "12"]);
+    let second: ReturnType<typeof spawnAsNobody> | undefined;
+    try {
+      await sleep(300);
+      const capture = runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "5", "--probes", "cpu"]);
+      await sleep(1500);
+      second = spawnAsNobody([hotloop, "1", "10"]);
+      const run = await capture;
+      expect(run.exitCode).toBe(PTOP_EXIT.ok);
+      const pids = run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []));
+      expect(pids).toContain(first.pid);
+      expect(pids).toContain(second.pid);
+      const sampledPids = new Set(stacksOf(run.records, "cpu").map((s) => s.pid));
+      expect(sampledPids.has(second.pid)).toBe(true);
+    } finally {
+      first.kill("SIGTERM");
+      second?.kill("SIGTERM");
+      await Promise.all([first.exited, second?.exited]);
+    }
+  }, 60_000);
+
+  test("SIGTERM stops the window: what was measured is emitted, partial, exit 6", async () => {
+    const work = spawnAsNobody([hotloop, "1", "20"]);
+    try {
+      await sleep(300);
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "30", "--warmup", "1", "--probes", "cpu"], {
+        signalAfterMs: 3500,
+      });
+      expect(run.exitCode).toBe(PTOP_EXIT.interrupted);
+      expect(run.records[0]?.type).toBe("header");
+      const summary = run.records.at(-1)!;
+      if (summary.type !== "summary") throw new Error("no summary");
+      expect(summary.partial).toBe(true);
+      expect(summary.partial_reason).toContain("SIGTERM");
+      // warmup (1 s) is not measured: about 2.5 s of the 30 s window.
+      expect(summary.measured_sec).toBeGreaterThan(1.5);
+      expect(summary.measured_sec).toBeLessThan(4);
+      expect(summary.samples.cpu).toBeGreaterThan(100);
+      expect(summary.samples.cpu).toBeLessThan(450);
+      expect(stacksOf(run.records, "cpu").length).toBeGreaterThan(0);
+    } finally {
+      work.kill("SIGTERM");
+      await work.exited;
+    }
+  }, 60_000);
+});

@@ -1,0 +1,135 @@
+// Shared set-up for ptop's live tests: build ptop, give a private copy the five file capabilities,
+// run workloads and ptop as a non-root user (uid 65534), and read the stream back.
+import { Value } from "@sinclair/typebox/value";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { REPO_ROOT } from "../helpers/runner-bin.ts";
+import { StreamRecord, type FrameRecord, type StackRecord } from "../../src/protocol/profile-stream.ts";
+
+export const NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+export const FIVE_CAPS = "cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_search,cap_sys_admin+ep";
+const WORKLOADS = resolve(REPO_ROOT, "test/fixtures/workloads");
+
+/** Builds native/ptop (make is incremental) unless PTOP_BIN points at a built binary. */
+export function ptopSource(): string {
+  if (process.env.PTOP_BIN) return process.env.PTOP_BIN;
+  const make = Bun.spawnSync(["make", "-s", "-C", resolve(REPO_ROOT, "native/ptop")], { stderr: "pipe", stdout: "pipe" });
+  if (make.exitCode !== 0) throw new Error(`make -C native/ptop failed: ${make.stderr.toString()}`);
+  return resolve(REPO_ROOT, "native/ptop/build/ptop");
+}
+
+/** A world-readable temp dir (the non-root workloads and ptop must read it). */
+export function sharedTempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+/** Copies ptop into dir and grants it exactly the five file capabilities. */
+export function setcapPtop(dir: string, caps = FIVE_CAPS): string {
+  const bin = join(dir, "ptop");
+  copyFileSync(ptopSource(), bin);
+  chmodSync(bin, 0o755);
+  const r = Bun.spawnSync(["setcap", caps, bin], { stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`setcap failed: ${r.stderr.toString()}`);
+  return bin;
+}
+
+export function writeTargets(dir: string, body: unknown, name = "targets.json"): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof body === "string" ? body : JSON.stringify(body));
+  chmodSync(path, 0o644);
+  return path;
+}
+
+/** Compiles the hotloop workload with frame pointers (clang keeps them in leaf functions too). */
+export function buildHotloop(dir: string, name = "hotloop"): string {
+  const out = join(dir, name);
+  const r = Bun.spawnSync(
+    ["clang", "-O1", "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer", "-fno-inline", "-pthread",
+      join(WORKLOADS, "hotloop.c"), "-o", out],
+    { stderr: "pipe" },
+  );
+  if (r.exitCode !== 0) throw new Error(`building hotloop failed: ${r.stderr.toString()}`);
+  chmodSync(out, 0o755);
+  return out;
+}
+
+export function copyWorkload(dir: string, file: string): string {
+  const out = join(dir, file);
+  copyFileSync(join(WORKLOADS, file), out);
+  chmodSync(out, 0o644);
+  return out;
+}
+
+export function spawnAsNobody(cmd: string[], opts: { cwd?: string } = {}) {
+  return Bun.spawn([...NOBODY, "env", "HOME=/tmp", ...cmd], { stdout: "pipe", stderr: "pipe", cwd: opts.cwd });
+}
+
+export interface PtopRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  records: StreamRecord[];
+}
+
+export async function runPtop(bin: string, args: string[], opts: { asRoot?: boolean; signalAfterMs?: number } = {}): Promise<PtopRun> {
+  const cmd = opts.asRoot ? [bin, ...args] : [...NOBODY, bin, ...args];
+  const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
+  if (opts.signalAfterMs !== undefined) setTimeout(() => proc.kill("SIGTERM"), opts.signalAfterMs);
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const exitCode = await proc.exited;
+  return { exitCode, stdout, stderr, records: parseStream(stdout) };
+}
+
+/** Parses the JSON Lines stream; every line must be a valid record of the protocol schema. */
+export function parseStream(text: string): StreamRecord[] {
+  const lines = text.split("\n").filter((l) => l.length > 0);
+  return lines.map((line) => {
+    const rec = JSON.parse(line);
+    if (!Value.Check(StreamRecord, rec)) {
+      const first = [...Value.Errors(StreamRecord, rec)][0];
+      throw new Error(`invalid stream record ${line}: ${first?.path} ${first?.message}`);
+    }
+    return rec as StreamRecord;
+  });
+}
+
+export function framesById(records: StreamRecord[]): Map<number, FrameRecord> {
+  const m = new Map<number, FrameRecord>();
+  for (const r of records) if (r.type === "frame") m.set(r.id, r);
+  return m;
+}
+
+export function stacksOf(records: StreamRecord[], axis: string): StackRecord[] {
+  return records.filter((r): r is StackRecord => r.type === "stack" && r.axis === axis);
+}
+
+/** Share of the axis total per leaf function name. */
+export function leafShares(records: StreamRecord[], axis = "cpu"): Map<string, number> {
+  const frames = framesById(records);
+  const byLeaf = new Map<string, number>();
+  let total = 0;
+  for (const s of stacksOf(records, axis)) {
+    const leafId = s.frames[s.frames.length - 1];
+    // Samples taken in the kernel (interrupt, page fault) belong to the user function below them.
+    let i = s.frames.length - 1;
+    while (i > 0 && frames.get(s.frames[i]!)?.kind === "kernel") i--;
+    const name = frames.get(s.frames[i] ?? leafId!)?.function ?? "?";
+    byLeaf.set(name, (byLeaf.get(name) ?? 0) + s.value);
+    total += s.value;
+  }
+  for (const [k, v] of byLeaf) byLeaf.set(k, v / total);
+  return byLeaf;
+}
+
+export function functionNames(records: StreamRecord[], kind?: string): string[] {
+  return records.filter((r): r is FrameRecord => r.type === "frame" && (!kind || r.kind === kind)).map((r) => r.function);
+}
+
+export function cleanup(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
