@@ -1,7 +1,8 @@
 import type { Connector } from "../catalog.ts";
 import { awsConnector } from "./aws.ts";
 import { datadogConnector } from "./datadog.ts";
+import { grafanaConnector } from "./grafana.ts";
 
 // Every connector the Agent knows. A connector is one file that exports its Connector with its
 // operations; adding a platform is adding one line here.
-export const CONNECTORS: Connector<any>[] = [awsConnector, datadogConnector];
+export const CONNECTORS: Connector<any>[] = [awsConnector, datadogConnector, grafanaConnector];
