@@ -1,0 +1,63 @@
+// JIT symbols through perf maps read inside the target's mount namespace (/proc/PID/root/tmp):
+// a JVM (Java 17, `jcmd PID Compiler.perfmap`) and node with --perf-basic-prof, both non-root.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { liveAvailable } from "../helpers/runner-bin.ts";
+import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
+import {
+  NOBODY, cleanup, copyWorkload, functionNames, leafShares, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets,
+} from "./ptop-harness.ts";
+
+const live = liveAvailable();
+const haveJava = Bun.which("java") !== null && Bun.which("jcmd") !== null;
+const haveNode = Bun.which("node") !== null;
+
+describe.skipIf(!live)("ptop JIT symbols (live)", () => {
+  let dir = "";
+  let ptop = "";
+  let targets = "";
+  beforeAll(() => {
+    dir = sharedTempDir("ptop-jit-");
+    ptop = setcapPtop(dir);
+    targets = writeTargets(dir, { targets: [{ workload: "java" }, { workload: "node" }] });
+  });
+  afterAll(() => cleanup(dir));
+
+  test.skipIf(!haveJava && process.env.RUNNER_REQUIRE_LIVE !== "1")("a JVM with a perf map shows Java method names", async () => {
+    const src = copyWorkload(dir, "HotJava.java");
+    const jvm = spawnAsNobody(["java", "-XX:+PreserveFramePointer", src, "40"], { cwd: dir });
+    try {
+      // Let the JIT compile the hot methods, then ask the JVM to write /tmp/perf-PID.map.
+      await sleep(6000);
+      const jcmd = Bun.spawnSync([...NOBODY, "env", "HOME=/tmp", "jcmd", String(jvm.pid), "Compiler.perfmap"], { stdout: "pipe", stderr: "pipe" });
+      expect(jcmd.exitCode).toBe(0);
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", "java", "--duration", "4", "--probes", "cpu"]);
+      expect(run.exitCode).toBe(PTOP_EXIT.ok);
+      const jit = functionNames(run.records, "jit");
+      expect(jit.some((f) => f.includes("HotJava.javaHotMultiply"))).toBe(true);
+      expect(jit.some((f) => f.includes("HotJava.javaHotXorShift"))).toBe(true);
+      // Most of the JVM's CPU is in those two methods.
+      const shares = leafShares(run.records);
+      const hot = [...shares].filter(([f]) => f.includes("HotJava.javaHot")).reduce((a, [, v]) => a + v, 0);
+      expect(hot).toBeGreaterThan(0.5);
+    } finally {
+      jvm.kill("SIGKILL");
+      await jvm.exited;
+    }
+  }, 60_000);
+
+  test.skipIf(!haveNode && process.env.RUNNER_REQUIRE_LIVE !== "1")("node --perf-basic-prof shows JS function names", async () => {
+    const src = copyWorkload(dir, "hot-node.js");
+    const node = spawnAsNobody(["node", "--perf-basic-prof", src, "30"], { cwd: dir });
+    try {
+      await sleep(2000);
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", "node", "--duration", "3", "--probes", "cpu"]);
+      expect(run.exitCode).toBe(PTOP_EXIT.ok);
+      const jit = functionNames(run.records, "jit");
+      expect(jit.some((f) => f.includes("nodeHotSquareRoots"))).toBe(true);
+      expect(jit.some((f) => f.includes("nodeHotStringHash"))).toBe(true);
+    } finally {
+      node.kill("SIGKILL");
+      await node.exited;
+    }
+  }, 60_000);
+});
