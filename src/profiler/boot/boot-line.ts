@@ -19,5 +19,7 @@ export function bootLineFields(r: BootResult): Record<string, unknown> {
     arch: archName(),
     tenant: r.config.tenant,
     instance: r.config.instanceId,
+    /** Milliseconds from process start to this line (what bench/profiler-boot.ts also measures). */
+    boot_ms: Math.round(performance.now()),
   };
 }
