@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,8 +36,13 @@ const char *tracefs_path(void)
 	for (size_t i = 0; i < 2; i++) {
 		char p[128];
 		snprintf(p, sizeof(p), "%s/events/sched/sched_switch/id", candidates[i]);
-		if (access(p, R_OK) == 0)
+		/* open, not access(): access() checks the real uid without ptop's capabilities, and
+		 * tracefs is root-only (0700) unless CAP_DAC_READ_SEARCH is used. */
+		int fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
 			return candidates[i];
+		}
 	}
 	return NULL;
 }
