@@ -1,6 +1,6 @@
 // Shape of the credentials the control plane issues: `<prefix>_<body><check>`.
 // body  = 32 random bytes (256 bits) in fixed-width base62 (43 chars);
-// check = first 4 bytes of SHA-256(prefix + "_" + body) in fixed-width base62 (6 chars).
+// check = CRC-32 of (prefix + "_" + body) in fixed-width base62 (6 chars).
 // The checksum lets either end refuse a mistyped or forged-looking token without a database read;
 // it is not a secret and adds no security by itself — the random body is the secret.
 
@@ -11,7 +11,6 @@ export type TokenPrefix = typeof CAPTURE_TOKEN_PREFIX | typeof BOOTSTRAP_TOKEN_P
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_BYTES = 32;
 const BODY_CHARS = 43; // ceil(256 / log2(62))
-const CHECK_BYTES = 4;
 const CHECK_CHARS = 6; // ceil(32 / log2(62))
 
 function toBase62(bytes: Uint8Array, width: number): string {
@@ -25,9 +24,16 @@ function toBase62(bytes: Uint8Array, width: number): string {
   return out.padStart(width, "0");
 }
 
+// CRC-32 catches every single-character typo and most transpositions, costs well under a
+// microsecond (it runs before any lookup on every request), and fits a JS number.
 function checksum(prefix: string, body: string): string {
-  const digest = new Bun.CryptoHasher("sha256").update(`${prefix}_${body}`).digest();
-  return toBase62(digest.subarray(0, CHECK_BYTES), CHECK_CHARS);
+  let n = Bun.hash.crc32(`${prefix}_${body}`);
+  let out = "";
+  for (let i = 0; i < CHECK_CHARS; i++) {
+    out = ALPHABET[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
 }
 
 /** A new token of the given kind. Shown to the user once; only its hash is kept. */

@@ -85,9 +85,9 @@ describe("runner admin", () => {
     const org = (await store.getOrg("acme"))!;
     const q = await store.queueCapture(org.id, "ci", { workload: "w", version: "2", env: "prod", kind: "replicate", duration_sec: 30, warmup_sec: 0 }, { limit: 20, windowMs: 3_600_000, now: Date.now() });
     if (q.kind !== "queued") throw new Error("not queued");
-    await store.completeCapture(q.record.requestId, { outcome: "failed", reason: "target not running", instrumentation: { probes_requested: 3, probes_attached: 1, missing: [{ probe: "offcpu", reason: "no tracefs" }, { probe: "syscalls", reason: "no tracefs" }] } });
+    await store.completeCapture(q.requestId, { outcome: "failed", reason: "target not running", instrumentation: { probes_requested: 3, probes_attached: 1, missing: [{ probe: "offcpu", reason: "no tracefs" }, { probe: "syscalls", reason: "no tracefs" }] } });
     await store.close();
-    const id = q.record.requestId;
+    const id = q.requestId;
     const shown = JSON.parse(admin("captures", "show", id, "--json").out);
     expect(shown).toMatchObject({
       request_id: id, workload: "w", version: "2", env: "prod", kind: "replicate", status: "done",

@@ -106,7 +106,7 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
         const r = await store.queueCapture(orgId, "ci", req({ env: "prod", kind: "replicate" }), policy(T0));
         expect(r.kind).toBe("queued");
         if (r.kind !== "queued") return;
-        const got = await store.getCapture(r.record.requestId);
+        const got = await store.getCapture(r.requestId);
         expect(got).toMatchObject({
           orgName: "acme", workload: "checkout", version: "1.0.0", env: "prod", kind: "replicate",
           duration_sec: 60, warmup_sec: 5, requester: "ci", status: "queued", outcome: null, reason: null,
@@ -120,7 +120,7 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
         const b = await store.queueCapture(orgId, "someone-else", req(), policy(T0 + 1));
         expect(b.kind).toBe("deduped");
         if (a.kind === "rate_limited" || b.kind === "rate_limited") throw new Error("unexpected");
-        expect(b.record.requestId).toBe(a.record.requestId);
+        expect(b.requestId).toBe(a.requestId);
         const variants: Partial<CaptureRequest>[] = [
           { workload: "x" }, { version: "2" }, { env: "prod" }, { kind: "replicate" }, { duration_sec: 61 }, { warmup_sec: 0 },
         ];
@@ -130,9 +130,9 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
       test("a running request still dedupes; a done one does not", async () => {
         const a = await store.queueCapture(orgId, "ci", req(), policy(T0));
         if (a.kind !== "queued") throw new Error("not queued");
-        await store.markCaptureRunning(a.record.requestId, T0 + 1);
+        await store.markCaptureRunning(a.requestId, T0 + 1);
         expect((await store.queueCapture(orgId, "ci", req(), policy(T0 + 2))).kind).toBe("deduped");
-        await store.completeCapture(a.record.requestId, { outcome: "pushed" }, T0 + 3);
+        await store.completeCapture(a.requestId, { outcome: "pushed" }, T0 + 3);
         const c = await store.queueCapture(orgId, "ci", req(), policy(T0 + 4));
         expect(c.kind).toBe("queued");
       });
@@ -178,7 +178,7 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
       test("transitions: queued -> running -> done with outcome, reason and instrumentation", async () => {
         const a = await store.queueCapture(orgId, "ci", req(), policy(T0));
         if (a.kind !== "queued") throw new Error("not queued");
-        const id = a.record.requestId;
+        const id = a.requestId;
         expect((await store.markCaptureRunning(id, T0 + 1)).status).toBe("running");
         await expectStoreError(store.markCaptureRunning(id), "conflict");
         const instrumentation = { probes_requested: 3, probes_attached: 2, missing: [{ probe: "offcpu", reason: "tracefs not mounted" }] };
@@ -192,7 +192,7 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
       test("a queued request can complete directly (e.g. nothing_to_push)", async () => {
         const a = await store.queueCapture(orgId, "ci", req(), policy(T0));
         if (a.kind !== "queued") throw new Error("not queued");
-        const done = await store.completeCapture(a.record.requestId, { outcome: "nothing_to_push", reason: "target not running" });
+        const done = await store.completeCapture(a.requestId, { outcome: "nothing_to_push", reason: "target not running" });
         expect(done).toMatchObject({ status: "done", outcome: "nothing_to_push", reason: "target not running", instrumentation: null });
       });
 

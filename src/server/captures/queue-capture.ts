@@ -60,7 +60,10 @@ export async function queueCaptureRequest(deps: QueueCaptureDeps, request: Reque
       headers: { "retry-after": String(retry) },
     };
   }
-  const body: CaptureAccepted = { request_id: result.record.requestId, status: "queued", deduped: result.kind === "deduped" };
-  deps.logger.info({ ...who, request_id: body.request_id, deduped: body.deduped, workload: parsed.value.workload, version: parsed.value.version }, "capture request queued");
+  const body: CaptureAccepted = { request_id: result.requestId, status: "queued", deduped: result.kind === "deduped" };
+  // A new request is an event worth a line; a deduped repeat changes nothing, so it stays at debug.
+  const fields = { ...who, request_id: body.request_id, workload: parsed.value.workload, version: parsed.value.version };
+  if (body.deduped) deps.logger.debug(fields, "capture request deduped");
+  else deps.logger.info(fields, "capture request queued");
   return { status: 202, body };
 }

@@ -4,8 +4,13 @@ export const MAX_CAPTURE_BODY_BYTES = 16 * 1024;
 export type BodyResult = { ok: true; text: string } | { ok: false; status: 400 | 413; error: string };
 
 export async function readBoundedBody(request: Request, limit: number): Promise<BodyResult> {
-  const declared = Number(request.headers.get("content-length") ?? "");
-  if (Number.isFinite(declared) && declared > limit) return tooLarge(limit);
+  const length = request.headers.get("content-length");
+  if (length !== null) {
+    // A declared length is enforced by the HTTP parser, so buffering it whole is bounded; only a
+    // chunked body has to be counted as it streams in. (Touching request.body costs a stream.)
+    if (Number(length) > limit) return tooLarge(limit);
+    return decode(new Uint8Array(await request.arrayBuffer()));
+  }
   if (!request.body) return { ok: true, text: "" };
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -24,8 +29,13 @@ export async function readBoundedBody(request: Request, limit: number): Promise<
   } catch {
     return { ok: false, status: 400, error: "request body could not be read" };
   }
+  return decode(Buffer.concat(chunks));
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+function decode(bytes: Uint8Array): BodyResult {
   try {
-    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks)) };
+    return { ok: true, text: utf8.decode(bytes) };
   } catch {
     return { ok: false, status: 400, error: "request body is not valid UTF-8" };
   }

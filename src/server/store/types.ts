@@ -53,8 +53,8 @@ export interface QueuePolicy {
 }
 
 export type QueueResult =
-  | { kind: "queued"; record: CaptureRecord }
-  | { kind: "deduped"; record: CaptureRecord }
+  | { kind: "queued"; requestId: string }
+  | { kind: "deduped"; requestId: string }
   | { kind: "rate_limited"; retryAfterSeconds: number };
 
 export class StoreError extends Error {

@@ -52,10 +52,11 @@ export class SqliteCaptures implements CaptureStore {
       return { kind: "rate_limited", retryAfterSeconds };
     }
     const key = dedupeKey(request);
+    // Only the id: this runs on every request, and materialising the full row costs more than the lookup.
     const existing = this.db
-      .query(`${SELECT} WHERE c.org_id = ? AND c.dedupe_key = ? AND c.status IN ('queued', 'running')`)
-      .get(orgId, key) as CaptureRow | null;
-    if (existing) return { kind: "deduped", record: toCapture(existing) };
+      .query("SELECT request_id FROM capture_requests WHERE org_id = ? AND dedupe_key = ? AND status IN ('queued', 'running')")
+      .get(orgId, key) as { request_id: string } | null;
+    if (existing) return { kind: "deduped", requestId: existing.request_id };
     const requestId = Bun.randomUUIDv7();
     this.db
       .query(
@@ -67,7 +68,7 @@ export class SqliteCaptures implements CaptureStore {
         requestId, orgId, request.workload, request.version, request.env, request.kind,
         request.duration_sec, request.warmup_sec, requester, key, policy.now, policy.now,
       );
-    return { kind: "queued", record: this.mustGet(requestId) };
+    return { kind: "queued", requestId };
   }
 
   async getCapture(requestId: string): Promise<CaptureRecord | null> {
