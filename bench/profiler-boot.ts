@@ -9,13 +9,16 @@
 import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { isNosuid } from "../src/profiler/boot/libc.ts";
 
 const TARGET_MS = 300;
 const runs = Number(process.argv[2] ?? 50);
 const bin = process.env.RUNNER_BIN ?? resolve(import.meta.dir, "../dist/runner");
 if (process.getuid?.() !== 0) throw new Error("run as root: the bench sets file capabilities and drops to nobody");
 
-const root = mkdtempSync(join(tmpdir(), "bench-boot-"));
+// /tmp is often a nosuid tmpfs, where file capabilities are ignored (and the boot says so).
+const base = [tmpdir(), "/var/tmp"].find((d) => !isNosuid(d)) ?? tmpdir();
+const root = mkdtempSync(join(base, "bench-boot-"));
 chmodSync(root, 0o755);
 try {
   const identity = join(root, "identity");

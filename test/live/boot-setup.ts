@@ -6,6 +6,7 @@
 import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isNosuid } from "../../src/profiler/boot/libc.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 
 export const NOBODY = 65534;
@@ -24,7 +25,7 @@ export class BootSandbox {
   ptop: string;
 
   constructor() {
-    this.root = mkdtempSync(join(tmpdir(), "boot-live-"));
+    this.root = mkdtempSync(join(suidCapableTmp(), "boot-live-"));
     chmodSync(this.root, 0o755);
     this.identityDir = join(this.root, "identity");
     mkdirSync(this.identityDir);
@@ -72,6 +73,17 @@ export class BootSandbox {
     sh(["umount", "-l", join(this.root, "nosuid")], true);
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** A temp dir whose file system honours file capabilities (/tmp is often a nosuid tmpfs). */
+export function suidCapableTmp(): string {
+  for (const dir of [tmpdir(), "/var/tmp"]) if (!isNosuid(dir)) return dir;
+  throw new Error("no temp directory without nosuid: set TMPDIR to one");
+}
+
+/** Whether an unprivileged user may create a user namespace here (a sysctl may forbid it). */
+export function unprivilegedUserNamespaces(): boolean {
+  return Bun.spawnSync(["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "unshare", "--user", "true"]).exitCode === 0;
 }
 
 export function sh(cmd: string[], allowFail = false): string {
