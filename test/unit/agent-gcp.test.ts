@@ -1,0 +1,124 @@
+// GCP connector against a local fake: service-account JWT exchange, one role per operation
+// matching policies/gcp/runner-roles.json, 403s naming the role, and the cost operation failing
+// explicitly when the billing export table variable is unset.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { generateKeyPairSync } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import pino from "pino";
+import { Catalog } from "../../src/agent/catalog.ts";
+import { gcpConnector } from "../../src/agent/connectors/gcp.ts";
+import { createAgentContext, type Env } from "../../src/agent/context.ts";
+import { enforceAndRun } from "../../src/agent/enforce.ts";
+import { AgentError } from "../../src/agent/errors.ts";
+import { runHealth } from "../../src/agent/health.ts";
+import { type GcpFake, startGcpFake } from "../fixtures/fakes/gcp.ts";
+import { REPO_ROOT } from "../helpers/runner-bin.ts";
+
+const roleFile = JSON.parse(readFileSync(join(REPO_ROOT, "policies/gcp/runner-roles.json"), "utf8"));
+const ALL_ROLES: string[] = [...roleFile.project, ...roleFile.billingAccount].map((r: { role: string }) => r.role);
+const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const EMAIL = "runner@acme-prod.iam.gserviceaccount.com";
+const PEM = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+let fake: GcpFake;
+const catalog = new Catalog([gcpConnector]);
+const env = (over: Env = {}): Env => ({
+  RUNNER_GCP_CRED_MODE: "static",
+  RUNNER_GCP_PROJECT: "acme-prod",
+  RUNNER_GCP_BILLING_EXPORT_TABLE: "acme-billing.billing.gcp_billing_export_v1_0123",
+  RUNNER_GCP_URL_TEMPLATE: `${fake.url}/{service}`,
+  GCP_SERVICE_ACCOUNT_JSON: JSON.stringify({ type: "service_account", client_email: EMAIL, private_key: PEM, token_uri: fake.tokenUri }),
+  ...over,
+});
+const ctx = (e: Env) => createAgentContext(e, pino({ level: "silent" }));
+
+async function refusal(p: Promise<unknown>): Promise<AgentError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof AgentError) return e;
+    throw e;
+  }
+  throw new Error("expected a refusal");
+}
+
+beforeAll(() => {
+  fake = startGcpFake({ email: EMAIL, publicKey, roles: [...ALL_ROLES] });
+});
+afterEach(() => {
+  expect(fake.violations).toEqual([]);
+  fake.requests.length = 0;
+  fake.options.roles = [...ALL_ROLES];
+});
+afterAll(() => fake.stop());
+
+describe("GCP", () => {
+  test("every operation runs with its example and every role of the roles file is used", async () => {
+    for (const o of catalog.operations()) await enforceAndRun(catalog, o.name, o.example, ctx(env()));
+    expect(new Set(catalog.operations().flatMap((o) => o.permission.needs))).toEqual(new Set(ALL_ROLES));
+  });
+
+  test("the billing export table unset: the cost operation fails explicitly, before any query", async () => {
+    const e = await refusal(enforceAndRun(catalog, "gcp.cost.query", { days: 7 }, ctx(env({ RUNNER_GCP_BILLING_EXPORT_TABLE: undefined }))));
+    expect(e.code).toBe("not_configured");
+    expect(e.message).toContain("gcp.cost.query needs RUNNER_GCP_BILLING_EXPORT_TABLE");
+    expect(fake.requests).toEqual([]);
+    const [h] = await runHealth(catalog, ctx(env({ RUNNER_GCP_BILLING_EXPORT_TABLE: undefined })));
+    expect(h!.status).toBe("ok");
+    expect(h!.detail).toContain("RUNNER_GCP_BILLING_EXPORT_TABLE unset: gcp.cost.query will fail");
+  });
+
+  test("the cost query reads the named table with a parameter, never string-built from arguments", async () => {
+    await enforceAndRun(catalog, "gcp.cost.query", { days: 7, groupBy: "sku" }, ctx(env()));
+    const q = fake.requests.find((r) => r.service === "bigquery")!;
+    expect(q.body.query).toContain("FROM `acme-billing.billing.gcp_billing_export_v1_0123`");
+    expect(q.body.query).toStartWith("SELECT sku.description AS name");
+    expect(q.body.queryParameters[0].parameterValue.value).toBe("7");
+  });
+
+  test("a malformed billing table name is refused", async () => {
+    const e = await refusal(enforceAndRun(catalog, "gcp.cost.query", {}, ctx(env({ RUNNER_GCP_BILLING_EXPORT_TABLE: "x`; DROP TABLE y; --" }))));
+    expect(e.code).toBe("not_configured");
+    expect(fake.requests).toEqual([]);
+  });
+
+  test("a missing role is named, billing viewer on the billing account", async () => {
+    fake.options.roles = ["roles/viewer"];
+    const logs = await refusal(enforceAndRun(catalog, "gcp.logs.query", { filter: "severity>=ERROR" }, ctx(env())));
+    expect(logs.message).toBe(`gcp.logs.query was refused (403): grant roles/logging.viewer to ${EMAIL} on project acme-prod`);
+    const billing = await refusal(enforceAndRun(catalog, "gcp.billing.account", { billingAccount: "012345-6789AB-CDEF01" }, ctx(env())));
+    expect(billing.message).toContain("grant roles/billing.viewer");
+    expect(billing.message).toContain("on the billing account (not the project)");
+  });
+
+  test("health: project and identity; a key the token endpoint rejects is reported without the key", async () => {
+    const [ok] = await runHealth(catalog, ctx(env()));
+    expect(ok).toEqual({ connector: "gcp", status: "ok", detail: `project acme-prod as ${EMAIL}; cost from the billing export` });
+    const other = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    const [bad] = await runHealth(catalog, ctx(env({ GCP_SERVICE_ACCOUNT_JSON: JSON.stringify({ client_email: EMAIL, private_key: other, token_uri: fake.tokenUri }) })));
+    expect(bad!.status).toBe("error");
+    expect(bad!.detail).toContain("GCP refused the service account key");
+    expect(bad!.detail).not.toContain("PRIVATE KEY");
+  });
+
+  test("chain mode takes the token from the metadata server", async () => {
+    const md = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => {
+        if (req.headers.get("metadata-flavor") !== "Google") return new Response("", { status: 403 });
+        const p = new URL(req.url).pathname;
+        if (p.endsWith("/email")) return new Response("wi@acme-prod.iam.gserviceaccount.com");
+        return Response.json({ access_token: "ya29.metadata-not-issued-by-fake", expires_in: 3600 });
+      },
+    });
+    try {
+      // The fake API did not issue that token, so it answers 401: proof the metadata token was used.
+      const e = await refusal(enforceAndRun(catalog, "gcp.gke.clusters", {}, ctx(env({ RUNNER_GCP_CRED_MODE: "chain", GCP_SERVICE_ACCOUNT_JSON: undefined, RUNNER_GCP_METADATA_URL: `http://127.0.0.1:${md.port}/sa` }))));
+      expect(e.message).toBe("gcp.gke.clusters was refused (401): GCP does not accept the credential of wi@acme-prod.iam.gserviceaccount.com");
+      expect(e.message).not.toContain("ya29");
+    } finally {
+      md.stop(true);
+    }
+  });
+});
