@@ -3,7 +3,7 @@
 // and instance it belongs to, and a lock (flock, with the holder's PID written for the message)
 // is held while the Profiler runs, so the volume is never shared with the Agent or a replica.
 
-import { closeSync, constants, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, ftruncateSync, chmodSync } from "node:fs";
+import { chmodSync, closeSync, constants, fchmodSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import sodium from "libsodium-wrappers";
@@ -32,6 +32,8 @@ export interface Identity {
   created: boolean;
   /** modes corrected from group/other-readable to 0600 (e.g. by a Kubernetes fsGroup) */
   repairedModes: string[];
+  /** entries of the volume that are not the Profiler's (reported; key-like ones refuse) */
+  foreignEntries: string[];
   sign(message: Uint8Array): Uint8Array;
   release(): void;
 }
@@ -62,6 +64,11 @@ export async function openIdentity(dir: string, instanceId: string, opts: OpenOp
   }
   const lockFd = acquireLock(dir, instanceId);
   try {
+    const foreignEntries = foreignEntriesOf(dir, create);
+    const keyLike = foreignEntries.filter((e) => /agent|\.key$|\.pem$|ed25519|identity/i.test(e));
+    if (keyLike.length > 0) {
+      throw new IdentityError(`identity volume ${dir} holds another artifact's files (${keyLike.slice(0, 5).join(", ")}); the Profiler needs its own volume, not the Agent's`, "class");
+    }
     await sodium.ready;
     let secretKey: Uint8Array;
     let publicKey: string;
@@ -98,6 +105,7 @@ export async function openIdentity(dir: string, instanceId: string, opts: OpenOp
       publicKey,
       created,
       repairedModes,
+      foreignEntries,
       sign: (message: Uint8Array) => {
         if (released) throw new Error("identity released");
         return sodium.crypto_sign_detached(message, secretKey);
@@ -109,6 +117,22 @@ export async function openIdentity(dir: string, instanceId: string, opts: OpenOp
     closeSync(lockFd);
     throw err;
   }
+}
+
+const OWN_ENTRIES = new Set([IDENTITY_FILE, KEY_FILE, LOCK_FILE, "lost+found"]);
+
+/** Entries that are not ours; our own leftovers of an interrupted write are removed (we hold the lock). */
+function foreignEntriesOf(dir: string, clean: boolean): string[] {
+  const foreign: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (OWN_ENTRIES.has(name)) continue;
+    if (/^\.(identity\.json|profiler\.key)\.\d+\.\d+\.tmp$/.test(name)) {
+      if (clean) rmSync(join(dir, name), { force: true });
+      continue;
+    }
+    foreign.push(name);
+  }
+  return foreign.sort();
 }
 
 function readRecord(dir: string): IdentityRecord | undefined {

@@ -1,6 +1,6 @@
 // The Profiler's RUNNER_* environment: each rule, each message naming its variable.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readProfilerEnv, urlProblem } from "../../src/config/profiler-env.ts";
@@ -128,7 +128,7 @@ describe("profiler environment", () => {
   test("an unwritable identity dir is refused (as a non-root user)", () => {
     if (process.getuid?.() === 0) return; // root writes anywhere; the live suite covers non-root
     const ro = join(dir, "ro");
-    require("node:fs").mkdirSync(ro);
+    mkdirSync(ro);
     chmodSync(ro, 0o500);
     expect(failures({ RUNNER_IDENTITY_DIR: ro })[0]!.message).toContain("not writable");
   });

@@ -1,7 +1,7 @@
 // The identity volume on real files: key pair created once, 0600, atomic; class and instance
 // recorded; a lock held while running that a second process (another replica) cannot take.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import sodium from "libsodium-wrappers";
@@ -133,5 +133,24 @@ describe("identity volume", () => {
     expect((await refusal(openIdentity(dir, "node-1"))).setting).toBe("lock");
     a.release();
     (await openIdentity(dir, "node-1")).release();
+  });
+});
+
+describe("identity volume shared with something else", () => {
+  test("another artifact's key files are refused", async () => {
+    writeFileSync(join(dir, "agent.key"), "x");
+    const e = await refusal(openIdentity(dir, "node-1"));
+    expect(e.setting).toBe("class");
+    expect(e.message).toContain("agent.key");
+  });
+
+  test("other files are reported, lost+found is not, our own interrupted writes are cleaned", async () => {
+    writeFileSync(join(dir, "notes.txt"), "x");
+    mkdirSync(join(dir, "lost+found"));
+    writeFileSync(join(dir, `.${KEY_FILE}.123.456.tmp`), "partial");
+    const id = await openIdentity(dir, "node-1");
+    expect(id.foreignEntries).toEqual(["notes.txt"]);
+    expect(readdirSync(dir)).not.toContain(`.${KEY_FILE}.123.456.tmp`);
+    id.release();
   });
 });

@@ -15,6 +15,7 @@ export async function checkIdentity(dir: string, instanceId: string, create: boo
   try {
     const identity = await openIdentity(dir, instanceId, { create });
     const findings: Finding[] = [pass("identity", "RUNNER_IDENTITY_DIR", `identity ${identity.created ? "created" : "loaded"} in ${dir} (class profiler, instance ${instanceId})`)];
+    if (identity.foreignEntries.length > 0) findings.push(warn("identity", "RUNNER_IDENTITY_DIR", `identity volume ${dir} also holds ${identity.foreignEntries.slice(0, 5).join(", ")}${identity.foreignEntries.length > 5 ? " and more" : ""}, which are not the Profiler's; it should be used by the Profiler alone`, FIX));
     if (identity.repairedModes.length > 0) findings.push(warn("identity", "RUNNER_IDENTITY_DIR", `identity files ${identity.repairedModes.join(", ")} were readable by group or others; reset to 0600`, FIX));
     return { identity, findings };
   } catch (err) {
