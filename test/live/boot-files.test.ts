@@ -1,0 +1,68 @@
+// Live: the files the boot reads, as the unprivileged user it runs as — an identity volume it
+// cannot write, a target list and a token file it cannot read. Root required (to set up as root
+// what nobody then cannot touch).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { liveAvailable } from "../helpers/runner-bin.ts";
+import { BootSandbox } from "./boot-setup.ts";
+
+const live = liveAvailable();
+const REFUSED = 78;
+let box: BootSandbox;
+
+describe.skipIf(!live)("boot: files the unprivileged supervisor must reach (live)", () => {
+  beforeAll(() => {
+    box = new BootSandbox();
+  });
+  afterAll(() => box?.cleanup());
+
+  test("an identity volume owned by root: refused naming RUNNER_IDENTITY_DIR", () => {
+    const dir = join(box.root, "root-owned");
+    mkdirSync(dir, { mode: 0o755 });
+    const r = box.boot({ env: { RUNNER_IDENTITY_DIR: dir } });
+    expect(r.code).toBe(REFUSED);
+    expect(r.stderr).toContain(`RUNNER_IDENTITY_DIR (${dir}) is not writable`);
+  });
+
+  test("a target list nobody cannot read: refused, and `targets check` says the same", () => {
+    const file = join(box.root, "secret-targets.json");
+    writeFileSync(file, JSON.stringify({ targets: [{ workload: "api" }] }));
+    chmodSync(file, 0o600);
+    const r = box.boot({ env: { RUNNER_PROFILE_TARGETS_FILE: file } });
+    expect(r.code).toBe(REFUSED);
+    expect(r.stderr).toContain("cannot be read (permission denied)");
+    const c = box.boot({ args: ["targets", "check", file] });
+    expect(c.code).toBe(1);
+    expect(c.stderr).toContain("cannot be read (permission denied)");
+  });
+
+  test("a bootstrap token file nobody cannot read: refused naming RUNNER_BOOTSTRAP_TOKEN_FILE, token not shown", () => {
+    const file = join(box.root, "token");
+    writeFileSync(file, "rpboot_readonlybyroot\n");
+    chmodSync(file, 0o600);
+    const r = box.boot({ env: { RUNNER_BOOTSTRAP_TOKEN: "", RUNNER_BOOTSTRAP_TOKEN_FILE: file } });
+    expect(r.code).toBe(REFUSED);
+    expect(r.stderr).toContain("RUNNER_BOOTSTRAP_TOKEN_FILE");
+    expect(r.stderr).toContain("EACCES");
+    expect(r.stderr).not.toContain("readonlybyroot");
+  });
+
+  test("a readable token file: boots without the plain-configuration warning", () => {
+    const file = join(box.root, "token-ok");
+    writeFileSync(file, "rpboot_fromfile\n");
+    chmodSync(file, 0o644);
+    const r = box.boot({ env: { RUNNER_BOOTSTRAP_TOKEN: "", RUNNER_BOOTSTRAP_TOKEN_FILE: file } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("plain configuration");
+    expect(r.stdout).not.toContain("rpboot_fromfile");
+  });
+
+  test("a token in plain configuration: boots with a warning that names RUNNER_BOOTSTRAP_TOKEN_FILE", () => {
+    const r = box.boot();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("plain configuration");
+    expect(r.stdout).toContain("RUNNER_BOOTSTRAP_TOKEN_FILE");
+    expect(r.stdout).not.toContain("rpboot_livetest");
+  });
+});
