@@ -121,6 +121,35 @@ describe("runner server process", () => {
     expect(log).not.toMatch(/(rpcap|rpboot)_(?!\[REDACTED\])[0-9A-Za-z]/);
   });
 
+  test("--tls-cert/--tls-key serve HTTPS", async () => {
+    const cert = join(dir, "cert.pem");
+    const key = join(dir, "key.pem");
+    const gen = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+      "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stderr: "pipe" });
+    expect(gen.exitCode).toBe(0);
+    const token = setUpOrg();
+    const proc = Bun.spawn([...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--data", dir, "--tls-cert", cert, "--tls-key", key], { stdout: "pipe", stderr: "pipe" });
+    running.push(proc);
+    let out = "";
+    let url = "";
+    for await (const chunk of proc.stdout) {
+      out += new TextDecoder().decode(chunk);
+      const m = /"url":"(https:\/\/[^"]+)"/.exec(out);
+      if (m) {
+        url = m[1]!;
+        break;
+      }
+    }
+    expect(url).toStartWith("https://127.0.0.1:");
+    const tls = { ca: await Bun.file(cert).text() };
+    expect((await fetch(`${url}/healthz`, { tls })).status).toBe(200);
+    const res = await fetch(`${url}/api/profiling/captures`, { method: "POST", tls, headers: { authorization: `Bearer ${token}` }, body: '{"workload":"w","version":"1"}' });
+    expect(res.status).toBe(202);
+    const mismatched = Bun.spawnSync([...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--data", dir, "--tls-cert", cert], { stderr: "pipe" });
+    expect(mismatched.exitCode).not.toBe(0);
+    expect(mismatched.stderr.toString()).toContain("--tls-cert and --tls-key go together");
+  });
+
   test("bad flags: a clear message and a non-zero exit", () => {
     const r = Bun.spawnSync([...runnerCommand(), "server", "--listen", "nowhere", "--data", dir], { stderr: "pipe" });
     expect(r.exitCode).not.toBe(0);
