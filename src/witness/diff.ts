@@ -16,6 +16,7 @@ import { byAdjust, harmonic } from "./stats/multiple-testing.ts";
 import { tQuantile } from "./stats/distributions.ts";
 import { planTests, power, replicatesNeeded, type PlanTest } from "./stats/power.ts";
 import { detectabilityWeights } from "./stats/weights.ts";
+import { estimatePrior, shrinkDispersion, type DispersionPrior } from "./stats/shrink.ts";
 
 export type { Normalisation } from "./stats/normalise.ts";
 
@@ -32,8 +33,6 @@ export interface DiffOptions {
   minCount?: number;
   /** Run-to-run α assumed when no side has replicates (default 0.0025: 5% CV). */
   priorDispersion?: number;
-  /** Weight of the pooled α in each function's estimate, in degrees of freedom (default 8). */
-  priorDf?: number;
   /** The change the design must be able to see for "unchanged": +10% … */
   detectEffect?: number;
   /** … on a function holding 1% of the axis … */
@@ -88,7 +87,17 @@ export interface AxisReport {
   excluded: { capture: string; reason: string }[];
   normalisation: Normalisation;
   normalisation_note?: string;
-  dispersion: { source: "replicates" | "prior"; pooled: number; run_to_run_cv: number; df: number; prior_df: number };
+  dispersion: {
+    source: "replicates" | "prior";
+    /** Pooled α (squared run-to-run CV) of single functions. */
+    pooled: number;
+    run_to_run_cv: number;
+    /** Standard deviation of α between functions (random-effects τ). */
+    between_function_sd: number;
+    /** Replicate degrees of freedom per function (captures − 2). */
+    df: number;
+    functions_pooled: number;
+  };
   tested: number;
   distinct_tests: number;
   untested: number;
@@ -105,7 +114,13 @@ export interface DiffResult {
   normalisations_reported: Normalisation[];
   q: number;
   min_effect: number;
-  multiple_testing: { method: "Benjamini-Yekutieli"; weighting: "detectability" | "uniform"; tests: number };
+  multiple_testing: {
+    method: "Benjamini-Yekutieli";
+    weighting: "detectability" | "uniform";
+    tests: number;
+    /** Self counts (where cost lives) and inclusive-only aggregates are separate families; their q add up to q. */
+    families: { family: "self" | "inclusive"; tests: number; q: number }[];
+  };
   detect: { effect: number; share: number; power: number };
   /** Captures per version that would decide, when the verdict is insufficient. */
   replicates_needed: number | null;
@@ -146,7 +161,7 @@ interface PerNorm {
   norm: Normalisation;
   groups: Groups;
   alpha0: number;
-  tests: { alpha: number; df: number; r: ReturnType<typeof rateTest> }[];
+  tests: { alpha: number; df: number; dfFloor: number; r: ReturnType<typeof rateTest> }[];
 }
 
 export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opts: DiffOptions = {}): DiffResult {
@@ -156,7 +171,6 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
   const minShare = opts.minShare ?? 0.001;
   const minCount = opts.minCount ?? 5;
   const priorAlpha = opts.priorDispersion ?? 0.0025;
-  const priorDf = opts.priorDf ?? 8;
   const detectEffect = opts.detectEffect ?? 0.1;
   const detectShare = opts.detectShare ?? 0.01;
   const targetPower = opts.targetPower ?? 0.8;
@@ -197,6 +211,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     nA: number;
     usePrior: boolean;
     side: (y: Float64Array, cs: number[]) => Side;
+    selfKeys: Set<number>;
   }
   const work: AxisWork[] = [];
 
@@ -290,21 +305,26 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
 
     const usePrior = B.length < 2 && A.length < 2;
     const perNorm: PerNorm[] = [];
+    const priors = new Map<Normalisation, DispersionPrior>();
     for (const n of ALL_NORMS) {
       const size = factors[n];
       if (!size) continue;
       const groups: Groups = { before: cols.before, after: cols.after, size };
       const moms = distinct.map((y) => dispersionMoM(y, groups));
-      // Pool over self vectors only: an inclusive count sums many self counts, so its run-to-run
-      // noise averages out and would drag the pooled floor below what a single function shows.
-      const atoms = distinct.map((_, i) => selfKeys.has(i));
-      const alpha0 = usePrior ? priorAlpha : pooledDispersion(distinct, moms, groups, selfKeys.size >= 3 ? atoms : null);
+      const mus = distinct.map((y) => {
+        let t = 0;
+        for (let c = 0; c < N; c++) t += y[c]! / size[c]!;
+        return t / N;
+      });
+      // The prior comes from self vectors only: an inclusive count sums many self counts, so its
+      // run-to-run noise averages out and would drag the pool below what a single function shows.
+      const atoms = distinct.map((_, i) => ({ alpha: moms[i]!.alpha, df: moms[i]!.df, mu: mus[i]! })).filter((_, i) => selfKeys.has(i) || selfKeys.size < 3);
+      const prior: DispersionPrior = usePrior ? { alpha0: priorAlpha, tau2: 0, varAlpha0: 0, atoms: 0 } : estimatePrior(atoms, priorAlpha);
+      const alpha0 = prior.alpha0;
+      priors.set(n, prior);
       const tests = distinct.map((y, i) => {
-        const m = moms[i]!;
-        const alpha = usePrior || !Number.isFinite(m.alpha) ? alpha0 : (m.df * Math.max(0, m.alpha) + priorDf * alpha0) / (m.df + priorDf);
-        // Shrunk α̂ = (d·α̂ᵢ + d₀·α₀)/(d + d₀): its variance is ≈ 2α²·d/(d+d₀)², i.e. (d+d₀)²/d df.
-        const dfAlpha = usePrior ? Infinity : m.df > 0 ? (m.df + priorDf) ** 2 / m.df : Infinity;
-        return { alpha, df: dfAlpha, r: rateTest(y, groups, alpha, dfAlpha) };
+        const sh = usePrior ? { alpha: priorAlpha, dfAlpha: Infinity } : shrinkDispersion({ ...moms[i]!, mu: mus[i]! }, prior);
+        return { alpha: sh.alpha, df: sh.dfAlpha, dfFloor: moms[i]!.df, r: rateTest(y, groups, sh.alpha, sh.dfAlpha, moms[i]!.df) };
       });
       perNorm.push({ norm: n, groups, alpha0, tests });
     }
@@ -336,8 +356,9 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
         source: usePrior ? "prior" : "replicates",
         pooled: verdictNorm.alpha0,
         run_to_run_cv: Math.sqrt(verdictNorm.alpha0),
+        between_function_sd: Math.sqrt(priors.get(used)!.tau2),
         df: B.length - (B.length > 0 ? 1 : 0) + A.length - (A.length > 0 ? 1 : 0),
-        prior_df: priorDf,
+        functions_pooled: priors.get(used)!.atoms,
       },
       tested: hyps.length,
       distinct_tests: distinct.length,
@@ -361,6 +382,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       nA: A.length,
       usePrior,
       side,
+      selfKeys,
     });
   }
 
@@ -371,33 +393,47 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
   const weightOf = new Map<AxisWork, number[]>();
   const mTotal = work.reduce((t, w) => t + w.distinct.length, 0);
   const delta = Math.log(1 + detectEffect);
+  // Two families. One regression moves its own self count *and* the inclusive count of every
+  // ancestor; in a single step-up family those ~20 true discoveries would lower the bar for
+  // everything else (FDR lets 5% of ~20 discoveries be false) and bystanders would get flagged.
+  // Self counts (one per place where cost lives) form their own family; inclusive-only aggregates
+  // (vectors no function has as self) the other. FDR of the union ≤ q_self + q_inclusive = q.
+  const qFam = { self: q * 0.8, inclusive: q * 0.2 };
+  const famSize = { self: 0, inclusive: 0 };
   for (const n of ALL_NORMS) {
-    const entries: { w: AxisWork; i: number; p: number; L: number; xi: number }[] = [];
-    for (const w of work) {
-      const pn = w.perNorm.find((x) => x.norm === n);
-      if (!pn) continue;
-      pn.tests.forEach((t, i) => entries.push({ w, i, p: t.r.p, L: t.r.logRatio, xi: delta / t.r.seNull }));
-    }
-    if (!entries.length) continue;
-    const weights = weighting === "uniform" ? entries.map(() => 1) : detectabilityWeights(entries.map((e) => e.xi), q / harmonic(entries.length));
-    const adj = byAdjust(
-      entries.map((e) => e.p),
-      weights,
-    );
     const map = new Map<AxisWork, boolean[]>();
-    entries.forEach((e, k) => {
-      let arr = map.get(e.w);
-      if (!arr) map.set(e.w, (arr = new Array(e.w.distinct.length).fill(false)));
-      arr[e.i] = adj[k]! <= q && Math.abs(Math.expm1(e.L)) >= minEffect;
-      if (e.w.report.normalisation === n) {
-        let qa = qValues.get(e.w);
-        if (!qa) qValues.set(e.w, (qa = new Array(e.w.distinct.length).fill(1)));
-        qa[e.i] = adj[k]!;
-        let wa = weightOf.get(e.w);
-        if (!wa) weightOf.set(e.w, (wa = new Array(e.w.distinct.length).fill(1)));
-        wa[e.i] = weights[k]!;
+    for (const fam of ["self", "inclusive"] as const) {
+      const entries: { w: AxisWork; i: number; p: number; L: number; xi: number }[] = [];
+      for (const w of work) {
+        const pn = w.perNorm.find((x) => x.norm === n);
+        if (!pn) continue;
+        pn.tests.forEach((t, i) => {
+          if (w.selfKeys.has(i) === (fam === "self")) entries.push({ w, i, p: t.r.p, L: t.r.logRatio, xi: delta / t.r.seNull });
+        });
       }
-    });
+      if (n === "median-ratio" || !famSize[fam]) famSize[fam] = Math.max(famSize[fam], entries.length);
+      if (!entries.length) continue;
+      const qf = qFam[fam];
+      const weights = weighting === "uniform" ? entries.map(() => 1) : detectabilityWeights(entries.map((e) => e.xi), qf / harmonic(entries.length));
+      const adj = byAdjust(
+        entries.map((e) => e.p),
+        weights,
+      );
+      entries.forEach((e, k) => {
+        let arr = map.get(e.w);
+        if (!arr) map.set(e.w, (arr = new Array(e.w.distinct.length).fill(false)));
+        arr[e.i] = adj[k]! <= qf && Math.abs(Math.expm1(e.L)) >= minEffect;
+        if (e.w.report.normalisation === n) {
+          let qa = qValues.get(e.w);
+          if (!qa) qValues.set(e.w, (qa = new Array(e.w.distinct.length).fill(1)));
+          // Reported on the overall q scale: flagged ⇔ q_value ≤ q.
+          qa[e.i] = Math.min(1, (adj[k]! * q) / qf);
+          let wa = weightOf.get(e.w);
+          if (!wa) weightOf.set(e.w, (wa = new Array(e.w.distinct.length).fill(1)));
+          wa[e.i] = (weights[k]! * qf * mTotal * harmonic(Math.max(1, mTotal))) / (q * entries.length * harmonic(entries.length));
+        }
+      });
+    }
     flaggedSets.set(n, map);
   }
   // The family as the planner sees it: mean count and dispersion of every test (verdict normalisation).
@@ -406,6 +442,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     const vn = w.perNorm.find((p) => p.norm === w.report.normalisation)!;
     const N = w.nB + w.nA;
     w.distinct.forEach((y, i) => {
+      if (!w.selfKeys.has(i)) return; // the reference function is a self test: plan in that family
       let s = 0;
       for (let c = 0; c < N; c++) s += y[c]!;
       family.push({ mu: s / N, alpha: vn.tests[i]!.alpha });
@@ -436,7 +473,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       if (flagged) {
         const later = w.afterCols.slice(1);
         const dir: 1 | -1 = L > 0 ? 1 : -1;
-        const ok = later.some((c) => replicateAgrees(h.y, c, vn.groups, t.alpha, t.df, dir, 0.05 / Math.max(1, later.length)));
+        const ok = later.some((c) => replicateAgrees(h.y, c, vn.groups, t.alpha, t.df, dir, 0.05 / Math.max(1, later.length), t.dfFloor));
         confirmation = later.length > 0 && ok ? "confirmed" : "suspect";
       }
       const normalisations: Change["normalisations"] = {};
@@ -477,8 +514,8 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       refMu: (detectShare * w.meanTotal) / quantum(w.report.unit),
       refAlpha: vn.alpha0,
       tests: planned,
-      m: mTotal + 1,
-      q,
+      m: famSize.self + 1,
+      q: qFam.self,
       weighted: weighting === "detectability",
     };
     w.report.power = power(pin, w.nB, w.nA);
@@ -518,7 +555,15 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     normalisations_reported: ALL_NORMS.filter((n) => work.some((w) => w.perNorm.some((p) => p.norm === n))),
     q,
     min_effect: minEffect,
-    multiple_testing: { method: "Benjamini-Yekutieli", weighting, tests: mTotal },
+    multiple_testing: {
+      method: "Benjamini-Yekutieli",
+      weighting,
+      tests: mTotal,
+      families: [
+        { family: "self", tests: famSize.self, q: qFam.self },
+        { family: "inclusive", tests: famSize.inclusive, q: qFam.inclusive },
+      ],
+    },
     detect: { effect: detectEffect, share: detectShare, power: minPower },
     replicates_needed: needed,
     axes_compared: axesCompared,
@@ -527,32 +572,4 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     notes,
     changes,
   };
-}
-
-/**
- * Pooled α across functions: precision-weighted mean of the per-function moment estimates
- * (weights ∝ 1/Var(α̂) ≈ (μ/(1+αμ))², so big functions dominate until their own noise caps them).
- * Negative estimates are kept so the mean stays unbiased; the result is floored at 1e-6.
- */
-function pooledDispersion(ys: Float64Array[], moms: { alpha: number; df: number }[], g: Groups, use: boolean[] | null): number {
-  const mus = ys.map((y) => {
-    let s = 0;
-    for (const c of [...g.before, ...g.after]) s += y[c]! / g.size[c]!;
-    return s / (g.before.length + g.after.length);
-  });
-  let a = 0.0025;
-  for (let it = 0; it < 4; it++) {
-    let num = 0;
-    let den = 0;
-    moms.forEach((m, i) => {
-      if (!Number.isFinite(m.alpha) || m.df === 0 || (use && !use[i])) return;
-      const mu = mus[i]!;
-      const w = m.df * (mu / (1 + a * mu)) ** 2;
-      num += w * m.alpha;
-      den += w;
-    });
-    if (den === 0) return 0.0025;
-    a = Math.max(1e-6, num / den);
-  }
-  return a;
 }

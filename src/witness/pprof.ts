@@ -150,28 +150,28 @@ export function parsePprof(bytes: Uint8Array, name?: string): Capture {
     return { axis: t.type, primary: true };
   });
 
-  const funcs = new Map<string, { name: string; module?: string }>();
+  const funcs = new Map<number, { name: string; module?: string }>();
   for (const f of prof.function) {
     const entry: { name: string; module?: string } = { name: str(f.name) || `[unknown] fn#${String(f.id)}` };
     const file = str(f.filename);
     if (file) entry.module = file;
-    funcs.set(String(f.id), entry);
+    funcs.set(Number(f.id), entry);
   }
-  const mappingFile = new Map<string, string>();
-  for (const mp of prof.mapping) mappingFile.set(String(mp.id), str(mp.filename));
+  const mappingFile = new Map<number, string>();
+  for (const mp of prof.mapping) mappingFile.set(Number(mp.id), str(mp.filename));
   // One location may expand to several frames (inlining): lines are listed callee first.
-  const locFrames = new Map<string, { name: string; module?: string }[]>();
+  const locFrames = new Map<number, { name: string; module?: string }[]>();
   for (const loc of prof.location) {
     const frames = loc.line.map((l) => {
-      const f = funcs.get(String(l.functionId));
+      const f = funcs.get(Number(l.functionId));
       if (!f) throw new PprofError(`location ${String(loc.id)} references missing function ${String(l.functionId)}`);
       return f;
     });
     if (frames.length === 0) {
-      const mod = mappingFile.get(String(loc.mappingId));
+      const mod = mappingFile.get(Number(loc.mappingId));
       frames.push({ name: `[unknown] 0x${BigInt(loc.address).toString(16)}`, ...(mod ? { module: mod } : {}) });
     }
-    locFrames.set(String(loc.id), frames);
+    locFrames.set(Number(loc.id), frames);
   }
 
   const builders = new Map<string, AxisBuilder>();
@@ -186,17 +186,15 @@ export function parsePprof(bytes: Uint8Array, name?: string): Capture {
 
   for (const s of prof.sample) {
     if (s.value.length !== types.length) throw new PprofError("sample value count does not match sample types");
-    let path: number[] | null = null;
     for (let i = 0; i < roles.length; i++) {
       const r = roles[i]!;
       if (!r.primary) continue;
       const v = Number(s.value[i]);
       if (!(v > 0)) continue;
       const b = builders.get(r.axis)!;
-      if (path === null) path = [];
       const ids: number[] = [];
       for (let k = s.locationId.length - 1; k >= 0; k--) {
-        const fr = locFrames.get(String(s.locationId[k]));
+        const fr = locFrames.get(Number(s.locationId[k]));
         if (!fr) throw new PprofError(`sample references missing location ${String(s.locationId[k])}`);
         for (let j = fr.length - 1; j >= 0; j--) ids.push(b.frame(fr[j]!));
       }

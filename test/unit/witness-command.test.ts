@@ -15,7 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), "witness-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(args: string[], stdin?: Uint8Array | string) {
-  const p = Bun.spawnSync([...runnerCommand(), "witness", ...args], { stdin: stdin === undefined ? "ignore" : new Blob([stdin]), stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawnSync([...runnerCommand(), "witness", ...args], { stdin: stdin === undefined ? "ignore" : Buffer.from(stdin), stdout: "pipe", stderr: "pipe" });
   return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
 }
 

@@ -79,7 +79,12 @@ function sums(y: ArrayLike<number>, cols: number[], size: number[]) {
   return { Y, S, C: S2 / (S * S) };
 }
 
-export function rateTest(y: ArrayLike<number>, g: Groups, alpha: number, dfAlpha: number): RateTest {
+/**
+ * dfFloor: the replicate degrees of freedom. Estimating the whole variance (sampling + run-to-run)
+ * from the replicates alone would give exactly that many; shrinking α toward the pool only adds
+ * information, so the test never has fewer — Satterthwaite alone would, when α̂ is small and noisy.
+ */
+export function rateTest(y: ArrayLike<number>, g: Groups, alpha: number, dfAlpha: number, dfFloor = 0): RateTest {
   const b = sums(y, g.before, g.size);
   const a = sums(y, g.after, g.size);
   // +0.5 keeps a function that vanished (or appeared) finite; its effect is negligible at real counts.
@@ -90,9 +95,9 @@ export function rateTest(y: ArrayLike<number>, g: Groups, alpha: number, dfAlpha
   const seNull = Math.sqrt(vNull);
   const se = Math.sqrt(v);
   const aPart = alpha * (a.C + b.C);
-  const df = satterthwaite(vNull, aPart, dfAlpha);
+  const df = Math.max(dfFloor, satterthwaite(vNull, aPart, dfAlpha));
   const p = tTwoSided(logRatio / seNull, df);
-  const t975 = tQuantile(0.975, satterthwaite(v, aPart, dfAlpha));
+  const t975 = tQuantile(0.975, Math.max(dfFloor, satterthwaite(v, aPart, dfAlpha)));
   return { logRatio, seNull, se, p, lo: logRatio - t975 * se, hi: logRatio + t975 * se, df };
 }
 
@@ -100,11 +105,11 @@ export function rateTest(y: ArrayLike<number>, g: Groups, alpha: number, dfAlpha
  * One later after-replicate alone against the whole before side, one-sided in `direction`:
  * the confirmation window's question "does this replicate show the change again?".
  */
-export function replicateAgrees(y: ArrayLike<number>, col: number, g: Groups, alpha: number, dfAlpha: number, direction: 1 | -1, level: number): boolean {
+export function replicateAgrees(y: ArrayLike<number>, col: number, g: Groups, alpha: number, dfAlpha: number, direction: 1 | -1, level: number, dfFloor = 0): boolean {
   const b = sums(y, g.before, g.size);
   const s = g.size[col]!;
   const L = Math.log((y[col]! + 0.5) / s) - Math.log((b.Y + 0.5) / b.S);
   const lam0 = (y[col]! + b.Y + 1) / (s + b.S);
   const v = 1 / (lam0 * s) + 1 / (lam0 * b.S) + alpha * (1 + b.C);
-  return tUpper((direction * L) / Math.sqrt(v), satterthwaite(v, alpha * (1 + b.C), dfAlpha)) < level;
+  return tUpper((direction * L) / Math.sqrt(v), Math.max(dfFloor, satterthwaite(v, alpha * (1 + b.C), dfAlpha))) < level;
 }
