@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
 import { DEFAULT_RATE_LIMIT, queueCaptureRequest, type HttpAnswer, type RateLimit } from "./captures/queue-capture.ts";
 import { openApiDocument } from "./openapi.ts";
+import { enrolRoutes } from "./profiler-plane.ts";
 import type { Store } from "./store/store.ts";
 import { presentedToken } from "./tokens/authenticate.ts";
 
@@ -48,6 +49,7 @@ export function createApp(opts: AppOptions) {
       return { status: "ok" };
     })
     .get("/openapi.json", () => openapi)
+    .use(enrolRoutes(deps))
     .post(
       "/api/profiling/captures",
       async ({ request, query, set }) =>

@@ -2,6 +2,8 @@
 import type { Logger } from "../log.ts";
 import { createApp, type AppOptions } from "./app.ts";
 import type { Store } from "./store/store.ts";
+import { startProfilerPlane } from "./profiler-plane.ts";
+import { DEFAULT_RATE_LIMIT } from "./captures/queue-capture.ts";
 
 export interface ServerOptions extends AppOptions {
   hostname: string;
@@ -17,6 +19,8 @@ export interface RunningServer {
   store: Store;
   logger: Logger;
   app: ReturnType<typeof createApp>;
+  /** wss://…/tunnel when --tunnel-listen was given */
+  tunnelUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -31,13 +35,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   if (!server) throw new Error(`could not listen on ${opts.hostname}:${opts.port}`);
   const host = opts.hostname.includes(":") ? `[${opts.hostname}]` : opts.hostname;
   const port = server.port ?? opts.port;
+  // The tunnel listener and dispatcher run only where Profilers connect (--tunnel-listen).
+  const plane = opts.tunnelListen
+    ? await startProfilerPlane({
+        store: opts.store,
+        logger: opts.logger,
+        rateLimit: opts.rateLimit ?? DEFAULT_RATE_LIMIT,
+        now: opts.now ?? Date.now,
+        tunnel: { ...opts.tunnelListen, tls: opts.tls ? { cert: await Bun.file(opts.tls.certFile).text(), key: await Bun.file(opts.tls.keyFile).text() } : undefined },
+      })
+    : null;
   return {
     url: `${tls ? "https" : "http"}://${host}:${port}`,
     port,
     store: opts.store,
     logger: opts.logger,
     app,
+    tunnelUrl: plane?.tunnelUrl,
     async stop() {
+      plane?.stop();
       await app.stop(true);
     },
   };

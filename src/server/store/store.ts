@@ -1,6 +1,7 @@
 // The control plane's persistence contract. Every method is async so that a PostgreSQL
 // implementation can sit behind the same interface and pass the same contract suite
 // (test/unit/store-contract.ts). One interface per table group; `Store` is their union.
+import type { ProfilerStore } from "./profiler-store.ts";
 import type { CaptureRequest } from "../../protocol/capture-request.ts";
 import type {
   CaptureOutcome,
@@ -54,7 +55,7 @@ export interface CaptureStore {
   ): Promise<CaptureRecord>;
 }
 
-export interface Store extends OrgStore, TokenStore, CaptureStore {
+export interface Store extends OrgStore, TokenStore, CaptureStore, ProfilerStore {
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
   close(): Promise<void>;

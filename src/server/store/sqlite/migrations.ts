@@ -64,4 +64,37 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE status IN ('queued', 'running');
     `,
   },
+  {
+  version: 2,
+  name: "enrolled instances, pushed profiles, diffs",
+  sql: `
+    CREATE TABLE instances (
+      org_id           INTEGER NOT NULL REFERENCES orgs(id),
+      instance_id      TEXT NOT NULL,
+      class            TEXT NOT NULL CHECK (class IN ('profiler', 'agent')),
+      public_key       TEXT NOT NULL,
+      enrolled_at      INTEGER NOT NULL,
+      last_enrolled_at INTEGER NOT NULL,
+      PRIMARY KEY (org_id, instance_id)
+    );
+    CREATE TABLE profiles (
+      request_id  TEXT PRIMARY KEY REFERENCES capture_requests(request_id),
+      instance_id TEXT NOT NULL,
+      profile_gz  BLOB NOT NULL,
+      created_at  INTEGER NOT NULL
+    );
+    CREATE TABLE diffs (
+      request_id       TEXT PRIMARY KEY REFERENCES capture_requests(request_id),
+      compared_with    TEXT,
+      compared_version TEXT,
+      note             TEXT NOT NULL,
+      verdict          TEXT,
+      json             TEXT,
+      html             TEXT,
+      created_at       INTEGER NOT NULL
+    );
+    CREATE INDEX capture_requests_status ON capture_requests(status, created_at);
+    CREATE INDEX capture_requests_version ON capture_requests(org_id, workload, env, version, kind);
+  `,
+},
 ];

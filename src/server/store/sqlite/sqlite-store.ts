@@ -4,6 +4,7 @@ import type { Store } from "../store.ts";
 import { SqliteCaptures } from "./captures.ts";
 import { openDatabase } from "./database.ts";
 import { SqliteOrgs } from "./orgs.ts";
+import { SqliteProfilers } from "./profilers.ts";
 import { SqliteTokens } from "./tokens.ts";
 
 export class SqliteStore implements Store {
@@ -11,12 +12,14 @@ export class SqliteStore implements Store {
   private readonly orgs: SqliteOrgs;
   private readonly tokens: SqliteTokens;
   private readonly captures: SqliteCaptures;
+  private readonly profilers: SqliteProfilers;
 
   constructor(path: string) {
     this.db = openDatabase(path);
     this.orgs = new SqliteOrgs(this.db);
     this.tokens = new SqliteTokens(this.db);
     this.captures = new SqliteCaptures(this.db);
+    this.profilers = new SqliteProfilers(this.db);
   }
 
   createOrg: Store["createOrg"] = (...a) => this.orgs.createOrg(...a);
@@ -35,6 +38,17 @@ export class SqliteStore implements Store {
   listCaptures: Store["listCaptures"] = (...a) => this.captures.listCaptures(...a);
   markCaptureRunning: Store["markCaptureRunning"] = (...a) => this.captures.markCaptureRunning(...a);
   completeCapture: Store["completeCapture"] = (...a) => this.captures.completeCapture(...a);
+
+  enrolInstance: Store["enrolInstance"] = (...a) => this.profilers.enrolInstance(...a);
+  findInstance: Store["findInstance"] = (...a) => this.profilers.findInstance(...a);
+  listQueuedCaptures: Store["listQueuedCaptures"] = (...a) => this.profilers.listQueuedCaptures(...a);
+  requeueRunningCaptures: Store["requeueRunningCaptures"] = (...a) => this.profilers.requeueRunningCaptures(...a);
+  saveProfile: Store["saveProfile"] = (...a) => this.profilers.saveProfile(...a);
+  getProfile: Store["getProfile"] = (...a) => this.profilers.getProfile(...a);
+  saveDiff: Store["saveDiff"] = (...a) => this.profilers.saveDiff(...a);
+  getDiff: Store["getDiff"] = (...a) => this.profilers.getDiff(...a);
+  findBaseline: Store["findBaseline"] = (...a) => this.profilers.findBaseline(...a);
+  listPushedOfVersion: Store["listPushedOfVersion"] = (...a) => this.profilers.listPushedOfVersion(...a);
 
   async ping(): Promise<void> {
     this.db.query("SELECT 1").get();

@@ -1,0 +1,72 @@
+// When a profile is pushed: keep it, and answer "what changed" right away.
+//
+// A head of version V is compared with the latest pushed head of the prior version of the same
+// (workload, env) — "prior" meaning the latest other version captured before it — together with
+// that version's replicates (its noise floor). The after side is V's head plus every replicate of V
+// pushed so far, so each new replicate of V re-runs the diff and can confirm a suspect change
+// (the confirmation window). The record always says which capture it was compared with, or why
+// there is none.
+
+import type { Logger } from "../../log.ts";
+import { gunzipSync } from "node:zlib";
+import { parseProfile } from "../../witness/parse.ts";
+import { diffCaptures } from "../../witness/diff.ts";
+import { renderDiffHtml } from "../../witness/html.ts";
+import type { Capture } from "../../witness/model.ts";
+import type { Store } from "../store/store.ts";
+import type { CaptureRecord } from "../store/types.ts";
+
+export async function storeAndDiff(deps: { store: Store; logger: Logger; now: () => number }, record: CaptureRecord, profileGz: Uint8Array, instanceId: string): Promise<void> {
+  const { store } = deps;
+  await store.saveProfile(record.requestId, profileGz, instanceId, deps.now());
+
+  const afterRecords = await store.listPushedOfVersion(record.orgName, record.workload, record.env, record.version);
+  const afterHead = afterRecords.filter((r) => r.kind === "head").at(-1);
+  if (!afterHead) {
+    await store.saveDiff({
+      requestId: record.requestId,
+      comparedWith: null,
+      note: `no head capture of version ${record.version} yet: replicates are compared once the head is pushed`,
+      verdict: null,
+      json: null,
+      html: null,
+      createdAt: deps.now(),
+    });
+    return;
+  }
+  const baseline = await store.findBaseline(record.orgName, record.workload, record.env, record.version, afterHead.createdAt);
+  // The diff belongs to the head of V; a replicate refreshes that head's diff.
+  const target = afterHead.requestId;
+  if (!baseline) {
+    await store.saveDiff({
+      requestId: target,
+      comparedWith: null,
+      note: `no earlier version of ${record.workload}${record.env ? ` (${record.env})` : ""} has a pushed head capture: nothing to compare with yet`,
+      verdict: null,
+      json: null,
+      html: null,
+      createdAt: deps.now(),
+    });
+    return;
+  }
+
+  const load = async (r: CaptureRecord): Promise<Capture | null> => {
+    const gz = r.requestId === record.requestId ? profileGz : await store.getProfile(r.requestId);
+    return gz ? parseProfile(gunzipSync(gz), `${r.version}/${r.kind}/${r.requestId}.jsonl`) : null;
+  };
+  // Head first on each side: witness treats the first capture as the head, the rest as replicates.
+  const orderedAfter = [afterHead, ...afterRecords.filter((r) => r.requestId !== afterHead.requestId)];
+  const before = (await Promise.all([baseline.head, ...baseline.replicates].map(load))).filter((c): c is Capture => c !== null);
+  const after = (await Promise.all(orderedAfter.map(load))).filter((c): c is Capture => c !== null);
+  const diff = diffCaptures({ before, after });
+  await store.saveDiff({
+    requestId: target,
+    comparedWith: { requestId: baseline.head.requestId, version: baseline.head.version },
+    note: `compared with the head of version ${baseline.head.version} (${baseline.head.requestId}; ${before.length - 1} replicate${before.length === 2 ? "" : "s"}) using ${after.length - 1} replicate${after.length === 2 ? "" : "s"} of ${record.version}`,
+    verdict: diff.verdict,
+    json: JSON.stringify(diff),
+    html: renderDiffHtml(diff, { before, after }),
+    createdAt: deps.now(),
+  });
+  deps.logger.info({ request_id: target, compared_with: baseline.head.requestId, verdict: diff.verdict }, "diff computed");
+}

@@ -1,0 +1,140 @@
+// Enrolled Profiler instances, pushed profiles and diffs (migration 2), and the queue reads dispatch uses.
+import type { Database } from "bun:sqlite";
+import type { ArtifactClass } from "../../../protocol/enroll.ts";
+import type { Baseline, EnrolledInstance, ProfilerStore, StoredDiff } from "../profiler-store.ts";
+import { StoreError, type CaptureRecord } from "../types.ts";
+import { toCapture, type CaptureRow } from "./rows.ts";
+
+const SELECT_CAPTURE = `SELECT c.*, o.name AS org_name FROM capture_requests c JOIN orgs o ON o.id = c.org_id`;
+
+interface InstanceRow {
+  org_id: number;
+  org_name: string;
+  profiler_enabled: number;
+  instance_id: string;
+  class: ArtifactClass;
+  public_key: string;
+  enrolled_at: number;
+}
+
+interface DiffRow {
+  request_id: string;
+  compared_with: string | null;
+  compared_version: string | null;
+  note: string;
+  verdict: string | null;
+  json: string | null;
+  html: string | null;
+  created_at: number;
+}
+
+export class SqliteProfilers implements ProfilerStore {
+  constructor(private readonly db: Database) {}
+
+  async enrolInstance(orgId: number, instanceId: string, artifactClass: ArtifactClass, publicKey: string, now = Date.now()) {
+    return this.db.transaction(() => {
+      const existing = this.db
+        .query("SELECT class, public_key FROM instances WHERE org_id = ? AND instance_id = ?")
+        .get(orgId, instanceId) as { class: string; public_key: string } | null;
+      if (existing) {
+        if (existing.public_key !== publicKey) {
+          throw new StoreError(`instance "${instanceId}" is already enrolled with another key; a new identity needs a new instance id`, "conflict");
+        }
+        if (existing.class !== artifactClass) {
+          throw new StoreError(`instance "${instanceId}" is enrolled as ${existing.class}, not ${artifactClass}`, "conflict");
+        }
+        this.db.query("UPDATE instances SET last_enrolled_at = ? WHERE org_id = ? AND instance_id = ?").run(now, orgId, instanceId);
+        return { alreadyEnrolled: true };
+      }
+      this.db
+        .query("INSERT INTO instances (org_id, instance_id, class, public_key, enrolled_at, last_enrolled_at) VALUES (?, ?, ?, ?, ?, ?)")
+        .run(orgId, instanceId, artifactClass, publicKey, now, now);
+      return { alreadyEnrolled: false };
+    }).immediate();
+  }
+
+  async findInstance(orgName: string, instanceId: string): Promise<EnrolledInstance | null> {
+    const r = this.db
+      .query(
+        `SELECT i.org_id, o.name AS org_name, o.profiler_enabled, i.instance_id, i.class, i.public_key, i.enrolled_at
+           FROM instances i JOIN orgs o ON o.id = i.org_id WHERE o.name = ? AND i.instance_id = ?`,
+      )
+      .get(orgName, instanceId) as InstanceRow | null;
+    if (!r) return null;
+    return {
+      orgId: r.org_id,
+      orgName: r.org_name,
+      profilerEnabled: r.profiler_enabled === 1,
+      instanceId: r.instance_id,
+      artifactClass: r.class,
+      publicKey: r.public_key,
+      enrolledAt: r.enrolled_at,
+    };
+  }
+
+  async listQueuedCaptures(limit: number): Promise<CaptureRecord[]> {
+    const rows = this.db.query(`${SELECT_CAPTURE} WHERE c.status = 'queued' ORDER BY c.created_at, c.request_id LIMIT ?`).all(limit) as CaptureRow[];
+    return rows.map(toCapture);
+  }
+
+  async requeueRunningCaptures(now = Date.now()): Promise<number> {
+    return this.db.query("UPDATE capture_requests SET status = 'queued', updated_at = ? WHERE status = 'running'").run(now).changes;
+  }
+
+  async saveProfile(requestId: string, profileGz: Uint8Array, instanceId: string, now = Date.now()): Promise<void> {
+    this.db
+      .query("INSERT OR REPLACE INTO profiles (request_id, instance_id, profile_gz, created_at) VALUES (?, ?, ?, ?)")
+      .run(requestId, instanceId, profileGz, now);
+  }
+
+  async getProfile(requestId: string): Promise<Uint8Array | null> {
+    const r = this.db.query("SELECT profile_gz FROM profiles WHERE request_id = ?").get(requestId) as { profile_gz: Uint8Array } | null;
+    return r ? new Uint8Array(r.profile_gz) : null;
+  }
+
+  async saveDiff(d: StoredDiff): Promise<void> {
+    this.db
+      .query(
+        `INSERT OR REPLACE INTO diffs (request_id, compared_with, compared_version, note, verdict, json, html, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(d.requestId, d.comparedWith?.requestId ?? null, d.comparedWith?.version ?? null, d.note, d.verdict, d.json, d.html, d.createdAt);
+  }
+
+  async getDiff(requestId: string): Promise<StoredDiff | null> {
+    const r = this.db.query("SELECT * FROM diffs WHERE request_id = ?").get(requestId) as DiffRow | null;
+    if (!r) return null;
+    return {
+      requestId: r.request_id,
+      comparedWith: r.compared_with ? { requestId: r.compared_with, version: r.compared_version ?? "" } : null,
+      note: r.note,
+      verdict: r.verdict,
+      json: r.json,
+      html: r.html,
+      createdAt: r.created_at,
+    };
+  }
+
+  async findBaseline(orgName: string, workload: string, env: string, version: string, before: number): Promise<Baseline | null> {
+    const head = this.db
+      .query(
+        `${SELECT_CAPTURE} WHERE o.name = ? AND c.workload = ? AND c.env = ? AND c.version <> ? AND c.kind = 'head'
+            AND c.outcome = 'pushed' AND c.created_at < ? ORDER BY c.created_at DESC LIMIT 1`,
+      )
+      .get(orgName, workload, env, version, before) as CaptureRow | null;
+    if (!head) return null;
+    const replicates = (
+      this.db
+        .query(`${SELECT_CAPTURE} WHERE o.name = ? AND c.workload = ? AND c.env = ? AND c.version = ? AND c.kind = 'replicate' AND c.outcome = 'pushed' ORDER BY c.created_at`)
+        .all(orgName, workload, env, head.version) as CaptureRow[]
+    ).map(toCapture);
+    return { head: toCapture(head), replicates };
+  }
+
+  async listPushedOfVersion(orgName: string, workload: string, env: string, version: string): Promise<CaptureRecord[]> {
+    const rows = this.db
+      .query(`${SELECT_CAPTURE} WHERE o.name = ? AND c.workload = ? AND c.env = ? AND c.version = ? AND c.outcome = 'pushed' ORDER BY c.created_at`)
+      .all(orgName, workload, env, version) as CaptureRow[];
+    return rows.map(toCapture);
+  }
+}
