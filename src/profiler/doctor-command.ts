@@ -3,7 +3,7 @@
 // created and the identity lock is not kept. Exit 0 when the Profiler would boot, 1 otherwise.
 
 import { runChecks } from "./boot/checks.ts";
-import type { Finding } from "./boot/finding.ts";
+import { deployFix, warn, type Finding } from "./boot/finding.ts";
 import { describeInstrumentation } from "./boot/tracing.ts";
 
 const USAGE = "usage: runner doctor [--json]\n";
@@ -19,6 +19,15 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     return 2;
   }
   const run = await runChecks(process.env, { identity: "inspect" });
+  // A requirement no check can see from inside: said once here, never a boot warning.
+  run.findings.push(
+    warn(
+      "restart",
+      "restart policy",
+      "the restart policy cannot be verified from inside; the reference setup restarts the Profiler unless stopped",
+      deployFix({ docker: "--restart unless-stopped (compose: restart: unless-stopped)", kubernetes: "restartPolicy: Always (the default for a DaemonSet/StatefulSet)", systemd: "Restart=always (RestartPreventExitStatus=78: a refused boot needs a fix, not a retry)" }),
+    ),
+  );
   const failed = run.findings.filter((f) => f.status === "fail").length;
   const warned = run.findings.filter((f) => f.status === "warn").length;
   const instrumentation = describeInstrumentation(run.probesExpected, run.probesUnavailable);

@@ -2,7 +2,7 @@
 // cannot write, a target list and a token file it cannot read. Root required (to set up as root
 // what nobody then cannot touch).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { BootSandbox } from "./boot-setup.ts";
@@ -64,5 +64,29 @@ describe.skipIf(!live)("boot: files the unprivileged supervisor must reach (live
     expect(r.stdout).toContain("plain configuration");
     expect(r.stdout).toContain("RUNNER_BOOTSTRAP_TOKEN_FILE");
     expect(r.stdout).not.toContain("rpboot_livetest");
+  });
+
+  test("the target list: read-only for nobody boots quietly, writable by nobody boots with a warning", () => {
+    expect(box.boot().stdout).not.toContain("mount it read-only");
+    const file = join(box.root, "writable-targets.json");
+    writeFileSync(file, JSON.stringify({ targets: [{ workload: "api" }] }));
+    chmodSync(file, 0o666);
+    const r = box.boot({ env: { RUNNER_PROFILE_TARGETS_FILE: file } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("is writable by the Profiler; mount it read-only");
+  });
+
+  test.skipIf(!live || !existsSync("/sys/fs/cgroup/memory/cgroup.procs"))("a 512m cgroup memory limit is seen by doctor", () => {
+    const group = `/sys/fs/cgroup/memory/runner-boot-live-${process.pid}`;
+    mkdirSync(group);
+    try {
+      writeFileSync(`${group}/memory.limit_in_bytes`, String(512 * 1024 * 1024));
+      const r = box.boot({ wrap: ["sh", "-c", `echo $$ > ${group}/cgroup.procs && exec "$@"`, "sh"], args: ["doctor"] });
+      expect(r.stdout).toContain("pass  [memory] memory limited to 512 MiB (the reference setup)");
+      const u = box.boot({ args: ["doctor"] });
+      expect(u.stdout).toMatch(/\[memory\] (no memory limit|memory limited to)/);
+    } finally {
+      rmdirSync(group);
+    }
   });
 });

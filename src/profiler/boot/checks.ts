@@ -11,7 +11,9 @@ import { checkEnv } from "./env.ts";
 import { checkBoundingSet, checkNoNewPrivs, checkNosuid, checkUserNamespace } from "./exec-grant.ts";
 import { fail, type Finding } from "./finding.ts";
 import { checkIdentity } from "./identity.ts";
+import { checkMemory } from "./memory.ts";
 import { readMounts } from "./mountinfo.ts";
+import { checkOrchestratorAccess } from "./orchestrator.ts";
 import { checkPidNamespace } from "./pid-namespace.ts";
 import { readProcStatus, type ProcStatus } from "./proc-status.ts";
 import { checkSupervisor } from "./self-capabilities.ts";
@@ -68,6 +70,8 @@ export async function runChecks(env: Record<string, string | undefined>, opts: C
   const tracing = checkTracing(readMounts());
   findings.push(...tracing.findings);
   findings.push(...checkAppArmor());
+  findings.push(...checkMemory());
+  findings.push(...checkOrchestratorAccess());
 
   let identity: Identity | undefined;
   const failed = findings.some((f) => f.status === "fail");

@@ -15,6 +15,9 @@ export type CheckName =
   | "pid-namespace"
   | "tracing"
   | "apparmor"
+  | "memory"
+  | "orchestrator"
+  | "restart"
   | "identity";
 
 export type FindingStatus = "pass" | "fail" | "warn";
