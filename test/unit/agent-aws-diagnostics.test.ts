@@ -1,7 +1,7 @@
 // The AWS connector's documented behaviours, against the local AWS fake with the real SDK:
 // query validation before anything is sent, the results-bucket/Glue diagnosis, the QuickSight
 // "old policy" diagnosis, credential modes, the secret store, and no credential in any output.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { setDefaultTimeout, afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import pino from "pino";
 import { Catalog } from "../../src/agent/catalog.ts";
 import { awsConnector } from "../../src/agent/connectors/aws.ts";
@@ -11,6 +11,10 @@ import { AgentError } from "../../src/agent/errors.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type AwsFake, awsError, awsOk, startAwsFake } from "../fixtures/fakes/aws.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
+
+// Some tests start the executable; from sources each start loads every SDK client, which takes
+// seconds on a loaded machine. This is a budget, not a measurement.
+setDefaultTimeout(60_000);
 
 const KEY_ID = "AKIAFAKEDIAGNOSTIC01";
 const SECRET = "diagnostic-secret-key-do-not-print-0001";

@@ -1,7 +1,7 @@
 // Enforcement order: (1) the operation must be in the catalog — decided on the name alone, before
 // arguments are parsed or validated and before any connector code runs; (2) arguments are
 // validated; (3) only then is the connector opened and the operation run.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { setDefaultTimeout, afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Type } from "@sinclair/typebox";
 import pino from "pino";
 import { ALLOWED_WRITES, Catalog, type Connector, op } from "../../src/agent/catalog.ts";
@@ -11,6 +11,10 @@ import { enforceAndRun } from "../../src/agent/enforce.ts";
 import { AgentError } from "../../src/agent/errors.ts";
 import { type AwsFake, startAwsFake } from "../fixtures/fakes/aws.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
+
+// Some tests start the executable; from sources each start loads every SDK client, which takes
+// seconds on a loaded machine. This is a budget, not a measurement.
+setDefaultTimeout(60_000);
 
 /** A connector that records every entry point the Agent calls on it, in order. */
 function recordingConnector(events: string[], configured = true): Connector<{ opened: true }> {
