@@ -9,7 +9,11 @@ export async function readBoundedBody(request: Request, limit: number): Promise<
     // A declared length is enforced by the HTTP parser, so buffering it whole is bounded; only a
     // chunked body has to be counted as it streams in. (Touching request.body costs a stream.)
     if (Number(length) > limit) return tooLarge(limit);
-    return decode(new Uint8Array(await request.arrayBuffer()));
+    try {
+      return decode(new Uint8Array(await request.arrayBuffer()));
+    } catch {
+      return unreadable(); // the client went away mid-body
+    }
   }
   if (!request.body) return { ok: true, text: "" };
   const chunks: Uint8Array[] = [];
@@ -27,7 +31,7 @@ export async function readBoundedBody(request: Request, limit: number): Promise<
       chunks.push(value);
     }
   } catch {
-    return { ok: false, status: 400, error: "request body could not be read" };
+    return unreadable();
   }
   return decode(Buffer.concat(chunks));
 }
@@ -39,6 +43,10 @@ function decode(bytes: Uint8Array): BodyResult {
   } catch {
     return { ok: false, status: 400, error: "request body is not valid UTF-8" };
   }
+}
+
+function unreadable(): BodyResult {
+  return { ok: false, status: 400, error: "request body could not be read" };
 }
 
 function tooLarge(limit: number): BodyResult {
