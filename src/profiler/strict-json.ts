@@ -4,7 +4,7 @@
 // data), and reports positions as line:column so the message points at the mistake.
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
-/** Null-prototype object; `keys` keeps each key's position for later messages. */
+/** Null-prototype object; keyPositions (below) keeps each key's position for later messages. */
 export interface JsonObject {
   [key: string]: JsonValue;
 }

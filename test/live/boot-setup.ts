@@ -37,9 +37,9 @@ export class BootSandbox {
   }
 
   /** A fresh collector copy at `name` with `caps` (setcap syntax) or none when caps is null. */
-  collector(name: string, caps: string | null, dir = this.root): string {
+  collector(name: string, caps: string | null, dir = this.root, from = "/bin/true"): string {
     const path = join(dir, name);
-    copyFileSync("/bin/true", path);
+    copyFileSync(from, path);
     chmodSync(path, 0o755);
     if (caps !== null) sh(["setcap", caps, path]);
     return path;

@@ -21,13 +21,14 @@ export function checkBoundingSet(status: ProcStatus): Finding[] {
         fail(
           "bounding-set",
           cap.name,
-          `${cap.name} is not in the capability bounding set (CapBnd): the kernel will not grant it to ptop`,
+          // With the effective flag set, an exec that cannot grant every file capability fails outright.
+          `${cap.name} is not in the capability bounding set (CapBnd): the kernel cannot grant it, so exec of ptop fails with "Operation not permitted"`,
           deployFix({
             docker: `--cap-add ${cap.short} (compose: cap_add: [${cap.short}])`,
             kubernetes: `securityContext.capabilities.add: ["${cap.short}"]`,
             systemd: `CapabilityBoundingSet= must include ${cap.name} (or be left unset)`,
           }),
-          cap.cost,
+          `ptop cannot start at all; and even if it could, ${cap.cost}`,
         ),
       );
     }
