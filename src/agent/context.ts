@@ -1,6 +1,7 @@
-import { createLogger, type Logger } from "../log.ts";
+import type { Logger } from "pino";
 import { Redactor } from "./credentials/redactor.ts";
 import { secretSourceFromEnv, type SecretSource } from "./credentials/secret-source.ts";
+import { createAgentLogger } from "./log.ts";
 
 // What every connector receives: its configuration (plain environment), its credentials (through
 // the secret source, which registers every value it hands out with the redactor) and a logger.
@@ -14,7 +15,7 @@ export interface AgentContext {
   log: Logger;
 }
 
-export function createAgentContext(env: Env = process.env, log: Logger = createLogger("agent")): AgentContext {
+export function createAgentContext(env: Env = process.env, log?: Logger): AgentContext {
   const redactor = new Redactor();
-  return { env, redactor, log, secrets: secretSourceFromEnv(env, redactor) };
+  return { env, redactor, log: log ?? createAgentLogger(redactor), secrets: secretSourceFromEnv(env, redactor) };
 }

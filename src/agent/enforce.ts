@@ -27,8 +27,17 @@ export async function enforceAndRun(catalog: Catalog, name: string, rawArgs: Raw
   const connector = catalog.connector(operation.connector); // step 3
   const why = connector.unconfigured(ctx);
   if (why) throw new AgentError("not_configured", `${connector.name} is not configured: ${why}`);
-  const handle = await connector.open(ctx);
-  return operation.run(handle, args, ctx);
+  const started = performance.now();
+  try {
+    const handle = await connector.open(ctx);
+    const result = await operation.run(handle, args, ctx);
+    ctx.log.info({ op: name, connector: connector.name, ms: Math.round(performance.now() - started) }, "operation done");
+    return result;
+  } catch (e) {
+    // Messages may quote third-party error text; the logger scrubs every known credential.
+    ctx.log.warn({ op: name, connector: connector.name, code: (e as AgentError).code, err: e instanceof Error ? e.message : String(e) }, "operation failed");
+    throw e;
+  }
 }
 
 function parseArgs(name: string, raw: RawArgs): unknown {

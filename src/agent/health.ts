@@ -23,5 +23,7 @@ export async function runHealth(catalog: Catalog, ctx: AgentContext): Promise<Co
   });
   const results = await Promise.all(checks);
   // Health output is printed and logged: scrub credentials from every detail.
-  return results.map((r) => ({ ...r, detail: ctx.redactor.scrub(r.detail) }));
+  const scrubbed = results.map((r) => ({ ...r, detail: ctx.redactor.scrub(r.detail) }));
+  for (const r of scrubbed) ctx.log[r.status === "error" ? "warn" : "info"](r, "connector health");
+  return scrubbed;
 }

@@ -245,7 +245,8 @@ describe("credentials never appear in output, errors or health", () => {
   const echo = (c: { protocol: string }) => `The key ${KEY_ID} with secret ${SECRET} is not valid`;
 
   async function agent(args: string[], env: Env) {
-    const p = Bun.spawn([...runnerCommand(), "agent", ...args], { env: { PATH: process.env.PATH ?? "", HOME: "/tmp", ...env } as Record<string, string>, stdout: "pipe", stderr: "pipe" });
+    // Debug logging on: the logs (stderr) are checked along with the output.
+    const p = Bun.spawn([...runnerCommand(), "agent", ...args], { env: { PATH: process.env.PATH ?? "", HOME: "/tmp", RUNNER_LOG_LEVEL: "debug", ...env } as Record<string, string>, stdout: "pipe", stderr: "pipe" });
     const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
     return { out: stdout + stderr, code };
   }
@@ -254,6 +255,7 @@ describe("credentials never appear in output, errors or health", () => {
     fake.respond.push((c) => awsError(c, "ValidationException", echo(c)));
     const r = await agent(["run", "aws.ecs.listClusters", "--args", "{}"], staticEnv() as Record<string, string>);
     expect(r.code).toBe(1);
+    expect(r.out).toContain('"msg":"operation failed"');
     expect(r.out).toContain("[REDACTED]");
     expect(r.out).not.toContain(SECRET);
     expect(r.out).not.toContain(KEY_ID);
@@ -263,6 +265,7 @@ describe("credentials never appear in output, errors or health", () => {
     fake.respond.push((c) => (c.action === "sts:GetCallerIdentity" ? awsOk(c, "<Arn>arn:aws:iam::123456789012:user/runner</Arn><UserId>AIDAFAKE</UserId><Account>123456789012</Account>") : undefined));
     const ok = await agent(["health"], staticEnv() as Record<string, string>);
     expect(ok.out).toContain("aws: ok: account 123456789012 as arn:aws:iam::123456789012:user/runner");
+    expect(ok.out).toContain('"msg":"connector health"');
     expect(ok.out).not.toContain(SECRET);
     expect(ok.out).not.toContain(KEY_ID);
 
