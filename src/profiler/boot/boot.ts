@@ -9,10 +9,8 @@ import { describeInstrumentation } from "./tracing.ts";
 export { BootRefusal } from "./finding.ts";
 export type { BootResult } from "./boot-result.ts";
 
-export interface BootOptions {
-  /** Reserved for callers that need to tune the boot; no check can be skipped. */
-  readonly _?: never;
-}
+/** Reserved: no option can skip or soften a check. */
+export type BootOptions = Record<string, never>;
 
 export async function boot(env: Record<string, string | undefined> = process.env, _opts?: BootOptions): Promise<BootResult> {
   const run = await runChecks(env, { identity: "boot" });
