@@ -1,4 +1,3 @@
-import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import type { Connector } from "../catalog.ts";
 import { AWS_CRED_MODES } from "./aws/credentials.ts";
 import { type AwsHandle, openAws } from "./aws/handle.ts";
@@ -17,6 +16,7 @@ export const awsConnector: Connector<AwsHandle> = {
   unconfigured: (ctx) => (ctx.env.RUNNER_AWS_CRED_MODE ? null : `RUNNER_AWS_CRED_MODE is not set (${AWS_CRED_MODES.join(" or ")})`),
   open: openAws,
   async health(h) {
+    const { GetCallerIdentityCommand, STSClient } = await import("@aws-sdk/client-sts");
     const id = await callAws(h, "sts:GetCallerIdentity", STSClient, new GetCallerIdentityCommand({}));
     return { status: "ok", detail: `account ${id.Account} as ${id.Arn} in ${h.region}` };
   },

@@ -1,5 +1,3 @@
-import { DescribeClusterCommand, EKSClient } from "@aws-sdk/client-eks";
-import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { Type } from "@sinclair/typebox";
 import { type Connector, op, type Operation } from "../catalog.ts";
 import type { AgentContext } from "../context.ts";
@@ -50,6 +48,7 @@ async function callCluster(h: EksHandle, opName: string, permission: string, pat
 
 async function identityArn(h: EksHandle): Promise<string> {
   try {
+    const { GetCallerIdentityCommand, STSClient } = await import("@aws-sdk/client-sts");
     const id = await callAws(h.aws, "sts:GetCallerIdentity", STSClient, new GetCallerIdentityCommand({}));
     return id.Arn ?? "the runner's IAM identity";
   } catch {
@@ -118,6 +117,7 @@ export const eksConnector: Connector<EksHandle> = {
     const cluster = ctx.env[CLUSTER_ENV]!;
     if (!ctx.env.RUNNER_AWS_CRED_MODE) throw new AgentError("not_configured", `${CLUSTER_ENV} is set but RUNNER_AWS_CRED_MODE is not (static or chain)`);
     const aws = await openAws(ctx);
+    const { DescribeClusterCommand, EKSClient } = await import("@aws-sdk/client-eks");
     const out = await callAws(aws, "eks:DescribeCluster", EKSClient, new DescribeClusterCommand({ name: cluster }));
     const endpoint: string | undefined = out.cluster?.endpoint;
     const caData: string | undefined = out.cluster?.certificateAuthority?.data;

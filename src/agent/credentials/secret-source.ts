@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { productionChain } from "../connectors/aws/credentials.ts";
 import { AgentError } from "../errors.ts";
 import type { Env } from "../context.ts";
@@ -46,7 +46,7 @@ class EnvSecrets implements SecretSource {
 class AwsSecretsManagerSecrets extends EnvSecrets {
   override readonly mode = "aws-secrets-manager";
   private readonly prefix: string;
-  private readonly client: SecretsManagerClient;
+  private client: SecretsManagerClient | undefined;
   private readonly cache = new Map<string, Promise<string | undefined>>();
 
   constructor(env: Env, redactor: Redactor) {
@@ -54,14 +54,6 @@ class AwsSecretsManagerSecrets extends EnvSecrets {
     const prefix = env.RUNNER_SECRET_PREFIX;
     if (!prefix) throw new AgentError("not_configured", "RUNNER_SECRET_STORE_MODE=aws-secrets-manager needs RUNNER_SECRET_PREFIX");
     this.prefix = prefix.replace(/\/+$/, "");
-    // The store identity is the workload identity (the same production chain as chain mode, no
-    // SSO); its only permission is the narrowed GetSecretValue statement.
-    this.client = new SecretsManagerClient({
-      region: env.RUNNER_AWS_REGION ?? env.AWS_REGION ?? "us-east-1",
-      endpoint: env.RUNNER_SECRET_STORE_ENDPOINT_URL ?? env.RUNNER_AWS_ENDPOINT_URL,
-      credentials: productionChain(env, redactor),
-      maxAttempts: 1,
-    });
   }
 
   override async get(name: string): Promise<string | undefined> {
@@ -77,6 +69,15 @@ class AwsSecretsManagerSecrets extends EnvSecrets {
 
   private async fetch(name: string): Promise<string | undefined> {
     const id = `${this.prefix}/${name}`;
+    const { GetSecretValueCommand, SecretsManagerClient } = await import("@aws-sdk/client-secrets-manager");
+    // The store identity is the workload identity (the same production chain as chain mode, no
+    // SSO); its only permission is the narrowed GetSecretValue statement.
+    this.client ??= new SecretsManagerClient({
+      region: this.env.RUNNER_AWS_REGION ?? this.env.AWS_REGION ?? "us-east-1",
+      endpoint: this.env.RUNNER_SECRET_STORE_ENDPOINT_URL ?? this.env.RUNNER_AWS_ENDPOINT_URL,
+      credentials: productionChain(this.env, this.redactor),
+      maxAttempts: 1,
+    });
     try {
       const out = await this.client.send(new GetSecretValueCommand({ SecretId: id }));
       const v = out.SecretString || undefined;

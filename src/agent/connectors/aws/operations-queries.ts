@@ -1,6 +1,3 @@
-import { AthenaClient, GetQueryExecutionCommand, GetQueryResultsCommand, StartQueryExecutionCommand, StopQueryExecutionCommand, BatchGetQueryExecutionCommand, ListQueryExecutionsCommand } from "@aws-sdk/client-athena";
-import { CloudTrailClient, DescribeQueryCommand, GetQueryResultsCommand as GetLakeResultsCommand, StartQueryCommand as StartLakeQueryCommand } from "@aws-sdk/client-cloudtrail";
-import { CloudWatchLogsClient, GetQueryResultsCommand as GetInsightsResultsCommand, StartQueryCommand as StartInsightsQueryCommand } from "@aws-sdk/client-cloudwatch-logs";
 import { Type } from "@sinclair/typebox";
 import { op, type Operation } from "../../catalog.ts";
 import { AgentError } from "../../errors.ts";
@@ -13,6 +10,10 @@ import { assertReadOnlySql } from "./sql-guard.ts";
 // Query operations start an execution (allowed by the read-only policy: it reads, it does not
 // change data), poll it, and read the results. The SQL is validated first: DDL and DML never
 // leave the process.
+
+const sdk_athena = () => import("@aws-sdk/client-athena");
+const sdk_cloudtrail = () => import("@aws-sdk/client-cloudtrail");
+const sdk_logs = () => import("@aws-sdk/client-cloudwatch-logs");
 
 const timeout = Type.Optional(Type.Integer({ minimum: 1, maximum: 600 }));
 
@@ -38,6 +39,7 @@ const athenaQuery = op<AwsHandle, any>({
   example: { sql: "SELECT status, count(*) FROM alb_logs GROUP BY status", database: "logs", outputLocation: "s3://my-athena-results/runner/" },
   async run(h, a) {
     assertReadOnlySql(a.sql, "Athena");
+    const { AthenaClient, GetQueryExecutionCommand, GetQueryResultsCommand, StartQueryExecutionCommand, StopQueryExecutionCommand } = await sdk_athena();
     let id: string;
     try {
       const started = await h.client(AthenaClient).send(
@@ -86,6 +88,7 @@ const cloudTrailLakeQuery = op<AwsHandle, any>({
   example: { sql: "SELECT eventName, count(*) FROM 0123abcd-0123-0123-0123-0123456789ab WHERE eventTime > '2026-11-21 00:00:00' GROUP BY eventName" },
   async run(h, a) {
     assertReadOnlySql(a.sql, "CloudTrail Lake");
+    const { CloudTrailClient, DescribeQueryCommand, GetQueryResultsCommand: GetLakeResultsCommand, StartQueryCommand: StartLakeQueryCommand } = await sdk_cloudtrail();
     const started = await callAws(h, "cloudtrail:StartQuery", CloudTrailClient, new StartLakeQueryCommand({ QueryStatement: a.sql }));
     const id: string = started.QueryId;
     const final = await poll(a.timeoutSeconds ?? 60, async () => {
@@ -108,6 +111,7 @@ const logsInsightsQuery = op<AwsHandle, any>({
   args: Type.Object({ logGroupNames: A.strs, queryString: A.str, startTime: Type.Integer({ minimum: 0 }), endTime: Type.Integer({ minimum: 0 }), limit: A.optInt, timeoutSeconds: timeout }, { additionalProperties: false }),
   example: { logGroupNames: ["/aws/lambda/api-handler"], queryString: "fields @timestamp, @message | filter @message like /ERROR/ | limit 20", startTime: 1795791600, endTime: 1795795200 },
   async run(h, a) {
+    const { CloudWatchLogsClient, GetQueryResultsCommand: GetInsightsResultsCommand, StartQueryCommand: StartInsightsQueryCommand } = await sdk_logs();
     const started = await callAws(h, "logs:StartQuery", CloudWatchLogsClient, new StartInsightsQueryCommand({ logGroupNames: a.logGroupNames, queryString: a.queryString, startTime: a.startTime, endTime: a.endTime, limit: a.limit }));
     const id: string = started.queryId;
     const final = await poll(a.timeoutSeconds ?? 60, async () => {
@@ -124,7 +128,7 @@ export const queryOperations: Operation<AwsHandle>[] = [
   athenaQuery,
   cloudTrailLakeQuery,
   logsInsightsQuery,
-  sdkRead({ name: "aws.athena.getQueryExecution", action: "athena:GetQueryExecution", summary: "state of an Athena query execution", client: AthenaClient, command: GetQueryExecutionCommand, args: { QueryExecutionId: A.str }, example: { QueryExecutionId: "0123abcd-0123-0123-0123-0123456789ab" } }),
-  sdkRead({ name: "aws.athena.batchGetQueryExecution", action: "athena:BatchGetQueryExecution", summary: "several Athena query executions", client: AthenaClient, command: BatchGetQueryExecutionCommand, args: { QueryExecutionIds: Type.Array(A.str, { minItems: 1, maxItems: 50 }) }, example: { QueryExecutionIds: ["0123abcd-0123-0123-0123-0123456789ab"] } }),
-  sdkRead({ name: "aws.athena.listQueryExecutions", action: "athena:ListQueryExecutions", summary: "recent Athena query executions", client: AthenaClient, command: ListQueryExecutionsCommand, args: { WorkGroup: A.optStr, NextToken: A.optStr, MaxResults: A.optInt }, example: {} }),
+  sdkRead({ name: "aws.athena.getQueryExecution", action: "athena:GetQueryExecution", summary: "state of an Athena query execution", sdk: sdk_athena, client: "AthenaClient", command: "GetQueryExecutionCommand", args: { QueryExecutionId: A.str }, example: { QueryExecutionId: "0123abcd-0123-0123-0123-0123456789ab" } }),
+  sdkRead({ name: "aws.athena.batchGetQueryExecution", action: "athena:BatchGetQueryExecution", summary: "several Athena query executions", sdk: sdk_athena, client: "AthenaClient", command: "BatchGetQueryExecutionCommand", args: { QueryExecutionIds: Type.Array(A.str, { minItems: 1, maxItems: 50 }) }, example: { QueryExecutionIds: ["0123abcd-0123-0123-0123-0123456789ab"] } }),
+  sdkRead({ name: "aws.athena.listQueryExecutions", action: "athena:ListQueryExecutions", summary: "recent Athena query executions", sdk: sdk_athena, client: "AthenaClient", command: "ListQueryExecutionsCommand", args: { WorkGroup: A.optStr, NextToken: A.optStr, MaxResults: A.optInt }, example: {} }),
 ];

@@ -9,19 +9,21 @@ import type { AwsHandle } from "./handle.ts";
 type ClientCtor = new (config: any) => { send(command: any): Promise<any> };
 type CommandCtor = new (input: any) => unknown;
 
-export interface SdkReadSpec<P extends TProperties> {
+export interface SdkReadSpec<M, P extends TProperties> {
   name: string;
   action: string;
   summary: string;
-  client: ClientCtor;
-  command: CommandCtor;
+  /** The SDK module, loaded on first use, and the client and command names it exports. */
+  sdk: () => Promise<M>;
+  client: keyof M & string;
+  command: keyof M & string;
   args: P;
   example: Static<TObject<P>>;
   /** Converts JSON arguments to SDK input where types differ (timestamps are Date objects). */
   input?: (args: Static<TObject<P>>) => unknown;
 }
 
-export function sdkRead<P extends TProperties>(spec: SdkReadSpec<P>): Operation<AwsHandle> {
+export function sdkRead<M, P extends TProperties>(spec: SdkReadSpec<M, P>): Operation<AwsHandle> {
   return op<AwsHandle, TObject<P>>({
     name: spec.name,
     connector: "aws",
@@ -30,7 +32,12 @@ export function sdkRead<P extends TProperties>(spec: SdkReadSpec<P>): Operation<
     permission: { system: "aws-iam", needs: [spec.action] },
     args: Type.Object(spec.args, { additionalProperties: false }),
     example: spec.example,
-    run: (h, args) => callAws(h, spec.action, spec.client, new spec.command(spec.input ? spec.input(args) : args)),
+    run: async (h, args) => {
+      const mod = (await spec.sdk()) as Record<string, unknown>;
+      const Client = mod[spec.client] as ClientCtor;
+      const Command = mod[spec.command] as CommandCtor;
+      return callAws(h, spec.action, Client, new Command(spec.input ? spec.input(args) : args));
+    },
   });
 }
 
