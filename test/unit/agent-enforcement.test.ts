@@ -175,6 +175,15 @@ describe("runner agent run (the executable)", () => {
     expect(getCaller.args.type).toBe("object");
   });
 
+  test("health with nothing configured: every connector skipped, exit 0", async () => {
+    const r = await agent(["health"]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(CONNECTORS.length);
+    for (const l of lines) expect(l).toMatch(/^[a-z0-9-]+: skipped: /);
+    expect(lines).toContain("eks: skipped: no cluster configured");
+  });
+
   test("unknown subcommand prints usage and exits 2", async () => {
     const r = await agent(["delete"]);
     expect(r.code).toBe(2);
