@@ -1,7 +1,7 @@
 // The policy files are what the reference says, the documentation shows them verbatim, and the
 // control plane's docs route serves them byte for byte over real HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, symlinkSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Elysia } from "elysia";
@@ -107,6 +107,7 @@ describe("docs route over HTTP", () => {
     const a = new Elysia()
       .use(docsRoutes({ policiesDir: served }))
       .group("/repo", (g) => g.use(docsRoutes({ policiesDir })))
+      .group("/embedded", (g) => g.use(docsRoutes()))
       .listen({ hostname: "127.0.0.1", port: 0 });
     app = a;
     base = `http://127.0.0.1:${a.server!.port}`;
@@ -120,16 +121,20 @@ describe("docs route over HTTP", () => {
     expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(readOnlyPath))).toBe(true);
   });
 
-  test("serves every file of the repository's policies/ identically", async () => {
-    for (const f of ["aws/runner-read-only.json", "aws/runner-secret-store.json", "eks/runner-read-clusterrole.yaml", "argocd/runner-rbac.csv", "gcp/runner-roles.json"]) {
-      const res = await fetch(`${base}/repo/docs/${f}`);
-      expect(res.status).toBe(200);
-      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(policiesDir, f)))).toBe(true);
+  test("serves every file of the repository's policies/ identically, from disk and embedded", async () => {
+    const files = readdirSync(policiesDir, { recursive: true, encoding: "utf8" }).filter((f) => /\.(json|yaml|csv)$/.test(f));
+    expect(files.length).toBeGreaterThanOrEqual(5);
+    for (const prefix of ["/repo", "/embedded"]) {
+      for (const f of files) {
+        const res = await fetch(`${base}${prefix}/docs/${f}`);
+        expect(res.status).toBe(200);
+        expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(policiesDir, f)))).toBe(true);
+      }
     }
   });
 
   test("unknown, traversal, hidden and symlinked-out names are 404", async () => {
-    for (const p of ["/docs/aws/nope.json", "/docs/aws/..%2F..%2Fpackage.json", "/docs/..%2Fpolicies/runner-read-only.json", "/docs/aws/.hidden.json", "/docs/aws/escape.json", "/docs/aws/runner-read-only.txt", "/docs/AWS/runner-read-only.json"]) {
+    for (const p of ["/embedded/docs/aws/nope.json", "/embedded/docs/aws/..%2Frunner-read-only.json", "/docs/aws/nope.json", "/docs/aws/..%2F..%2Fpackage.json", "/docs/..%2Fpolicies/runner-read-only.json", "/docs/aws/.hidden.json", "/docs/aws/escape.json", "/docs/aws/runner-read-only.txt", "/docs/AWS/runner-read-only.json"]) {
       const res = await fetch(`${base}${p}`);
       expect(res.status).toBe(404);
       expect(await res.text()).not.toContain("secret");
