@@ -2,6 +2,9 @@
 // query validation before anything is sent, the results-bucket/Glue diagnosis, the QuickSight
 // "old policy" diagnosis, credential modes, the secret store, and no credential in any output.
 import { setDefaultTimeout, afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pino from "pino";
 import { Catalog } from "../../src/agent/catalog.ts";
 import { awsConnector } from "../../src/agent/connectors/aws.ts";
@@ -197,10 +200,16 @@ describe("credential modes and the secret store", () => {
   });
 
   test("chain mode never falls back to SSO login or profile files", async () => {
-    const e = await refusal(
-      run("aws.sts.getCallerIdentity", {}, { RUNNER_AWS_CRED_MODE: "chain", AWS_PROFILE: "dev-sso", AWS_CONFIG_FILE: "/nonexistent", AWS_EC2_METADATA_DISABLED: "true", RUNNER_AWS_ENDPOINT_URL: fake.url }),
-    );
-    expect(e.code).toBe("not_configured");
+    // A shared credentials file and an SSO profile that the SDK's default chain would pick up.
+    const dir = mkdtempSync(join(tmpdir(), "agent-aws-profile-"));
+    writeFileSync(join(dir, "credentials"), "[dev]\naws_access_key_id = AKIAFAKEPROFILE00001\naws_secret_access_key = profile-secret-000000000\n");
+    writeFileSync(join(dir, "config"), "[profile dev-sso]\nsso_start_url = https://example.awsapps.com/start\nsso_region = us-east-1\nsso_account_id = 123456789012\nsso_role_name = Dev\n");
+    for (const profile of ["dev", "dev-sso"]) {
+      const e = await refusal(
+        run("aws.sts.getCallerIdentity", {}, { RUNNER_AWS_CRED_MODE: "chain", AWS_PROFILE: profile, AWS_SHARED_CREDENTIALS_FILE: join(dir, "credentials"), AWS_CONFIG_FILE: join(dir, "config"), AWS_EC2_METADATA_DISABLED: "true", RUNNER_AWS_ENDPOINT_URL: fake.url }),
+      );
+      expect(e.code).toBe("not_configured");
+    }
     expect(fake.calls).toEqual([]);
   });
 
