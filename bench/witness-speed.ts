@@ -1,7 +1,7 @@
 // Speed of `witness diff` on big captures: two captures of 1M samples over 50k distinct stacks.
 // Peer, measured in the same run: a plain differential profile (per-function share difference, no
 // statistics) — what every differential flame graph computes. Prints both and the ratio.
-//   bun bench/witness-speed.ts [stacks=50000] [samples=1000000]
+//   bun bench/witness-speed.ts [program stacks=90000 (≈50k distinct sampled)] [samples=1000000]
 import { diffCaptures } from "../src/witness/diff.ts";
 import { functionTotals } from "../src/witness/aggregate.ts";
 import { toPprof, parsePprof } from "../src/witness/pprof.ts";
@@ -9,7 +9,7 @@ import { toStream, parseStream } from "../src/witness/stream.ts";
 import type { Capture } from "../src/witness/model.ts";
 import { makeProgram, rng, sampleCapture } from "../test/fixtures/profiles/synthetic.ts";
 
-const stacks = Number(process.argv[2] ?? 50_000);
+const stacks = Number(process.argv[2] ?? 90_000);
 const samples = Number(process.argv[3] ?? 1_000_000);
 const prog = makeProgram({ seed: 3, stacks, leaves: Math.round(stacks / 10), cv: 0.01, depth: 10 });
 const r = rng(9);
@@ -24,7 +24,7 @@ function plainDiff(b: Capture, a: Capture) {
   const names: string[] = [];
   const tb = functionTotals(b.axes.cpu!, index, names);
   const ta = functionTotals(a.axes.cpu!, index, names);
-  return names.map((n, i) => ({ n, d: (ta.inclusive.get(i) ?? 0) / ta.total - (tb.inclusive.get(i) ?? 0) / tb.total })).sort((x, y) => Math.abs(y.d) - Math.abs(x.d));
+  return names.map((n, i) => ({ n, d: (ta.inclusive[i] ?? 0) / ta.total - (tb.inclusive[i] ?? 0) / tb.total })).sort((x, y) => Math.abs(y.d) - Math.abs(x.d));
 }
 
 function best(fn: () => unknown, reps = 5): number {

@@ -23,8 +23,8 @@ function plainFlags(b: Capture, a: Capture): number {
   const ta = functionTotals(a.axes.cpu!, index, names);
   let k = 0;
   names.forEach((_, i) => {
-    const sb = (tb.inclusive.get(i) ?? 0) / tb.total;
-    const sa = (ta.inclusive.get(i) ?? 0) / ta.total;
+    const sb = (tb.inclusive[i] ?? 0) / tb.total;
+    const sa = (ta.inclusive[i] ?? 0) / ta.total;
     if (Math.max(sa, sb) >= 0.001 && Math.abs(sa / Math.max(sb, 1e-12) - 1) >= 0.05) k++;
   });
   return k;
@@ -67,7 +67,7 @@ for (let t = 0; t < trials; t++) {
     const tb = functionTotals(A[0]!.axes.cpu!, index, names);
     const ta = functionTotals(C[0]!.axes.cpu!, index, names);
     const i = index.get("target")!;
-    if ((ta.self.get(i) ?? 0) / ta.total / ((tb.self.get(i) ?? 0) / tb.total) - 1 >= 0.05) stats.powerPlain++;
+    if ((ta.self[i] ?? 0) / ta.total / ((tb.self[i] ?? 0) / tb.total) - 1 >= 0.05) stats.powerPlain++;
   }
   // Bystanders: leaf_1 (~8% share) doubles
   const D = version(prog, r, N, { samples: SAMPLES, change: { leaf_1: 2 }, name: "D" });
@@ -81,7 +81,7 @@ for (let t = 0; t < trials; t++) {
     const names: string[] = [];
     const tb = functionTotals(A[0]!.axes.cpu!, index, names);
     const ta = functionTotals(D[0]!.axes.cpu!, index, names);
-    if (names.some((n, i) => !anc.has(n) && (tb.inclusive.get(i) ?? 0) / tb.total >= 0.001 && Math.abs((ta.inclusive.get(i) ?? 0) / ta.total / ((tb.inclusive.get(i) ?? 0) / tb.total) - 1) >= 0.05)) stats.bystPlain++;
+    if (names.some((n, i) => !anc.has(n) && (tb.inclusive[i] ?? 0) / tb.total >= 0.001 && Math.abs((ta.inclusive[i] ?? 0) / ta.total / ((tb.inclusive[i] ?? 0) / tb.total) - 1) >= 0.05)) stats.bystPlain++;
   }
 }
 const secs = (performance.now() - t0) / 1000;

@@ -3,34 +3,43 @@
 
 import type { AxisProfile } from "./model.ts";
 
+export interface FunctionTotals {
+  /** Indexed like `names` (the shared index); functions absent here are 0. */
+  self: Float64Array;
+  inclusive: Float64Array;
+  total: number;
+}
+
 /** Totals keyed by a shared name→index map so several captures line up column for column. */
-export function functionTotals(p: AxisProfile, index: Map<string, number>, names: string[]): { self: Map<number, number>; inclusive: Map<number, number>; total: number } {
-  const fnOfFrame = p.frames.map((f) => {
+export function functionTotals(p: AxisProfile, index: Map<string, number>, names: string[]): FunctionTotals {
+  const fnOfFrame = new Int32Array(p.frames.length);
+  p.frames.forEach((f, k) => {
     let i = index.get(f.name);
     if (i === undefined) {
       i = names.length;
       names.push(f.name);
       index.set(f.name, i);
     }
-    return i;
+    fnOfFrame[k] = i;
   });
-  const self = new Map<number, number>();
-  const inclusive = new Map<number, number>();
+  const n = names.length;
+  const self = new Float64Array(n);
+  const inclusive = new Float64Array(n);
   // Generation stamps dedupe recursive frames without allocating a Set per stack.
-  const seen = new Map<number, number>();
+  const seen = new Int32Array(n);
   let total = 0;
   let gen = 0;
   for (const s of p.stacks) {
-    if (s.frames.length === 0 || s.value <= 0) continue;
+    const fr = s.frames;
+    if (fr.length === 0 || s.value <= 0) continue;
     gen++;
     total += s.value;
-    const leaf = fnOfFrame[s.frames[s.frames.length - 1]!]!;
-    self.set(leaf, (self.get(leaf) ?? 0) + s.value);
-    for (const fr of s.frames) {
-      const fn = fnOfFrame[fr]!;
-      if (seen.get(fn) === gen) continue;
-      seen.set(fn, gen);
-      inclusive.set(fn, (inclusive.get(fn) ?? 0) + s.value);
+    self[fnOfFrame[fr[fr.length - 1]!]!]! += s.value;
+    for (let k = 0; k < fr.length; k++) {
+      const fn = fnOfFrame[fr[k]!]!;
+      if (seen[fn] === gen) continue;
+      seen[fn] = gen;
+      inclusive[fn]! += s.value;
     }
   }
   return { self, inclusive, total };

@@ -251,8 +251,10 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     const self = Array.from({ length: F }, () => new Float64Array(N));
     const incl = Array.from({ length: F }, () => new Float64Array(N));
     totals.forEach((t, c) => {
-      for (const [f, v] of t.self) self[f]![c] = v / qu;
-      for (const [f, v] of t.inclusive) incl[f]![c] = v / qu;
+      for (let f = 0; f < t.self.length; f++) {
+        if (t.self[f]) self[f]![c] = t.self[f]! / qu;
+        if (t.inclusive[f]) incl[f]![c] = t.inclusive[f]! / qu;
+      }
     });
     const T = totals.map((t) => t.total / qu);
     const seconds = caps.map((c) => c.meta.measuredSec);

@@ -79,7 +79,7 @@ describe("diff properties (seeded simulations)", () => {
     });
     expect(flagged).toBeLessThanOrEqual(3);
     expect(poissonOnly).toBeGreaterThan(20); // ignoring over-dispersion flags noise almost every time
-  });
+  }, 60_000);
 
   test("bystanders: when one function doubles, median-ratio flags it and no unrelated function; share flags bystanders", () => {
     let caught = 0;
@@ -97,7 +97,7 @@ describe("diff properties (seeded simulations)", () => {
     expect(caught).toBe(15);
     expect(bystanderTrials).toBeLessThanOrEqual(1);
     expect(shareBystanderTrials).toBeGreaterThanOrEqual(12);
-  });
+  }, 60_000);
 
   test("power: a 1%-share function rising 10% (100k samples, 5 captures per version) is flagged in most trials", () => {
     let hit = 0;
@@ -112,7 +112,7 @@ describe("diff properties (seeded simulations)", () => {
     });
     expect(wrongWay).toBe(0);
     expect(hit).toBeGreaterThanOrEqual(POWER_FLOOR);
-  });
+  }, 60_000);
 
   test("a 30% rise of a 1%-share function is flagged every time and confirmed by later replicates", () => {
     let covered = 0;
@@ -126,7 +126,7 @@ describe("diff properties (seeded simulations)", () => {
       expect(d.verdict).toBe("changed");
     });
     expect(covered).toBeGreaterThanOrEqual(8); // a 95% interval may miss now and then, not often
-  });
+  }, 60_000);
 
   test("confirmation window: flagged on the head alone is a suspect until a later replicate shows it", () => {
     const p = PROGRAMS[0]!;
@@ -141,7 +141,7 @@ describe("diff properties (seeded simulations)", () => {
     const t2 = diffCaptures({ before, after: [...head, ...agrees] }).changes.find((c) => c.function === "target" && c.kind === "self")!;
     expect(t2.flagged).toBe(true);
     expect(t2.confirmation).toBe("confirmed");
-  });
+  }, 60_000);
 
   test("confirmation window: a later replicate that does not show the change leaves it a suspect", () => {
     // Deterministic counts: 30 functions steady (±1% jitter); "target" rises 40% in the head and
@@ -159,7 +159,7 @@ describe("diff properties (seeded simulations)", () => {
     const t2 = d2.changes.find((c) => c.function === "target" && c.kind === "self")!;
     expect(t2.flagged).toBe(true);
     expect(t2.confirmation).toBe("confirmed");
-  });
+  }, 60_000);
 
   test("one capture per side: prior dispersion, said so; a small change is 'insufficient' with the replicates that would decide", () => {
     const p = PROGRAMS[1]!;
@@ -178,7 +178,7 @@ describe("diff properties (seeded simulations)", () => {
       if (dd.changes.some((c) => c.function === "target" && c.flagged)) found++;
     }
     expect(found).toBeGreaterThanOrEqual(3);
-  });
+  }, 60_000);
 });
 
 // Power at this scale (50 leaf functions); bench/witness-stats.ts measures the full-size figure.
