@@ -1,8 +1,11 @@
 // Live matrix, part 1: the collector's file capabilities (set by setcap on a real file) and the
 // supervisor's own identity (nobody vs root). Root + setcap required.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { BootSandbox, bootLine, FIVE } from "./boot-setup.ts";
+
+// Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
+setDefaultTimeout(60_000);
 
 const live = liveAvailable();
 const REFUSED = 78;

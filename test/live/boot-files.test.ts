@@ -1,11 +1,14 @@
 // Live: the files the boot reads, as the unprivileged user it runs as — an identity volume it
 // cannot write, a target list and a token file it cannot read. Root required (to set up as root
 // what nobody then cannot touch).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { BootSandbox } from "./boot-setup.ts";
+
+// Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
+setDefaultTimeout(60_000);
 
 const live = liveAvailable();
 const REFUSED = 78;

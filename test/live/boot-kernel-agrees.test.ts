@@ -1,11 +1,14 @@
 // Live: the boot's verdict agrees with what the kernel actually grants. The "collector" here is
 // a setcap'd copy of grep that prints its own CapEff; it is exec'd as nobody under exactly the
 // conditions the boot is run under. The boot must succeed exactly when that exec gets the five.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { BootSandbox, FIVE, NOBODY, sh } from "./boot-setup.ts";
+
+// Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
+setDefaultTimeout(60_000);
 
 const live = liveAvailable();
 const FIVE_MASK = "000000c000280004"; // BPF 39, PERFMON 38, SYS_ADMIN 21, SYS_PTRACE 19, DAC_READ_SEARCH 2

@@ -2,11 +2,14 @@
 // a nosuid mount, no_new_privs, a reduced bounding set, a user namespace, a private PID
 // namespace, and tracing mounts present or absent (in a private mount namespace, so the host's
 // mounts are never touched). Root required.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { BootSandbox, bootLine, FIVE, sh, unprivilegedUserNamespaces } from "./boot-setup.ts";
+
+// Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
+setDefaultTimeout(60_000);
 
 const live = liveAvailable();
 const REFUSED = 78;

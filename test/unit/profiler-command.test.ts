@@ -1,8 +1,11 @@
 // `runner profiler` and `runner doctor` as real processes, on inputs whose verdict does not
 // depend on the host: an incomplete environment is always refused.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { resolve } from "node:path";
 import { runnerCommand } from "../helpers/runner-bin.ts";
+
+// Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
+setDefaultTimeout(60_000);
 
 function run(args: string[], env: Record<string, string> = {}) {
   const p = Bun.spawnSync([...runnerCommand(), ...args], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", ...env }, stdout: "pipe", stderr: "pipe" });

@@ -1,11 +1,14 @@
 // The identity volume on real files: key pair created once, 0600, atomic; class and instance
 // recorded; a lock held while running that a second process (another replica) cannot take.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import sodium from "libsodium-wrappers";
 import { IDENTITY_FILE, IdentityError, KEY_FILE, openIdentity } from "../../src/profiler/identity.ts";
+
+// Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
+setDefaultTimeout(60_000);
 
 let dir: string;
 beforeEach(() => {

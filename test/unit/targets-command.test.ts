@@ -1,7 +1,10 @@
 // `runner targets check FILE` as a real process: exit status and the boot's messages.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { resolve } from "node:path";
 import { runnerCommand } from "../helpers/runner-bin.ts";
+
+// Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
+setDefaultTimeout(60_000);
 
 const fixture = (name: string) => resolve(import.meta.dir, "../fixtures/targets", name);
 
