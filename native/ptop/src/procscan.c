@@ -1,12 +1,15 @@
 #include "procscan.h"
 #include "rootfs.h"
 #include <ctype.h>
+#include <errno.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* Scans during which a newly seen, non-matching process is re-checked (~2 s at 250 ms). */
+#define YOUNG_TICKS 8
 #define K8S_NS_FILE "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 void procscan_init(struct procscan *s, const char *workload, const char *req_ns, const struct target_list *list)
@@ -90,13 +93,15 @@ static bool ns_ok(struct procscan *s, const char *ns)
 }
 
 /* comm, exe basename, argv[0] basename: any equal to the workload name. */
-static bool name_matches(struct procscan *s, int pid, const char *comm, char **exe_out)
+static bool name_matches(struct procscan *s, int pid, const char *comm, char **exe_out, bool *kthread)
 {
 	char p[64], link[4096];
 	snprintf(p, sizeof(p), "/proc/%d/exe", pid);
 	ssize_t n = readlink(p, link, sizeof(link) - 1);
-	if (n <= 0)
-		return false; /* kernel thread, or gone */
+	if (n <= 0) {
+		*kthread = errno == ENOENT; /* kernel threads have no exe; they never exec */
+		return false;
+	}
 	link[n] = 0;
 	char *del = strstr(link, " (deleted)");
 	if (del && del[10] == 0)
@@ -147,6 +152,14 @@ size_t procscan_scan(struct procscan *s, void (*gone)(int pid, void *arg), void 
 		int pid = atoi(e->d_name);
 		if (pid <= 0 || pid == s->self_pid || known(s, pid))
 			continue;
+		/* Processes already rejected cost no syscall: the key includes the /proc/PID inode, which
+		 * changes when the pid is reused. A young process is re-checked for a while, because it
+		 * may still exec into the workload (fork, then exec). */
+		char key[64];
+		snprintf(key, sizeof(key), "%d:%llu", pid, (unsigned long long)e->d_ino);
+		int recheck_until = strmap_get(&s->rejected, key);
+		if (recheck_until >= 0 && s->tick >= recheck_until)
+			continue;
 		char p[64], comm[32] = { 0 };
 		snprintf(p, sizeof(p), "/proc/%d/comm", pid);
 		char *c = read_proc_file(p, 31, NULL);
@@ -155,21 +168,19 @@ size_t procscan_scan(struct procscan *s, void (*gone)(int pid, void *arg), void 
 		snprintf(comm, sizeof(comm), "%s", c);
 		free(c);
 		comm[strcspn(comm, "\n")] = 0;
-		char key[64];
-		snprintf(key, sizeof(key), "%d:%s", pid, comm);
-		/* Same pid with the same comm was already rejected: an exec would have changed comm. */
-		if (strmap_get(&s->rejected, key) >= 0)
-			continue;
+		/* Processes already there at the first scan, and kernel threads, are not young. */
+		int reject_until = recheck_until >= 0 ? recheck_until : s->tick == 0 ? 0 : s->tick + YOUNG_TICKS;
 		char *exe = NULL;
-		if (!name_matches(s, pid, comm, &exe)) {
-			strmap_put(&s->rejected, key, 1);
+		bool kthread = false;
+		if (!name_matches(s, pid, comm, &exe, &kthread)) {
+			strmap_put(&s->rejected, key, kthread ? 0 : reject_until);
 			continue;
 		}
 		char *ns = proc_k8s_namespace(pid);
 		if (!ns_ok(s, ns)) {
 			free(ns);
 			free(exe);
-			strmap_put(&s->rejected, key, 1);
+			strmap_put(&s->rejected, key, reject_until);
 			continue;
 		}
 		s->procs = xrealloc(s->procs, s->n + 1, sizeof(*s->procs));
@@ -183,5 +194,6 @@ size_t procscan_scan(struct procscan *s, void (*gone)(int pid, void *arg), void 
 		pr->alive = true;
 	}
 	closedir(d);
+	s->tick++;
 	return first_new;
 }

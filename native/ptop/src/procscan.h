@@ -23,7 +23,8 @@ struct procscan {
 	int self_pid;
 	struct proc *procs;
 	size_t n;
-	struct strmap rejected; /* "pid:comm" of processes already checked and not matching */
+	struct strmap rejected; /* "pid:/proc inode" -> scan tick when first rejected */
+	int tick;
 };
 
 void procscan_init(struct procscan *s, const char *workload, const char *req_ns, const struct target_list *list);

@@ -42,6 +42,7 @@ struct offcpu_start {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* tracepoint programs only: allocate on demand */
 	__uint(max_entries, 65536);
 	__type(key, __u32); /* tid */
 	__type(value, struct offcpu_start);
@@ -49,6 +50,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* tracepoint programs only: allocate on demand */
 	__uint(max_entries, PTOP_MAX_COUNTS);
 	__type(key, struct stack_key);
 	__type(value, __u64);
@@ -61,6 +63,7 @@ struct sys_start_val {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* tracepoint programs only: allocate on demand */
 	__uint(max_entries, 65536);
 	__type(key, __u32); /* tid */
 	__type(value, struct sys_start_val);
@@ -68,6 +71,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* tracepoint programs only: allocate on demand */
 	__uint(max_entries, 16384);
 	__type(key, struct sys_key);
 	__type(value, struct sys_val);

@@ -5,7 +5,7 @@
 
 #define PTOP_MAX_STACK_DEPTH 127
 #define PTOP_MAX_TARGETS 8192
-#define PTOP_MAX_STACKS 32768
+#define PTOP_MAX_STACKS 16384
 #define PTOP_MAX_COUNTS 65536
 
 /* (tgid, user stack id, kernel stack id): the key of the cpu and offcpu aggregates.

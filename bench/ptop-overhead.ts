@@ -1,0 +1,77 @@
+// ptop overhead on a CPU-bound target, against `perf record -F 99 -g` measured in the same run.
+//   bun bench/ptop-overhead.ts [--seconds 10] [--reps 3]      (root: setcap, perf)
+// 1. Throughput of hotloop (one busy thread per CPU) alone, under ptop (cpu probe, 99 Hz, run as
+//    uid 65534 with the five file capabilities) and under perf record -F 99 -g, interleaved reps.
+// 2. ptop's own CPU time and peak RSS while capturing 16 busy target threads.
+import { mkdtempSync, chmodSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildHotloop, setcapPtop, writeTargets, NOBODY } from "../test/live/ptop-harness.ts";
+
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const SECONDS = arg("seconds", 10);
+const REPS = arg("reps", 3);
+const THREADS = cpus().length;
+
+const dir = mkdtempSync(join(tmpdir(), "ptop-bench-"));
+chmodSync(dir, 0o755);
+const ptop = setcapPtop(dir);
+const hotloop = buildHotloop(dir);
+const targets = writeTargets(dir, { targets: [{ workload: "hotloop" }] });
+
+/** Rounds per wall second and per CPU-second of the target. The machine may be shared: rounds per
+ * CPU-second is the robust figure (the BPF program and the sampling interrupt run on the target's
+ * time, so their cost shows there, while other load on the machine does not). */
+async function rounds(threads: number, seconds: number, capture: "none" | "ptop" | "perf") {
+  const work = Bun.spawn([...NOBODY, hotloop, String(threads), String(seconds)], { stdout: "pipe" });
+  let tool: ReturnType<typeof Bun.spawn> | undefined;
+  await Bun.sleep(100);
+  const window = String(seconds - 1);
+  if (capture === "ptop")
+    tool = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "hotloop", "--duration", window, "--probes", "cpu"], { stdout: "ignore", stderr: "ignore" });
+  if (capture === "perf")
+    tool = Bun.spawn(["perf", "record", "-q", "-F", "99", "-g", "-p", String(work.pid), "-o", join(dir, "perf.data"), "--", "sleep", window], { stdout: "ignore", stderr: "ignore" });
+  const out = await new Response(work.stdout).text();
+  await work.exited;
+  if (tool) await tool.exited;
+  const n = Number(out.match(/rounds (\d+)/)?.[1] ?? NaN);
+  const ru = work.resourceUsage();
+  const cpu = ru ? (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6 : NaN;
+  return { wall: n / seconds, perCpu: n / cpu };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const results: Record<string, Array<{ wall: number; perCpu: number }>> = { none: [], ptop: [], perf: [] };
+for (let r = 0; r < REPS; r++)
+  for (const mode of ["none", "ptop", "perf"] as const) results[mode]!.push(await rounds(THREADS, SECONDS, mode));
+
+for (const metric of ["perCpu", "wall"] as const) {
+  const med = (m: string) => median(results[m]!.map((x) => x[metric]));
+  const slow = (m: string) => (1 - med(m) / med("none")) * 100;
+  const label = metric === "perCpu" ? "rounds per target CPU-second" : "rounds per wall second";
+  console.log(`${label} (${THREADS} threads, ${SECONDS} s, median of ${REPS}): none ${med("none").toFixed(0)}, ptop ${med("ptop").toFixed(0)}, perf ${med("perf").toFixed(0)}; slowdown ptop ${slow("ptop").toFixed(2)}%, perf record -F 99 -g ${slow("perf").toFixed(2)}%`);
+}
+console.log(`load average during the run: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
+
+// ptop's own cost with 16 busy target threads (all probes: tracefs mounted for the run if needed).
+const hadTracefs = (await Bun.file("/proc/self/mounts").text()).includes(" /sys/kernel/tracing tracefs ");
+if (!hadTracefs) Bun.spawnSync(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"]);
+const work16 = Bun.spawn([...NOBODY, hotloop, "16", String(SECONDS + 2)], { stdout: "ignore" });
+await Bun.sleep(300);
+const t0 = performance.now();
+const p = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "hotloop", "--duration", String(SECONDS)], { stdout: "pipe", stderr: "ignore" });
+const stream = await new Response(p.stdout).text();
+await p.exited;
+const wall = (performance.now() - t0) / 1000;
+const ru = p.resourceUsage();
+await work16.exited;
+const cpuSec = ru ? (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6 : NaN;
+const samples = stream.match(/"samples":\{"cpu":(\d+)/)?.[1];
+if (!hadTracefs) Bun.spawnSync(["umount", "/sys/kernel/tracing"]);
+const attached = [...stream.matchAll(/"name":"(\w+)","attached":true/g)].map((m) => m[1]).join(",");
+// Bun reports maxRSS in bytes.
+console.log(`ptop with 16 busy threads, probes ${attached}, ${SECONDS} s window: CPU ${cpuSec.toFixed(3)} s over ${wall.toFixed(1)} s wall = ${((cpuSec / wall) * 100).toFixed(2)}% of one core (${((cpuSec / SECONDS) * 100).toFixed(2)}% per measured second); peak RSS ${ru ? (ru.maxRSS / 1048576).toFixed(1) : "?"} MiB; ${samples} cpu samples`);
+rmSync(dir, { recursive: true, force: true });
