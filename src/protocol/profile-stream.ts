@@ -107,6 +107,9 @@ export const SummaryRecord = Type.Object({
   partial_reason: Type.Optional(Type.String()),
   ended_at_ms: Type.Integer(),
   measured_sec: Type.Number(),
+  /** Caveats about the capture that are not a probe failure, one sentence each (e.g. kernel
+   * frames left unsymbolized because /proc/kallsyms hides addresses from ptop). Additive (v1). */
+  notes: Type.Optional(Type.Array(Type.String())),
 });
 
 export const StreamRecord = Type.Union([
