@@ -1,0 +1,45 @@
+import { describe, expect, test } from "bun:test";
+import { parseFolded } from "../../src/witness/folded.ts";
+import { diffCaptures } from "../../src/witness/diff.ts";
+import { renderDiffHtml } from "../../src/witness/html.ts";
+import { renderDiffTable } from "../../src/witness/table.ts";
+
+// Function names come from the target's binaries: untrusted. One of them is hostile here.
+const EVIL = `<img src=x onerror="alert(1)">`;
+const mk = (i: number, evil: number) =>
+  parseFolded(
+    Array.from({ length: 20 }, (_, f) => `main;work;f${f} ${2000 + 50 * f + ((i * 7 + f * 3) % 11)}`).join("\n") + `\nmain;${EVIL} ${evil + i}\n`,
+    "cpu",
+    `c${i}`,
+  );
+const before = [mk(0, 1000), mk(1, 1000), mk(2, 1000)];
+const after = [mk(3, 3000), mk(4, 3000), mk(5, 3000)];
+const result = diffCaptures({ before, after });
+
+describe("HTML differential flame graph", () => {
+  test("escapes hostile function names everywhere", () => {
+    const page = renderDiffHtml(result, { before, after });
+    expect(result.changes.some((c) => c.function === EVIL && c.flagged)).toBe(true);
+    expect(page).not.toContain("<img");
+    expect(page).toContain("&#60;img");
+  });
+  test("colours only what cleared the noise floor; width follows the after version", () => {
+    const page = renderDiffHtml(result, { before, after });
+    const evilBox = page.split('<div class="f"').find((d) => d.includes("&#60;img") && d.includes("background:hsl(0"));
+    expect(evilBox).toBeDefined(); // grew and flagged: red
+    const steady = page.split('<div class="f"').find((d) => d.includes(">f3<"))!;
+    expect(steady).toContain("background:#d9d4c7"); // within noise: neutral
+  });
+  test("without captures it still renders the verdict and tables (no flame graph)", () => {
+    const page = renderDiffHtml(result);
+    expect(page).toContain("Verdict: changed");
+    expect(page).not.toContain('class="f"');
+    expect(page).toContain("<table>");
+  });
+  test("text table ranks the flagged change first", () => {
+    const text = renderDiffTable(result);
+    expect(text.split("\n")[0]).toStartWith("verdict: CHANGED");
+    const firstRow = text.split("\n").find((l) => l.includes("cpu/"))!;
+    expect(firstRow).toContain("<img");
+  });
+});
