@@ -8,6 +8,26 @@ import { join } from "node:path";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken } from "../../src/protocol/token-format.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 
+// A self-signed P-256 certificate for 127.0.0.1 (valid until 2126), test-only: no openssl needed.
+const TEST_CERT = `-----BEGIN CERTIFICATE-----
+MIIBjjCCATagAwIBAgIUTa1EMg31ja7q0mCkUKke6MDKnwswCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJMTI3LjAuMC4xMCAXDTI2MTEyMTE2NDkyOFoYDzIxMjYxMDI4
+MTY0OTI4WjAUMRIwEAYDVQQDDAkxMjcuMC4wLjEwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAAQEv3lXDMi5Qsd17E7S0LMd7xY92ULZgW2N7YKGucsLZBUz0hmJEgq7
+lz9X5d9oicnT17sf0uoygnm+G35DY+vTo2QwYjAdBgNVHQ4EFgQUa7eCnzleJCXX
+yZ8ImvQ3CakKAlswHwYDVR0jBBgwFoAUa7eCnzleJCXXyZ8ImvQ3CakKAlswDwYD
+VR0TAQH/BAUwAwEB/zAPBgNVHREECDAGhwR/AAABMAoGCCqGSM49BAMCA0YAMEMC
+IACSPiM+Nr2GxD58vu1Ysix2eM9IyY+fuP1va31CD6t/Ah8ZdVAq4+7KOTTUOmRl
+rbKcAuPQZPW2LjQvPdcnOrIN
+-----END CERTIFICATE-----
+`;
+const TEST_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgHTLoo6CoFrRgleSw
+wnXuPZHlglDzUzYNIf4cbsQVjZWhRANCAAQEv3lXDMi5Qsd17E7S0LMd7xY92ULZ
+gW2N7YKGucsLZBUz0hmJEgq7lz9X5d9oicnT17sf0uoygnm+G35DY+vT
+-----END PRIVATE KEY-----
+`;
+
 let dir: string;
 const running: Subprocess[] = [];
 
@@ -124,9 +144,8 @@ describe("runner server process", () => {
   test("--tls-cert/--tls-key serve HTTPS", async () => {
     const cert = join(dir, "cert.pem");
     const key = join(dir, "key.pem");
-    const gen = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-      "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stderr: "pipe" });
-    expect(gen.exitCode).toBe(0);
+    await Bun.write(cert, TEST_CERT);
+    await Bun.write(key, TEST_KEY);
     const token = setUpOrg();
     const proc = Bun.spawn([...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--data", dir, "--tls-cert", cert, "--tls-key", key], { stdout: "pipe", stderr: "pipe" });
     running.push(proc);
