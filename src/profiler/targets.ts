@@ -135,7 +135,11 @@ function validateTarget(entry: JsonValue, path: string, result: TargetList): Tar
     if (typeof namespace !== "string") {
       result.errors.push({ path: `${path}.namespace`, at: at(entry, "namespace"), message: `must be a string, not ${kind(namespace)}` });
     } else {
-      const problem = nameProblem(namespace, "namespace");
+      let problem = nameProblem(namespace, "namespace");
+      // A Kubernetes namespace is a DNS-1123 label; anything else could never match a process.
+      if (!problem && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
+        problem = "is not a Kubernetes namespace name (lower-case letters, digits and '-', at most 63, e.g. \"payments\")";
+      }
       if (problem) result.errors.push({ path: `${path}.namespace`, at: at(entry, "namespace"), message: problem });
     }
   }

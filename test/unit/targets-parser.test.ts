@@ -115,4 +115,15 @@ describe("target list: refused with the path of the offending element", () => {
     const paths = list.errors.map((e) => e.path).sort();
     expect(paths).toEqual(["$.extra", "$.targets[0].workload", "$.targets[1].workload", "$.targets[2].wl", "$.targets[2].workload"]);
   });
+
+  test("a namespace that is not a Kubernetes namespace name", () => {
+    for (const ns of ["Payments", "*", "pay_ments", "-x", "a".repeat(64)]) {
+      const list: TargetList = { file: "x", targets: [], errors: [], warnings: [] };
+      validateDocument({ targets: [{ workload: "api", namespace: ns }] } as never, list);
+      expect(list.errors.map((e) => e.path)).toEqual(["$.targets[0].namespace"]);
+    }
+    const ok: TargetList = { file: "x", targets: [], errors: [], warnings: [] };
+    validateDocument({ targets: [{ workload: "api", namespace: "kube-system" }] } as never, ok);
+    expect(ok.errors).toEqual([]);
+  });
 });
