@@ -4,6 +4,7 @@ import type { Logger } from "../log.ts";
 import { DEFAULT_RATE_LIMIT, queueCaptureRequest, type HttpAnswer, type RateLimit } from "./captures/queue-capture.ts";
 import { openApiDocument } from "./openapi.ts";
 import { enrolRoutes } from "./profiler-plane.ts";
+import { docsRoutes } from "./docs/routes.ts";
 import type { Store } from "./store/store.ts";
 import { presentedToken } from "./tokens/authenticate.ts";
 
@@ -50,6 +51,8 @@ export function createApp(opts: AppOptions) {
     })
     .get("/openapi.json", () => openapi)
     .use(enrolRoutes(deps))
+    // {docs_url} = {base_url}/docs: the policy files compiled into the executable, byte for byte.
+    .use(docsRoutes({}))
     .post(
       "/api/profiling/captures",
       async ({ request, query, set }) =>

@@ -14,7 +14,9 @@ const USAGE = `usage: runner admin --data DIR <command>
   token list ORG [--json]
   bootstrap-token create ORG   prints the bootstrap token once, as the last line
   captures list ORG [--json]
-  captures show ID [--json]
+  captures show ID [--json]    the record, with what its diff was compared with
+  captures diff ID [--json] [--html FILE]
+                               the diff of a head capture against the prior version
 `;
 
 class UsageError extends Error {}
@@ -27,7 +29,7 @@ function need(args: string[], n: number, shape: string): string[] {
   return args;
 }
 
-type Handler = (store: Store, args: string[], json: boolean) => Promise<void>;
+type Handler = (store: Store, args: string[], json: boolean, opts: { html?: string }) => Promise<void>;
 
 const COMMANDS: Record<string, Handler> = {
   "org create": async (store, args) => {
@@ -90,10 +92,25 @@ const COMMANDS: Record<string, Handler> = {
     const [id] = need(args, 1, "captures show ID");
     const record = await store.getCapture(id!);
     if (!record) throw new StoreError(`capture request "${id}" does not exist`, "not_found");
-    if (json) return printJson(captureJson(record));
+    const diff = await store.getDiff(id!);
+    const diffInfo = diff && { compared_with: diff.comparedWith?.requestId ?? null, compared_version: diff.comparedWith?.version ?? null, verdict: diff.verdict, note: diff.note };
+    if (json) return printJson({ ...captureJson(record), diff: diffInfo });
     const j = captureJson(record);
     for (const [k, v] of Object.entries(j)) if (k !== "instrumentation") out(`${k.padEnd(14)} ${v ?? "-"}`);
     out(`${"instrumentation".padEnd(14)} ${instrumentationSummary(record.instrumentation)}`);
+    if (diffInfo) out(`${"diff".padEnd(14)} ${diffInfo.verdict ?? "none"}: ${diffInfo.note}`);
+  },
+  "captures diff": async (store, args, json, opts) => {
+    const [id] = need(args, 1, "captures diff ID");
+    const diff = await store.getDiff(id!);
+    if (!diff) throw new StoreError(`capture "${id}" has no diff (not pushed yet, or not a head capture)`, "not_found");
+    if (opts.html) {
+      if (!diff.html) throw new StoreError(`capture "${id}" has no flame graph: ${diff.note}`, "not_found");
+      await Bun.write(opts.html, diff.html);
+    }
+    if (json) return printJson({ request_id: id, compared_with: diff.comparedWith, note: diff.note, diff: diff.json ? JSON.parse(diff.json) : null });
+    out(`${diff.verdict ?? "no diff"}: ${diff.note}`);
+    if (opts.html) out(`flame graph written to ${opts.html}`);
   },
 };
 
@@ -106,6 +123,7 @@ export async function adminCommand(argv: string[]): Promise<number> {
         data: { type: "string" },
         "database-url": { type: "string" },
         json: { type: "boolean", default: false },
+        html: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -129,7 +147,7 @@ export async function adminCommand(argv: string[]): Promise<number> {
   let store: Store | undefined;
   try {
     store = openStore({ data: values.data, databaseUrl: values["database-url"] });
-    await handler(store, args, values.json!);
+    await handler(store, args, values.json!, { html: values.html });
     return 0;
   } catch (err) {
     process.stderr.write(`runner admin: ${(err as Error).message}\n`);
