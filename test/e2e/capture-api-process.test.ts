@@ -8,6 +8,9 @@ import { join } from "node:path";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken } from "../../src/protocol/token-format.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 
+// Each test starts several `runner` processes; from source on a busy machine that takes seconds.
+const PROCESS_TIMEOUT = 60_000;
+
 // A self-signed P-256 certificate for 127.0.0.1 (valid until 2126), test-only: no openssl needed.
 const TEST_CERT = `-----BEGIN CERTIFICATE-----
 MIIBjjCCATagAwIBAgIUTa1EMg31ja7q0mCkUKke6MDKnwswCgYIKoZIzj0EAwIw
@@ -109,7 +112,7 @@ describe("runner server process", () => {
     // the hourly count survives the restart too
     const s2 = await startServer();
     expect((await capture(s2.url, token, { workload: "w", version: "new" })).status).toBe(429);
-  });
+  }, PROCESS_TIMEOUT);
 
   test("no token reaches the logs: header, query string, wrong kind, invalid, revoked", async () => {
     const token = setUpOrg();
@@ -139,7 +142,7 @@ describe("runner server process", () => {
       expect(log).not.toContain(secret.slice(7, 27));
     }
     expect(log).not.toMatch(/(rpcap|rpboot)_(?!\[REDACTED\])[0-9A-Za-z]/);
-  });
+  }, PROCESS_TIMEOUT);
 
   test("--tls-cert/--tls-key serve HTTPS", async () => {
     const cert = join(dir, "cert.pem");
@@ -167,11 +170,11 @@ describe("runner server process", () => {
     const mismatched = Bun.spawnSync([...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--data", dir, "--tls-cert", cert], { stderr: "pipe" });
     expect(mismatched.exitCode).not.toBe(0);
     expect(mismatched.stderr.toString()).toContain("--tls-cert and --tls-key go together");
-  });
+  }, PROCESS_TIMEOUT);
 
   test("bad flags: a clear message and a non-zero exit", () => {
     const r = Bun.spawnSync([...runnerCommand(), "server", "--listen", "nowhere", "--data", dir], { stderr: "pipe" });
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr.toString()).toContain("--listen must be HOST:PORT");
-  });
+  }, PROCESS_TIMEOUT);
 });

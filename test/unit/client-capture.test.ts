@@ -9,6 +9,9 @@ import { startServer, type RunningServer } from "../../src/server/start-server.t
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 
+// Each test starts several `runner` processes; from source on a busy machine that takes seconds.
+const PROCESS_TIMEOUT = 60_000;
+
 let dir: string;
 let store: SqliteStore;
 let server: RunningServer;
@@ -53,7 +56,7 @@ describe("runner capture", () => {
     const again = await capture([...base(), "--workload", "api", "--version", "1", "--env", "prod", "--kind", "replicate", "--duration", "30", "--warmup", "0"], { RUNNER_CAPTURE_TOKEN: token });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.out)).toEqual({ ...body, deduped: true });
-  });
+  }, PROCESS_TIMEOUT);
 
   test("401: non-zero exit, a clear message, and the token is not echoed", async () => {
     const bad = generateToken(CAPTURE_TOKEN_PREFIX);
@@ -62,21 +65,21 @@ describe("runner capture", () => {
     expect(r.err).toContain("401");
     expect(r.err).toContain("token");
     expect(r.err + r.out).not.toContain(bad);
-  });
+  }, PROCESS_TIMEOUT);
 
   test("403: says the Profiler is not enabled", async () => {
     const r = await capture([...base(), "--token", offToken, "--workload", "api", "--version", "1"]);
     expect(r.code).toBe(1);
     expect(r.err).toContain("403");
     expect(r.err).toContain("not enabled");
-  });
+  }, PROCESS_TIMEOUT);
 
   test("400: passes on the server's message naming the field", async () => {
     const r = await capture([...base(), "--token", token, "--workload", "api", "--version", "1", "--duration", "900"]);
     expect(r.code).toBe(1);
     expect(r.err).toContain("400");
     expect(r.err).toContain("duration_sec");
-  });
+  }, PROCESS_TIMEOUT);
 
   test("429: fails without --retry; with --retry waits retry_after_seconds and succeeds", async () => {
     // fill the org's window (limit 3, one already used by the first test or not: fill until 429)
@@ -94,7 +97,7 @@ describe("runner capture", () => {
     expect(JSON.parse(retried.out).status).toBe("queued");
     expect(retried.err).toContain("rate limited; waiting");
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-  });
+  }, PROCESS_TIMEOUT);
 
   test("unreachable server and wrong base URL: non-zero with the reason", async () => {
     const down = await capture(["--url", "http://127.0.0.1:9", "--token", token, "--workload", "a", "--version", "1"]);
@@ -103,7 +106,7 @@ describe("runner capture", () => {
     const wrong = await capture(["--url", `${server.url}/nothing-here`, "--token", token, "--workload", "a", "--version", "1"]);
     expect(wrong.code).toBe(1);
     expect(wrong.err).toContain("404");
-  });
+  }, PROCESS_TIMEOUT);
 
   test("usage errors exit 2 and name the flag", async () => {
     const noToken = await capture([...base(), "--workload", "a", "--version", "1"], { RUNNER_CAPTURE_TOKEN: "" });
@@ -117,5 +120,5 @@ describe("runner capture", () => {
     const badNum = await capture([...base(), "--token", token, "--workload", "a", "--version", "1", "--duration", "soon"]);
     expect(badNum.code).toBe(2);
     expect(badNum.err).toContain("--duration");
-  });
+  }, PROCESS_TIMEOUT);
 });
