@@ -1,91 +1,75 @@
-// `runner demo` (npm run demo): what exists today, end to end on one machine — a control plane on
-// SQLite in a temp dir, an org with the Profiler enabled, a capture token, a capture queued over
-// HTTP (and deduped when repeated), and the stored record. `--keep` leaves the server running.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// `runner demo` (npm run demo): the main job end to end on this machine when it can run it (root,
+// a built ptop, a C compiler, openssl); otherwise the capture request API walkthrough, after saying
+// exactly what is missing for the full demo.
+import { $ } from "bun";
 import { parseArgs } from "node:util";
-import { createLogger } from "../log.ts";
-import { CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../protocol/token-format.ts";
-import { captureJson } from "../server/records/capture-json.ts";
-import { startServer } from "../server/start-server.ts";
-import { SqliteStore } from "../server/store/sqlite/sqlite-store.ts";
+import { apiWalkthrough } from "./api-walkthrough.ts";
+import { runEndToEndDemo } from "./end-to-end.ts";
+import { findCollector, isRoot } from "./machine.ts";
 
-const say = (s = "") => process.stdout.write(`${s}\n`);
-const step = (s: string) => say(`\n== ${s}`);
+const USAGE = `usage: runner demo [--api-only] [--keep] [--duration S] [--warmup S] [--replicates N]
+  Runs the control plane, a Profiler and a sample service at two versions on this machine,
+  queues head and replicate captures through the HTTP API and prints what changed.
+  Needs root (or sudo), a built ptop (npm run build), a C compiler and openssl.
+`;
 
 export async function demoCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { keep: { type: "boolean", default: false } }, strict: true });
-  const data = mkdtempSync(join(tmpdir(), "runner-demo-"));
-  const store = new SqliteStore(join(data, "runner.db"));
-  // Quiet server logs so the walkthrough reads cleanly; RUNNER_LOG_LEVEL=info shows them.
-  const logger = createLogger("server", process.env.RUNNER_LOG_LEVEL ?? "warn");
-  const server = await startServer({ hostname: "127.0.0.1", port: 0, store, logger });
-  const org = "acme";
+  let values;
   try {
-    step(`control plane on ${server.url}, SQLite store at ${join(data, "runner.db")}`);
-    say(`   (runner server --listen 127.0.0.1:${server.port} --data ${data})`);
-
-    step(`organization "${org}" with the Profiler enabled`);
-    await store.createOrg(org);
-    await store.setProfilerEnabled(org, true);
-    say(`   (runner admin --data ${data} org create ${org}; runner admin --data ${data} profiler enable ${org})`);
-
-    step('capture token "ci-pipeline" (shown once; only its SHA-256 is stored)');
-    const token = generateToken(CAPTURE_TOKEN_PREFIX);
-    await store.addCaptureToken(org, "ci-pipeline", hashToken(token));
-    say(`   ${token}`);
-
-    const body = { workload: "checkout", version: "2.4.1", env: "staging" };
-    const post = () =>
-      fetch(`${server.url}/api/profiling/captures`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-    step(`POST /api/profiling/captures ${JSON.stringify(body)}`);
-    const first = await post();
-    const accepted = (await first.json()) as { request_id: string };
-    say(`   ${first.status} ${JSON.stringify(accepted)}`);
-
-    step("the same request again while the first is in flight: deduped, not queued twice");
-    const second = await post();
-    say(`   ${second.status} ${JSON.stringify(await second.json())}`);
-
-    step("without a token, and with a bad field");
-    const anon = await fetch(`${server.url}/api/profiling/captures`, { method: "POST", body: JSON.stringify(body) });
-    say(`   ${anon.status} ${JSON.stringify(await anon.json())}`);
-    const bad = await fetch(`${server.url}/api/profiling/captures?token=${token}`, {
-      method: "POST",
-      body: JSON.stringify({ ...body, duration_sec: 900 }),
-    });
-    say(`   ${bad.status} ${JSON.stringify(await bad.json())}`);
-
-    step(`the stored record (runner admin --data ${data} captures show ${accepted.request_id} --json)`);
-    const record = await store.getCapture(accepted.request_id);
-    say(JSON.stringify(record && captureJson(record), null, 2).replace(/^/gm, "   "));
-    say("\n   It stays queued until a Profiler enrols and drains it: a 202 means queued, not captured.");
-
-    step("by hand, with curl");
-    say(`   curl -i -X POST ${server.url}/api/profiling/captures \\`);
-    say(`     -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" \\`);
-    say(`     -d '{"workload":"checkout","version":"2.4.2"}'`);
-    if (values.keep) {
-      say(`\nserver keeps running on ${server.url} (Ctrl-C to stop; data in ${data})`);
-      process.once("SIGINT", async () => {
-        await server.stop();
-        await store.close();
-        process.exit(0);
-      });
-      return -1;
-    }
-    say("\n(run `npm run demo -- --keep` to keep the server up and try the curl command)");
-    return 0;
-  } finally {
-    if (!values.keep) {
-      await server.stop();
-      await store.close();
-      rmSync(data, { recursive: true, force: true });
-    }
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        "api-only": { type: "boolean", default: false },
+        keep: { type: "boolean", default: false },
+        duration: { type: "string", default: "10" },
+        warmup: { type: "string", default: "2" },
+        replicates: { type: "string", default: "2" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(`runner demo: ${(err as Error).message}\n${USAGE}`);
+    return 2;
   }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (values["api-only"]) return apiWalkthrough({ keep: values.keep! });
+
+  const missing = await missingForFullDemo();
+  const collector = findCollector();
+  if (missing.length || !collector) {
+    process.stdout.write(
+      `The full demo (a Profiler measuring a real service at two versions) cannot run here:\n` +
+        missing.map((m) => `  - ${m}\n`).join("") +
+        `Showing the capture request API instead.\n`,
+    );
+    return apiWalkthrough({ keep: values.keep! });
+  }
+  const num = (name: string, v: string, min: number, max: number) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number from ${min} to ${max}`);
+    return n;
+  };
+  return runEndToEndDemo({
+    collector,
+    durationSec: num("duration", values.duration!, 5, 300),
+    warmupSec: num("warmup", values.warmup!, 0, 60),
+    replicates: num("replicates", values.replicates!, 1, 10),
+    keep: values.keep!,
+  });
+}
+
+async function missingForFullDemo(): Promise<string[]> {
+  const missing: string[] = [];
+  if (!isRoot()) missing.push("root: run `sudo npm run demo` (setcap on ptop and starting processes as an unprivileged user need it)");
+  if (!findCollector()) missing.push("ptop is not built: `npm run build` (needs clang, bpftool, libbpf-dev, libelf-dev)");
+  const has = async (cmd: string) => (await $`command -v ${cmd}`.quiet().nothrow()).exitCode === 0;
+  if (!(await has("cc")) && !(await has("clang"))) missing.push("a C compiler (cc or clang) to build the sample service");
+  if (!(await has("openssl"))) missing.push("openssl, for the control plane's TLS certificate");
+  if (!(await has("setcap"))) missing.push("setcap (Debian package libcap2-bin)");
+  if (!(await has("setpriv"))) missing.push("setpriv (Debian package util-linux)");
+  return missing;
 }
