@@ -12,7 +12,9 @@ const outfile = process.env.RUNNER_BUILD_OUT ?? "dist/runner";
 await $`${process.execPath} build --compile --bytecode --format=esm --minify-syntax --sourcemap=none ${targetArgs} src/cli.ts --outfile ${outfile}`;
 
 if (existsSync("native/ptop/Makefile")) {
-  const haveToolchain = (await $`command -v clang && command -v bpftool`.quiet().nothrow()).exitCode === 0;
+  // Bun.which: Bun's shell has no `command -v`. bpftool lives in /usr/sbin on Debian.
+  const sbin = { PATH: `${process.env.PATH ?? ""}:/usr/sbin:/sbin` };
+  const haveToolchain = Bun.which("clang", sbin) !== null && Bun.which("bpftool", sbin) !== null;
   if (haveToolchain) {
     await $`make -C native/ptop ${process.env.PTOP_ARCH ? `ARCH=${process.env.PTOP_ARCH}` : ""}`;
     await $`cp native/ptop/build/ptop dist/ptop`;

@@ -1,7 +1,6 @@
 // `runner demo` (npm run demo): the main job end to end on this machine when it can run it (root,
 // a built ptop, a C compiler, openssl); otherwise the capture request API walkthrough, after saying
 // exactly what is missing for the full demo.
-import { $ } from "bun";
 import { parseArgs } from "node:util";
 import { apiWalkthrough } from "./api-walkthrough.ts";
 import { runEndToEndDemo } from "./end-to-end.ts";
@@ -66,7 +65,8 @@ async function missingForFullDemo(): Promise<string[]> {
   const missing: string[] = [];
   if (!isRoot()) missing.push("root: run `sudo npm run demo` (setcap on ptop and starting processes as an unprivileged user need it)");
   if (!findCollector()) missing.push("ptop is not built: `npm run build` (needs clang, bpftool, libbpf-dev, libelf-dev)");
-  const has = async (cmd: string) => (await $`command -v ${cmd}`.quiet().nothrow()).exitCode === 0;
+  // Bun.which, not `command -v`: Bun's shell has no `command` builtin. /usr/sbin holds setcap.
+  const has = async (cmd: string) => Bun.which(cmd, { PATH: `${process.env.PATH ?? ""}:/usr/sbin:/sbin` }) !== null;
   if (!(await has("cc")) && !(await has("clang"))) missing.push("a C compiler (cc or clang) to build the sample service");
   if (!(await has("openssl"))) missing.push("openssl, for the control plane's TLS certificate");
   if (!(await has("setcap"))) missing.push("setcap (Debian package libcap2-bin)");

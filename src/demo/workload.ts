@@ -15,7 +15,7 @@ export async function buildShop(dir: string, version: 1 | 2): Promise<string> {
   const src = join(out, "shop.c");
   writeFileSync(src, shopSource);
   const bin = join(out, DEMO_WORKLOAD);
-  const cc = (await $`command -v clang`.quiet().nothrow()).exitCode === 0 ? "clang" : "cc";
+  const cc = Bun.which("clang") ? "clang" : "cc";
   await $`${cc} -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -pthread -DSHOP_VERSION=${version} ${src} -o ${bin}`.quiet();
   chmodSync(bin, 0o755);
   return bin;
