@@ -59,19 +59,30 @@ console.log(`load average during the run: ${(await Bun.file("/proc/loadavg").tex
 // ptop's own cost with 16 busy target threads (all probes: tracefs mounted for the run if needed).
 const hadTracefs = (await Bun.file("/proc/self/mounts").text()).includes(" /sys/kernel/tracing tracefs ");
 if (!hadTracefs) Bun.spawnSync(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"]);
-const work16 = Bun.spawn([...NOBODY, hotloop, "16", String(SECONDS + 2)], { stdout: "ignore" });
-await Bun.sleep(300);
-const t0 = performance.now();
-const p = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "hotloop", "--duration", String(SECONDS)], { stdout: "pipe", stderr: "ignore" });
-const stream = await new Response(p.stdout).text();
-await p.exited;
-const wall = (performance.now() - t0) / 1000;
-const ru = p.resourceUsage();
-await work16.exited;
-const cpuSec = ru ? (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6 : NaN;
+async function ptopCost(window: number) {
+  const work16 = Bun.spawn([...NOBODY, hotloop, "16", String(window + 3)], { stdout: "ignore" });
+  await Bun.sleep(300);
+  const t0 = performance.now();
+  const p = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "hotloop", "--duration", String(window)], { stdout: "pipe", stderr: "ignore" });
+  const stream = await new Response(p.stdout).text();
+  await p.exited;
+  const wall = (performance.now() - t0) / 1000;
+  const ru = p.resourceUsage();
+  work16.kill("SIGTERM");
+  await work16.exited;
+  const cpuSec = ru ? (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6 : NaN;
+  return { wall, cpuSec, rssMiB: ru ? ru.maxRSS / 1048576 : NaN, stream };
+}
+const short = await ptopCost(SECONDS);
+const long = await ptopCost(3 * SECONDS);
+const stream = long.stream;
 const samples = stream.match(/"samples":\{"cpu":(\d+)/)?.[1];
+const perSecond = (long.cpuSec - short.cpuSec) / (2 * SECONDS);
+const fixed = short.cpuSec - perSecond * SECONDS;
 if (!hadTracefs) Bun.spawnSync(["umount", "/sys/kernel/tracing"]);
 const attached = [...stream.matchAll(/"name":"(\w+)","attached":true/g)].map((m) => m[1]).join(",");
 // Bun reports maxRSS in bytes.
-console.log(`ptop with 16 busy threads, probes ${attached}, ${SECONDS} s window: CPU ${cpuSec.toFixed(3)} s over ${wall.toFixed(1)} s wall = ${((cpuSec / wall) * 100).toFixed(2)}% of one core (${((cpuSec / SECONDS) * 100).toFixed(2)}% per measured second); peak RSS ${ru ? (ru.maxRSS / 1048576).toFixed(1) : "?"} MiB; ${samples} cpu samples`);
+for (const [w, r] of [[SECONDS, short], [3 * SECONDS, long]] as const)
+  console.log(`ptop with 16 busy threads, probes ${attached}, ${w} s window: CPU ${r.cpuSec.toFixed(3)} s over ${r.wall.toFixed(1)} s wall = ${((r.cpuSec / r.wall) * 100).toFixed(2)}% of one core; peak RSS ${r.rssMiB.toFixed(1)} MiB`);
+console.log(`ptop steady state: ${(perSecond * 100).toFixed(2)}% of one core while measuring, plus ${(fixed * 1000).toFixed(0)} ms fixed (load/attach + symbolize); ${samples} cpu samples in the ${3 * SECONDS} s window`);
 rmSync(dir, { recursive: true, force: true });

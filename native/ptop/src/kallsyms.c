@@ -1,5 +1,6 @@
 #include "kallsyms.h"
-#include "rootfs.h"
+#include <errno.h>
+#include <unistd.h>
 #include "strtab.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,36 +12,66 @@ static int cmp_ksym(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+static void add_line(struct kallsyms *k, char *line, size_t *cap, size_t *names_cap, bool *any_nonzero)
+{
+	char *sp1 = strchr(line, ' ');
+	if (!sp1 || !sp1[1] || sp1[2] != ' ')
+		return;
+	char type = sp1[1];
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return;
+	uint64_t addr = strtoull(line, NULL, 16);
+	if (addr)
+		*any_nonzero = true;
+	char *name = sp1 + 3;
+	size_t nl = strcspn(name, "\t ");
+	if (k->n == *cap) {
+		*cap = *cap ? *cap * 2 : 65536;
+		k->syms = xrealloc(k->syms, *cap, sizeof(*k->syms));
+	}
+	if (k->names_len + nl + 1 > *names_cap) {
+		*names_cap = *names_cap ? *names_cap * 2 : (4u << 20);
+		k->names = xrealloc(k->names, *names_cap, 1);
+	}
+	memcpy(k->names + k->names_len, name, nl);
+	k->names[k->names_len + nl] = 0;
+	k->syms[k->n++] = (struct ksym){ addr, (uint32_t)k->names_len };
+	k->names_len += nl + 1;
+}
+
+/* Streams /proc/kallsyms through a fixed buffer, keeping text symbols only. When the first
+ * symbol reads as address 0 the addresses are hidden from this reader: stop there. */
 int kallsyms_load_fd(int fd, struct kallsyms *k)
 {
 	memset(k, 0, sizeof(*k));
-	size_t len;
-	char *buf = read_fd_all(fd, 64u << 20, &len);
-	if (!buf)
-		return -1;
-	size_t cap = 0, names_cap = len + 1;
-	k->names = xcalloc(names_cap, 1);
+	enum { BUF = 256 * 1024 };
+	char *buf = xcalloc(BUF + 1, 1);
+	size_t have = 0, cap = 0, names_cap = 0, lines = 0;
 	bool any_nonzero = false;
-	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sp1 = strchr(line, ' ');
-		if (!sp1 || !sp1[1] || sp1[2] != ' ')
+	for (;;) {
+		ssize_t r = read(fd, buf + have, BUF - have);
+		if (r < 0 && errno == EINTR)
 			continue;
-		char type = sp1[1];
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		uint64_t addr = strtoull(line, NULL, 16);
-		if (addr)
-			any_nonzero = true;
-		char *name = sp1 + 3;
-		name[strcspn(name, "\t ")] = 0; /* drop "[module]" */
-		size_t nl = strlen(name);
-		if (k->n == cap) {
-			cap = cap ? cap * 2 : 65536;
-			k->syms = xrealloc(k->syms, cap, sizeof(*k->syms));
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		buf[have] = 0;
+		char *p = buf, *nl;
+		while ((nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
+			*nl = 0;
+			if (lines++ == 0 && strtoull(p, NULL, 16) == 0) {
+				k->hidden = true;
+				k->loaded = true;
+				free(buf);
+				return 0;
+			}
+			add_line(k, p, &cap, &names_cap, &any_nonzero);
+			p = nl + 1;
 		}
-		memcpy(k->names + k->names_len, name, nl + 1);
-		k->syms[k->n++] = (struct ksym){ addr, (uint32_t)k->names_len };
-		k->names_len += nl + 1;
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (have == BUF) /* a line longer than the buffer: not kallsyms */
+			break;
 	}
 	free(buf);
 	k->hidden = !any_nonzero;
