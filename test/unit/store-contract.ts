@@ -146,8 +146,8 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
         const now = T0 + 30_000;
         const limited = await store.queueCapture(orgId, "ci", req({ version: "v20" }), policy(now));
         expect(limited).toEqual({ kind: "rate_limited", retryAfterSeconds: Math.ceil((T0 + HOUR - now) / 1000) });
-        // past the limit even an identical in-flight request is refused: the check runs first
-        expect((await store.queueCapture(orgId, "ci", req({ version: "v0" }), policy(now))).kind).toBe("rate_limited");
+        // past the limit an identical in-flight request still gets its id back: it is not a new request
+        expect((await store.queueCapture(orgId, "ci", req({ version: "v0" }), policy(now))).kind).toBe("deduped");
         // when the oldest ages out of the window, one slot frees
         expect((await store.queueCapture(orgId, "ci", req({ version: "v20" }), policy(T0 + HOUR))).kind).toBe("queued");
         expect((await store.queueCapture(orgId, "ci", req({ version: "v21" }), policy(T0 + HOUR))).kind).toBe("rate_limited");

@@ -1,13 +1,14 @@
 // POST /api/profiling/captures, independent of the HTTP framework.
 // Check order (each step only runs when the previous passed):
 //   401 token missing/malformed/unknown/revoked -> 403 Profiler not enabled for the org
-//   -> 413/400 body -> 429 org over its hourly limit -> 202 deduped | 202 queued.
+//   -> 413/400 body -> 202 deduped (identical request in flight) -> 429 org over its hourly limit -> 202 queued.
 // Only a newly queued request counts toward the limit; 4xx answers and deduped 202s do not.
 import type { Logger } from "../../log.ts";
 import { parseCaptureRequest, type CaptureAccepted } from "../../protocol/capture-request.ts";
 import type { Store } from "../store/store.ts";
 import { authenticateCaptureToken } from "../tokens/authenticate.ts";
-import { MAX_CAPTURE_BODY_BYTES, readBoundedBody } from "./read-body.ts";
+import { MAX_CAPTURE_BODY_BYTES, readBoundedBody, type BodyResult } from "./read-body.ts";
+import type { Org } from "../store/types.ts";
 
 export interface RateLimit {
   limit: number;
@@ -35,7 +36,15 @@ export async function queueCaptureRequest(deps: QueueCaptureDeps, request: Reque
     return { status: 401, body: { error: auth.error }, headers: { "www-authenticate": 'Bearer realm="runner"' } };
   }
   const { org, tokenName } = auth.principal;
-  const who = { org: org.name, requester: tokenName };
+  return queueAs(deps, org, tokenName, () => readBoundedBody(request, MAX_CAPTURE_BODY_BYTES));
+}
+
+/**
+ * Everything after authentication, shared by the API and the app's capture form (which passes the
+ * signed-in member as requester): the opt-in 403, the body rules, the org's rate limit, dedupe.
+ */
+export async function queueAs(deps: QueueCaptureDeps, org: Org, requester: string, readBody: () => Promise<BodyResult>): Promise<HttpAnswer> {
+  const who = { org: org.name, requester };
   if (!org.profilerEnabled) {
     deps.logger.debug({ ...who, status: 403 }, "capture request refused: Profiler not enabled");
     return {
@@ -43,14 +52,14 @@ export async function queueCaptureRequest(deps: QueueCaptureDeps, request: Reque
       body: { error: `the Profiler is not enabled for organization "${org.name}"; an owner or admin enables it in Settings` },
     };
   }
-  const raw = await readBoundedBody(request, MAX_CAPTURE_BODY_BYTES);
+  const raw = await readBody();
   if (!raw.ok) return { status: raw.status, body: { error: raw.error } };
   const parsed = parseCaptureRequest(raw.text);
   if (!parsed.ok) {
     deps.logger.debug({ ...who, status: 400, field: parsed.field }, "capture request refused: invalid body");
     return { status: 400, body: parsed.field ? { error: parsed.error, field: parsed.field } : { error: parsed.error } };
   }
-  const result = await deps.store.queueCapture(org.id, tokenName, parsed.value, { ...deps.rateLimit, now: deps.now() });
+  const result = await deps.store.queueCapture(org.id, requester, parsed.value, { ...deps.rateLimit, now: deps.now() });
   if (result.kind === "rate_limited") {
     deps.logger.debug({ ...who, status: 429 }, "capture request refused: rate limited");
     const retry = result.retryAfterSeconds;

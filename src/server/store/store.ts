@@ -2,6 +2,7 @@
 // implementation can sit behind the same interface and pass the same contract suite
 // (test/unit/store-contract.ts). One interface per table group; `Store` is their union.
 import type { ProfilerStore } from "./profiler-store.ts";
+import type { UserStore } from "./user-store.ts";
 import type { CaptureRequest } from "../../protocol/capture-request.ts";
 import type {
   CaptureOutcome,
@@ -37,8 +38,8 @@ export interface TokenStore {
 
 export interface CaptureStore {
   /**
-   * Atomically: refuse when the org already queued `policy.limit` new requests in the window
-   * (rate_limited), else return an identical in-flight request (deduped), else insert (queued).
+   * Atomically: return an identical in-flight request (deduped), else refuse when the org already
+   * queued `policy.limit` new requests in the window (rate_limited), else insert (queued).
    * Only newly queued requests count toward the limit. Resolves only once the row is durable.
    */
   queueCapture(orgId: number, requester: string, request: CaptureRequest, policy: QueuePolicy): Promise<QueueResult>;
@@ -55,7 +56,7 @@ export interface CaptureStore {
   ): Promise<CaptureRecord>;
 }
 
-export interface Store extends OrgStore, TokenStore, CaptureStore, ProfilerStore {
+export interface Store extends OrgStore, TokenStore, CaptureStore, ProfilerStore, UserStore {
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -37,6 +37,14 @@ export class SqliteCaptures implements CaptureStore {
   }
 
   private queueInTransaction(orgId: number, requester: string, request: CaptureRequest, policy: QueuePolicy): QueueResult {
+    // Dedupe before the limit: a repeat of an in-flight request is not a new request, so it gets
+    // its id back (202, deduped) even when the organization is at its hourly limit.
+    const key = dedupeKey(request);
+    // Only the id: this runs on every request, and materialising the full row costs more than the lookup.
+    const existing = this.db
+      .query("SELECT request_id FROM capture_requests WHERE org_id = ? AND dedupe_key = ? AND status IN ('queued', 'running')")
+      .get(orgId, key) as { request_id: string } | null;
+    if (existing) return { kind: "deduped", requestId: existing.request_id };
     const since = policy.now - policy.windowMs;
     const { n } = this.db
       .query("SELECT count(*) AS n FROM capture_requests WHERE org_id = ? AND created_at > ?")
@@ -51,12 +59,6 @@ export class SqliteCaptures implements CaptureStore {
       const retryAfterSeconds = Math.max(1, Math.ceil((created_at + policy.windowMs - policy.now) / 1000));
       return { kind: "rate_limited", retryAfterSeconds };
     }
-    const key = dedupeKey(request);
-    // Only the id: this runs on every request, and materialising the full row costs more than the lookup.
-    const existing = this.db
-      .query("SELECT request_id FROM capture_requests WHERE org_id = ? AND dedupe_key = ? AND status IN ('queued', 'running')")
-      .get(orgId, key) as { request_id: string } | null;
-    if (existing) return { kind: "deduped", requestId: existing.request_id };
     const requestId = Bun.randomUUIDv7();
     this.db
       .query(
