@@ -16,7 +16,8 @@ if (existsSync("native/ptop/Makefile")) {
   const sbin = { PATH: `${process.env.PATH ?? ""}:/usr/sbin:/sbin` };
   const haveToolchain = Bun.which("clang", sbin) !== null && Bun.which("bpftool", sbin) !== null;
   if (haveToolchain) {
-    await $`make -C native/ptop ${process.env.PTOP_ARCH ? `ARCH=${process.env.PTOP_ARCH}` : ""}`;
+    const archArgs = process.env.PTOP_ARCH ? [`ARCH=${process.env.PTOP_ARCH}`] : [];
+    await $`make -C native/ptop ${archArgs}`;
     await $`cp native/ptop/build/ptop dist/ptop`;
   } else if (process.env.RUNNER_REQUIRE_PTOP === "1") {
     throw new Error("ptop needs clang, bpftool, libbpf-dev and libelf-dev (apt-get install clang bpftool libbpf-dev libelf-dev)");
