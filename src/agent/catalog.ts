@@ -22,7 +22,8 @@ export type PermissionSystem =
   | "gcp-role" // project role, e.g. roles/monitoring.viewer
   | "datadog-scope" // application key scope
   | "grafana-scope" // access-policy scope
-  | "oauth-scope" // bot/user token scopes (chat, source hosting, ...)
+  | "oauth-scope" // bot/user token scopes (chat, ...)
+  | "github" // fine-grained token permission plus the classic scope that grants the same
   | "platform"; // a platform-specific permission named in words
 
 export interface Permission {
@@ -46,6 +47,10 @@ export interface Operation<H = unknown, S extends TSchema = TSchema> {
 export interface HealthReport {
   status: "ok" | "skipped" | "error";
   detail: string;
+  /** Permissions the credential lacks (for `error`, or optional ones noted on `ok`). */
+  missing?: string[];
+  /** What to do about it, in words a person can follow. */
+  fix?: string;
 }
 
 export interface Connector<H = unknown> {

@@ -4,6 +4,7 @@ import { createAgentContext } from "./context.ts";
 import { enforceAndRun } from "./enforce.ts";
 import { isAgentError } from "./errors.ts";
 import { runHealth } from "./health.ts";
+import { healthTable } from "./health-table.ts";
 
 // `runner agent catalog [--json]` | `runner agent run OP --args JSON` | `runner agent health [--json]`
 
@@ -75,6 +76,6 @@ function fail(catalog: Catalog, name: string, e: unknown, scrub: (t: string) => 
 async function health(catalog: Catalog, json: boolean): Promise<number> {
   const results = await runHealth(catalog, createAgentContext());
   if (json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-  else for (const r of results) process.stdout.write(`${r.connector}: ${r.status}: ${r.detail}\n`);
+  else process.stdout.write(healthTable(results));
   return results.some((r) => r.status === "error") ? 1 : 0;
 }

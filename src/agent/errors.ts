@@ -11,13 +11,24 @@ export type AgentErrorCode =
   | "misconfigured" // the configuration points at the wrong place (e.g. regional site)
   | "upstream"; // any other third-party failure
 
+/** What a person needs to act on a failure: the permission(s) missing and the fix, in words. */
+export interface Remedy {
+  missing?: string[];
+  fix?: string;
+}
+
 export class AgentError extends Error {
+  readonly missing: string[] | undefined;
+  readonly fix: string | undefined;
   constructor(
     readonly code: AgentErrorCode,
     message: string,
+    remedy: Remedy = {},
   ) {
     super(message);
     this.name = "AgentError";
+    this.missing = remedy.missing;
+    this.fix = remedy.fix;
   }
 }
 

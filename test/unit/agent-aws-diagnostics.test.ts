@@ -273,7 +273,7 @@ describe("credentials never appear in output, errors or health", () => {
   test("health: ok shows the account, never the key; an echoed error is scrubbed", async () => {
     fake.respond.push((c) => (c.action === "sts:GetCallerIdentity" ? awsOk(c, "<Arn>arn:aws:iam::123456789012:user/runner</Arn><UserId>AIDAFAKE</UserId><Account>123456789012</Account>") : undefined));
     const ok = await agent(["health"], staticEnv() as Record<string, string>);
-    expect(ok.out).toContain("aws: ok: account 123456789012 as arn:aws:iam::123456789012:user/runner");
+    expect(ok.out).toMatch(/\naws\s+ok\s+-\s+account 123456789012 as arn:aws:iam::123456789012:user\/runner/);
     expect(ok.out).toContain('"msg":"connector health"');
     expect(ok.out).not.toContain(SECRET);
     expect(ok.out).not.toContain(KEY_ID);

@@ -178,10 +178,12 @@ describe("runner agent run (the executable)", () => {
   test("health with nothing configured: every connector skipped, exit 0", async () => {
     const r = await agent(["health"]);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split("\n");
-    expect(lines).toHaveLength(CONNECTORS.length);
-    for (const l of lines) expect(l).toMatch(/^[a-z0-9-]+: skipped: /);
-    expect(lines).toContain("eks: skipped: no cluster configured");
+    const [head, ...rest] = r.stdout.trim().split("\n");
+    expect(head).toMatch(/^CONNECTOR\s+STATUS\s+MISSING PERMISSION\s+FIX \/ DETAIL$/);
+    const rows = rest.slice(0, CONNECTORS.length);
+    for (const l of rows) expect(l).toMatch(/^[a-z0-9-]+\s+skipped\s+-\s+\S/);
+    expect(rows.find((l) => l.startsWith("eks "))).toMatch(/^eks\s+skipped\s+-\s+no cluster configured$/);
+    expect(rest.at(-1)).toBe(`${CONNECTORS.length} connectors: 0 ok, 0 need action, ${CONNECTORS.length} not configured`);
   });
 
   test("unknown subcommand prints usage and exits 2", async () => {

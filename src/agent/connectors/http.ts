@@ -7,6 +7,8 @@ export interface HttpResult {
   status: number;
   body: any;
   text: string;
+  /** Response headers (some platforms report granted/needed permissions in them). */
+  headers: Headers;
 }
 
 export interface HttpOptions {
@@ -40,7 +42,7 @@ export async function httpJson(url: string, opts: HttpOptions = {}): Promise<Htt
   } catch {
     body = undefined;
   }
-  return { status: res.status, body, text };
+  return { status: res.status, body, text, headers: res.headers };
 }
 
 export function safeHost(url: string): string {
@@ -52,8 +54,14 @@ export function safeHost(url: string): string {
 }
 
 /** Joins a base URL and a path plus query parameters, dropping undefined values. */
-export function urlOf(base: string, path: string, query: Record<string, string | number | boolean | undefined> = {}): string {
+export type Query = Record<string, string | number | boolean | undefined | (string | number)[]>;
+
+/** Joins a base URL and a path plus query parameters, dropping undefined values; an array repeats the key. */
+export function urlOf(base: string, path: string, query: Query = {}): string {
   const u = new URL(base.replace(/\/+$/, "") + path);
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) u.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(query)) {
+    if (Array.isArray(v)) for (const one of v) u.searchParams.append(k, String(one));
+    else if (v !== undefined) u.searchParams.set(k, String(v));
+  }
   return u.toString();
 }

@@ -3,8 +3,9 @@ import { awsConnector } from "./aws.ts";
 import { datadogConnector } from "./datadog.ts";
 import { eksConnector } from "./eks.ts";
 import { gcpConnector } from "./gcp.ts";
+import { githubConnector } from "./github.ts";
 import { grafanaConnector } from "./grafana.ts";
 
 // Every connector the Agent knows. A connector is one file that exports its Connector with its
 // operations; adding a platform is adding one line here.
-export const CONNECTORS: Connector<any>[] = [awsConnector, eksConnector, gcpConnector, datadogConnector, grafanaConnector];
+export const CONNECTORS: Connector<any>[] = [awsConnector, eksConnector, gcpConnector, datadogConnector, grafanaConnector, githubConnector];
