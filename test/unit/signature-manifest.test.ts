@@ -85,7 +85,7 @@ describe("sigstore bundle", () => {
   test("a corrupted signature or a malformed bundle is refused", () => {
     const b = JSON.parse(bundle);
     const sig = Buffer.from(b.messageSignature.signature, "base64");
-    sig[sig.length - 1] ^= 1;
+    sig.writeUInt8(sig.readUInt8(sig.length - 1) ^ 1, sig.length - 1);
     b.messageSignature.signature = sig.toString("base64");
     expect(() => verifyManifest(Buffer.from(manifestText), JSON.stringify(b), trusted)).toThrow(ManifestSignatureError);
     expect(() => verifyManifest(Buffer.from(manifestText), "{}", trusted)).toThrow(/malformed/);
