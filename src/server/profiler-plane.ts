@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
 import { ENROLL_PATH } from "../protocol/enroll.ts";
-import { Dispatcher } from "./dispatch/dispatcher.ts";
+import { createDispatcher } from "./dispatch/create.ts";
 import { enrolRequest } from "./enrol/enrol.ts";
 import { queueCaptureRequest, type RateLimit } from "./captures/queue-capture.ts";
 import { storeAndDiff } from "./records/diff-on-arrival.ts";
@@ -35,7 +35,7 @@ export async function startProfilerPlane(
   opts: ProfilerPlaneOptions & { tunnel: { hostname: string; port: number; tls?: { cert: string; key: string } } },
 ) {
   const { store, logger, now } = opts;
-  const dispatcher = new Dispatcher({
+  const dispatcher = createDispatcher({
     store,
     logger,
     now,
