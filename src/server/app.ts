@@ -5,6 +5,7 @@ import { DEFAULT_RATE_LIMIT, queueCaptureRequest, type HttpAnswer, type RateLimi
 import { openApiDocument } from "./openapi.ts";
 import { enrolRoutes } from "./profiler-plane.ts";
 import { docsRoutes } from "./docs/routes.ts";
+import { webRoutes } from "./web/routes.ts";
 import type { Store } from "./store/store.ts";
 import { presentedToken } from "./tokens/authenticate.ts";
 
@@ -53,6 +54,7 @@ export function createApp(opts: AppOptions) {
     .use(enrolRoutes(deps))
     // {docs_url} = {base_url}/docs: the policy files compiled into the executable, byte for byte.
     .use(docsRoutes({}))
+    .use(webRoutes(deps))
     .post(
       "/api/profiling/captures",
       async ({ request, query, set }) =>

@@ -5,6 +5,7 @@ import { captureJson, instrumentationSummary } from "../records/capture-json.ts"
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/store.ts";
 import { StoreError } from "../store/types.ts";
+import { createMember } from "../users/create-user.ts";
 
 const USAGE = `usage: runner admin --data DIR <command>
   org create ORG
@@ -13,6 +14,8 @@ const USAGE = `usage: runner admin --data DIR <command>
   token revoke ORG NAME
   token list ORG [--json]
   bootstrap-token create ORG   prints the bootstrap token once, as the last line
+  user create ORG EMAIL --role owner|admin|member --password-stdin
+                               a member who signs in to the app; the password is read from stdin
   captures list ORG [--json]
   captures show ID [--json]    the record, with what its diff was compared with
   captures diff ID [--json] [--html FILE]
@@ -29,7 +32,13 @@ function need(args: string[], n: number, shape: string): string[] {
   return args;
 }
 
-type Handler = (store: Store, args: string[], json: boolean, opts: { html?: string }) => Promise<void>;
+type Handler = (store: Store, args: string[], json: boolean, opts: { html?: string; role?: string; passwordStdin?: boolean }) => Promise<void>;
+
+/** The first line of stdin (a trailing newline is not part of the password). */
+async function readPasswordFromStdin(): Promise<string> {
+  const text = await Bun.stdin.text();
+  return text.split(/\r?\n/)[0] ?? "";
+}
 
 const COMMANDS: Record<string, Handler> = {
   "org create": async (store, args) => {
@@ -79,6 +88,14 @@ const COMMANDS: Record<string, Handler> = {
     out(`bootstrap token created for ${org}; it is shown once, store it now:`);
     out(token);
   },
+  "user create": async (store, args, _json, opts) => {
+    const [org, email] = need(args, 2, "user create ORG EMAIL --role owner|admin|member --password-stdin");
+    if (!opts.role) throw new UsageError("--role owner|admin|member is required");
+    // Never a password in argv (visible in ps and shell history): stdin only.
+    if (!opts.passwordStdin) throw new UsageError("--password-stdin is required: pipe the password on stdin");
+    const user = await createMember(store, org!, email!, opts.role, await readPasswordFromStdin());
+    out(`created ${user.role} ${user.email} in ${user.orgName}`);
+  },
   "captures list": async (store, args, json) => {
     const [org] = need(args, 1, "captures list ORG");
     const records = await store.listCaptures(org!);
@@ -124,6 +141,8 @@ export async function adminCommand(argv: string[]): Promise<number> {
         "database-url": { type: "string" },
         json: { type: "boolean", default: false },
         html: { type: "string" },
+        role: { type: "string" },
+        "password-stdin": { type: "boolean", default: false },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -147,7 +166,7 @@ export async function adminCommand(argv: string[]): Promise<number> {
   let store: Store | undefined;
   try {
     store = openStore({ data: values.data, databaseUrl: values["database-url"] });
-    await handler(store, args, values.json!, { html: values.html });
+    await handler(store, args, values.json!, { html: values.html, role: values.role, passwordStdin: values["password-stdin"] });
     return 0;
   } catch (err) {
     process.stderr.write(`runner admin: ${(err as Error).message}\n`);

@@ -24,6 +24,24 @@ export interface StoredDiff {
   createdAt: number;
 }
 
+/** An enrolled instance as Settings lists it. */
+export interface InstanceSummary {
+  instanceId: string;
+  artifactClass: ArtifactClass;
+  enrolledAt: number;
+  /** Latest of its last enrolment and its last pushed profile. */
+  lastSeenAt: number;
+}
+
+/** Which capture records the Profiling page asks for: newest first, optionally filtered, keyset-paged. */
+export interface CaptureQuery {
+  workload?: string;
+  env?: string;
+  /** Only records strictly older than this (created_at, request_id) position. */
+  before?: { createdAt: number; requestId: string };
+  limit: number;
+}
+
 export interface Baseline {
   head: CaptureRecord;
   replicates: CaptureRecord[];
@@ -51,4 +69,13 @@ export interface ProfilerStore {
   findBaseline(orgName: string, workload: string, env: string, version: string, before: number): Promise<Baseline | null>;
   /** Pushed captures (head and replicates) of one version, oldest first. */
   listPushedOfVersion(orgName: string, workload: string, env: string, version: string): Promise<CaptureRecord[]>;
+
+  /** Enrolled instances of an org, most recently seen first. */
+  listInstances(orgName: string): Promise<InstanceSummary[]>;
+  /** One page of an org's capture records, newest first. */
+  queryCaptures(orgName: string, q: CaptureQuery): Promise<CaptureRecord[]>;
+  /** Distinct workloads and envs an org has records for (the Profiling page's filters). */
+  captureFacets(orgName: string): Promise<{ workloads: string[]; envs: string[] }>;
+  /** When a requester name last queued a request in an org at or after `since` and before `until` (null: never). */
+  lastRequestBy(orgName: string, requester: string, since: number, until: number | null): Promise<number | null>;
 }

@@ -97,4 +97,30 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX capture_requests_version ON capture_requests(org_id, workload, env, version, kind);
   `,
 },
+  {
+    version: 3,
+    name: "organization members and app sessions (web app)",
+    sql: `
+      CREATE TABLE users (
+        id            INTEGER PRIMARY KEY,
+        org_id        INTEGER NOT NULL REFERENCES orgs(id),
+        email         TEXT NOT NULL COLLATE NOCASE,
+        role          TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+        password_hash TEXT NOT NULL,
+        created_at    INTEGER NOT NULL,
+        UNIQUE (org_id, email)
+      );
+      -- only the SHA-256 of the cookie value is kept
+      CREATE TABLE sessions (
+        hash       TEXT PRIMARY KEY,
+        user_id    INTEGER NOT NULL REFERENCES users(id),
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX sessions_expires ON sessions(expires_at);
+      -- the Profiling page filters by workload and env, newest first
+      CREATE INDEX capture_requests_org_workload_env ON capture_requests(org_id, workload, env, created_at);
+      CREATE INDEX profiles_instance ON profiles(instance_id, created_at);
+    `,
+  },
 ];

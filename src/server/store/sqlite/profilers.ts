@@ -1,9 +1,10 @@
 // Enrolled Profiler instances, pushed profiles and diffs (migration 2), and the queue reads dispatch uses.
 import type { Database } from "bun:sqlite";
 import type { ArtifactClass } from "../../../protocol/enroll.ts";
-import type { Baseline, EnrolledInstance, ProfilerStore, StoredDiff } from "../profiler-store.ts";
+import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff } from "../profiler-store.ts";
 import { StoreError, type CaptureRecord } from "../types.ts";
 import { toCapture, type CaptureRow } from "./rows.ts";
+import { requireOrgId } from "./orgs.ts";
 
 const SELECT_CAPTURE = `SELECT c.*, o.name AS org_name FROM capture_requests c JOIN orgs o ON o.id = c.org_id`;
 
@@ -136,5 +137,50 @@ export class SqliteProfilers implements ProfilerStore {
       .query(`${SELECT_CAPTURE} WHERE o.name = ? AND c.workload = ? AND c.env = ? AND c.version = ? AND c.outcome = 'pushed' ORDER BY c.created_at`)
       .all(orgName, workload, env, version) as CaptureRow[];
     return rows.map(toCapture);
+  }
+
+  async listInstances(orgName: string): Promise<InstanceSummary[]> {
+    const orgId = requireOrgId(this.db, orgName);
+    const rows = this.db
+      .query(
+        `SELECT i.instance_id, i.class, i.enrolled_at,
+                max(i.last_enrolled_at, coalesce((SELECT max(p.created_at) FROM profiles p JOIN capture_requests c ON c.request_id = p.request_id
+                                                   WHERE p.instance_id = i.instance_id AND c.org_id = i.org_id), 0)) AS last_seen
+           FROM instances i WHERE i.org_id = ? ORDER BY last_seen DESC, i.instance_id`,
+      )
+      .all(orgId) as Array<{ instance_id: string; class: ArtifactClass; enrolled_at: number; last_seen: number }>;
+    return rows.map((r) => ({ instanceId: r.instance_id, artifactClass: r.class, enrolledAt: r.enrolled_at, lastSeenAt: r.last_seen }));
+  }
+
+  async queryCaptures(orgName: string, q: CaptureQuery): Promise<CaptureRecord[]> {
+    const orgId = requireOrgId(this.db, orgName);
+    const where = ["c.org_id = ?"];
+    const args: Array<string | number> = [orgId];
+    if (q.workload !== undefined) (where.push("c.workload = ?"), args.push(q.workload));
+    if (q.env !== undefined) (where.push("c.env = ?"), args.push(q.env));
+    if (q.before) {
+      where.push("(c.created_at < ? OR (c.created_at = ? AND c.request_id < ?))");
+      args.push(q.before.createdAt, q.before.createdAt, q.before.requestId);
+    }
+    args.push(q.limit);
+    const rows = this.db
+      .query(`${SELECT_CAPTURE} WHERE ${where.join(" AND ")} ORDER BY c.created_at DESC, c.request_id DESC LIMIT ?`)
+      .all(...args) as CaptureRow[];
+    return rows.map(toCapture);
+  }
+
+  async captureFacets(orgName: string): Promise<{ workloads: string[]; envs: string[] }> {
+    const orgId = requireOrgId(this.db, orgName);
+    const col = (c: "workload" | "env") =>
+      (this.db.query(`SELECT DISTINCT ${c} AS v FROM capture_requests WHERE org_id = ? ORDER BY v`).all(orgId) as Array<{ v: string }>).map((r) => r.v);
+    return { workloads: col("workload"), envs: col("env") };
+  }
+
+  async lastRequestBy(orgName: string, requester: string, since: number, until: number | null): Promise<number | null> {
+    const orgId = requireOrgId(this.db, orgName);
+    const r = this.db
+      .query("SELECT max(created_at) AS t FROM capture_requests WHERE org_id = ? AND requester = ? AND created_at >= ? AND created_at <= ?")
+      .get(orgId, requester, since, until ?? Number.MAX_SAFE_INTEGER) as { t: number | null };
+    return r.t;
   }
 }

@@ -6,6 +6,7 @@ import { openDatabase } from "./database.ts";
 import { SqliteOrgs } from "./orgs.ts";
 import { SqliteProfilers } from "./profilers.ts";
 import { SqliteTokens } from "./tokens.ts";
+import { SqliteUsers } from "./users.ts";
 
 export class SqliteStore implements Store {
   readonly db: Database;
@@ -13,6 +14,7 @@ export class SqliteStore implements Store {
   private readonly tokens: SqliteTokens;
   private readonly captures: SqliteCaptures;
   private readonly profilers: SqliteProfilers;
+  private readonly users: SqliteUsers;
 
   constructor(path: string) {
     this.db = openDatabase(path);
@@ -20,6 +22,7 @@ export class SqliteStore implements Store {
     this.tokens = new SqliteTokens(this.db);
     this.captures = new SqliteCaptures(this.db);
     this.profilers = new SqliteProfilers(this.db);
+    this.users = new SqliteUsers(this.db);
   }
 
   createOrg: Store["createOrg"] = (...a) => this.orgs.createOrg(...a);
@@ -49,6 +52,18 @@ export class SqliteStore implements Store {
   getDiff: Store["getDiff"] = (...a) => this.profilers.getDiff(...a);
   findBaseline: Store["findBaseline"] = (...a) => this.profilers.findBaseline(...a);
   listPushedOfVersion: Store["listPushedOfVersion"] = (...a) => this.profilers.listPushedOfVersion(...a);
+  listInstances: Store["listInstances"] = (...a) => this.profilers.listInstances(...a);
+  queryCaptures: Store["queryCaptures"] = (...a) => this.profilers.queryCaptures(...a);
+  captureFacets: Store["captureFacets"] = (...a) => this.profilers.captureFacets(...a);
+  lastRequestBy: Store["lastRequestBy"] = (...a) => this.profilers.lastRequestBy(...a);
+
+  createUser: Store["createUser"] = (...a) => this.users.createUser(...a);
+  findUserCredentials: Store["findUserCredentials"] = (...a) => this.users.findUserCredentials(...a);
+  listUsers: Store["listUsers"] = (...a) => this.users.listUsers(...a);
+  createSession: Store["createSession"] = (...a) => this.users.createSession(...a);
+  findSession: Store["findSession"] = (...a) => this.users.findSession(...a);
+  deleteSession: Store["deleteSession"] = (...a) => this.users.deleteSession(...a);
+  pruneSessions: Store["pruneSessions"] = (...a) => this.users.pruneSessions(...a);
 
   async ping(): Promise<void> {
     this.db.query("SELECT 1").get();

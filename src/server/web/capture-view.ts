@@ -1,0 +1,67 @@
+// Everything the capture screen shows, read from the store: the record, its diff (stored per head
+// capture), the captures on both sides for the flame graphs, and which axes are absent.
+import { gunzipSync } from "node:zlib";
+import { parseProfile } from "../../witness/parse.ts";
+import type { Capture } from "../../witness/model.ts";
+import type { DiffResult } from "../../witness/diff.ts";
+import type { StoredDiff } from "../store/profiler-store.ts";
+import type { Store } from "../store/store.ts";
+import type { CaptureRecord } from "../store/types.ts";
+import { flameAxis, type FlameAxis } from "./flame-data.ts";
+
+export interface CaptureView {
+  record: CaptureRecord;
+  diff: StoredDiff | null;
+  result: DiffResult | null;
+  /** For a replicate: the head of its version, which holds the diff. */
+  head: CaptureRecord | null;
+  flames: FlameAxis[];
+  absent: Array<{ axis: string; reason: string }>;
+  hasProfile: boolean;
+  presentAxes: string[];
+}
+
+export async function loadCapture(store: Store, requestId: string): Promise<Capture | null> {
+  const gz = await store.getProfile(requestId);
+  if (!gz) return null;
+  return parseProfile(gunzipSync(gz), `${requestId}.jsonl`);
+}
+
+async function loadAll(store: Store, records: CaptureRecord[]): Promise<Capture[]> {
+  const heads = records.filter((r) => r.kind === "head");
+  const ordered = [...heads, ...records.filter((r) => r.kind !== "head")];
+  return (await Promise.all(ordered.map((r) => loadCapture(store, r.requestId)))).filter((c): c is Capture => c !== null);
+}
+
+export async function captureView(store: Store, record: CaptureRecord): Promise<CaptureView> {
+  let head: CaptureRecord | null = null;
+  let diff = await store.getDiff(record.requestId);
+  if (record.kind === "replicate") {
+    const pushed = await store.listPushedOfVersion(record.orgName, record.workload, record.env, record.version);
+    head = pushed.filter((r) => r.kind === "head").at(-1) ?? null;
+    diff = head ? await store.getDiff(head.requestId) : diff;
+  }
+  const result = diff?.json ? (JSON.parse(diff.json) as DiffResult) : null;
+  const own = record.outcome === "pushed" ? await loadCapture(store, record.requestId) : null;
+  const absent = new Map<string, string>();
+  for (const m of record.instrumentation?.missing ?? []) absent.set(m.probe, m.reason);
+  for (const m of own?.missing ?? []) if (!absent.has(m.axis)) absent.set(m.axis, m.reason);
+  for (const a of result?.axes_not_compared ?? []) if (!absent.has(a.axis)) absent.set(a.axis, a.reason);
+
+  let flames: FlameAxis[] = [];
+  if (result && diff?.comparedWith) {
+    const after = await loadAll(store, await store.listPushedOfVersion(record.orgName, record.workload, record.env, (head ?? record).version));
+    const before = await loadAll(store, await store.listPushedOfVersion(record.orgName, record.workload, record.env, diff.comparedWith.version));
+    flames = result.axes_compared.map((a) => flameAxis(a.axis, a.unit, before, after, result.changes));
+  }
+  return {
+    record,
+    diff,
+    result,
+    head,
+    flames,
+    absent: [...absent].map(([axis, reason]) => ({ axis, reason })),
+    hasProfile: own !== null,
+    presentAxes: own ? Object.keys(own.axes) : [],
+  };
+}

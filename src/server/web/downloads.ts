@@ -1,0 +1,29 @@
+// Downloads of a pushed capture in the formats other tools read: pprof, folded stacks, speedscope.
+import { toFolded } from "../../witness/folded.ts";
+import { toPprof } from "../../witness/pprof.ts";
+import { toSpeedscope } from "../../witness/speedscope.ts";
+import type { Capture } from "../../witness/model.ts";
+import type { CaptureRecord } from "../store/types.ts";
+import { plain } from "./respond.ts";
+
+function fileName(r: CaptureRecord, ext: string): string {
+  const safe = `${r.workload}-${r.version}${r.env ? `-${r.env}` : ""}`.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 120);
+  return `${safe}.${ext}`;
+}
+
+function attachment(body: BodyInit, type: string, name: string): Response {
+  return new Response(body, {
+    headers: { "content-type": type, "content-disposition": `attachment; filename="${name}"`, "x-content-type-options": "nosniff", "cache-control": "no-store" },
+  });
+}
+
+export function download(record: CaptureRecord, capture: Capture, format: string, axis: string | null): Response {
+  if (format === "pprof") return attachment(Buffer.from(toPprof(capture)), "application/gzip", fileName(record, "pb.gz"));
+  if (format === "speedscope") return attachment(toSpeedscope(capture), "application/json", fileName(record, "speedscope.json"));
+  if (format === "folded") {
+    const p = axis ? capture.axes[axis] : undefined;
+    if (!p) return plain(404, `axis "${axis ?? ""}" does not exist in this capture`);
+    return attachment(toFolded(p), "text/plain; charset=utf-8", fileName(record, `${axis}.folded`));
+  }
+  return plain(404, `unknown download format "${format}"; use pprof, folded or speedscope`);
+}

@@ -1,0 +1,75 @@
+// The data behind a differential flame graph of one axis, sent to the browser as JSON: a tree of
+// [name, afterShare, beforeShare, children] (each capture weighs the same: shares, not raw counts),
+// pruned below 0.05% on both sides, plus the function-level inclusive changes for hover text.
+import type { Capture } from "../../witness/model.ts";
+import type { Change } from "../../witness/diff.ts";
+
+export type FlameNode = [name: string, after: number, before: number, children: FlameNode[]];
+/** function → [relative change, interval low, interval high, flagged, confirmation, verdict] */
+export type FlameChange = [number, number, number, boolean, string | null, string];
+
+export interface FlameAxis {
+  axis: string;
+  unit: string;
+  root: FlameNode;
+  changes: Record<string, FlameChange>;
+  captures: { before: number; after: number };
+}
+
+interface Building {
+  name: string;
+  after: number;
+  before: number;
+  children: Map<string, Building>;
+}
+
+const PRUNE = 0.0005;
+
+function add(root: Building, cs: Capture[], axis: string, field: "after" | "before"): number {
+  let n = 0;
+  for (const c of cs) {
+    const p = c.axes[axis];
+    if (!p) continue;
+    let total = 0;
+    for (const s of p.stacks) total += s.value;
+    if (total <= 0) continue;
+    n++;
+    for (const s of p.stacks) {
+      const v = s.value / total;
+      let node = root;
+      node[field] += v;
+      for (const fi of s.frames) {
+        const name = p.frames[fi]!.name;
+        let ch = node.children.get(name);
+        if (!ch) node.children.set(name, (ch = { name, after: 0, before: 0, children: new Map() }));
+        ch[field] += v;
+        node = ch;
+      }
+    }
+  }
+  return n;
+}
+
+function freeze(b: Building, nA: number, nB: number): FlameNode {
+  const a = nA ? b.after / nA : 0;
+  const be = nB ? b.before / nB : 0;
+  const kids = [...b.children.values()]
+    .filter((c) => (nA ? c.after / nA : 0) >= PRUNE || (nB ? c.before / nB : 0) >= PRUNE)
+    .sort((x, y) => x.name.localeCompare(y.name))
+    .map((c) => freeze(c, nA, nB));
+  return [b.name, round(a), round(be), kids];
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+export function flameAxis(axis: string, unit: string, before: Capture[], after: Capture[], changes: Change[]): FlameAxis {
+  const root: Building = { name: "all", after: 0, before: 0, children: new Map() };
+  const nA = add(root, after, axis, "after");
+  const nB = add(root, before, axis, "before");
+  const ch: Record<string, FlameChange> = {};
+  for (const c of changes) {
+    if (c.axis !== axis || c.kind !== "inclusive") continue;
+    ch[c.function] = [round(c.relative_change), round(c.interval[0]), round(c.interval[1]), c.flagged, c.confirmation, c.verdict];
+  }
+  return { axis, unit, root: freeze(root, nA, nB), changes: ch, captures: { before: nB, after: nA } };
+}

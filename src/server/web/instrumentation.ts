@@ -1,0 +1,29 @@
+// The capture screen's instrumentation declaration: "fully instrumented" or "N of M probes", then
+// every collector that did not attach, why, and what fixes it.
+import type { Instrumentation } from "../store/types.ts";
+import { html, type Html } from "./html.ts";
+
+/** The fix for a known cause; the collector's own reason already carries one when it says "fix:". */
+export function fixFor(reason: string): string | null {
+  if (/fix:/i.test(reason)) return null;
+  if (/tracefs|tracing|debugfs|\/sys\/kernel\/debug/i.test(reason)) {
+    return "mount the host's /sys/kernel/tracing and /sys/kernel/debug into the Profiler container";
+  }
+  if (/permission denied|EACCES|EPERM|apparmor|ptrace|\/proc\/\d*[^ ]*\/(ns|exe)/i.test(reason)) {
+    return "load the Profiler's AppArmor profile (the default container profile plus `ptrace (read) peer=unconfined`) on the host and reference it in the container or pod security context; do not run unconfined";
+  }
+  return null;
+}
+
+export function instrumentationBlock(i: Instrumentation | null): Html {
+  if (!i) return html`<section class="card" aria-labelledby="instr-h"><h2 id="instr-h">Instrumentation</h2><p class="muted">Not run yet: no capture has happened for this request.</p></section>`;
+  const full = i.missing.length === 0 && i.probes_attached === i.probes_requested;
+  const items = i.missing.map((m) => {
+    const fix = fixFor(m.reason);
+    return html`<li><strong>${m.probe}</strong> did not attach: ${m.reason}${fix ? html`<br><span class="fix">Fix: ${fix}</span>` : ""}</li>`;
+  });
+  return html`<section class="card" aria-labelledby="instr-h"><h2 id="instr-h">Instrumentation</h2>
+<p class="instr ${full ? "full" : "partial"}" id="instrumentation">${full ? "fully instrumented" : `${i.probes_attached} of ${i.probes_requested} probes`}</p>
+${full ? "" : html`<ul class="missing">${items}</ul><p class="muted">The axes of these probes do not exist in this capture; they are shown as absent and are never compared as if they were zero.</p>`}
+</section>`;
+}

@@ -1,0 +1,103 @@
+// Settings: visible to every member; each action re-checks the role (owner/admin) on the server.
+import { Elysia } from "elysia";
+import { CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
+import { StoreError } from "../store/types.ts";
+import { canManageSettings } from "../users/roles.ts";
+import type { SignedIn } from "../users/session.ts";
+import { formSession, pageSession, type WebDeps } from "./context.ts";
+import { field } from "./form.ts";
+import { flash } from "./layout.ts";
+import { settingsPage, type SettingsView, type TokenRow } from "./pages/settings.ts";
+import { page, plain, redirect } from "./respond.ts";
+
+const TOKEN_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
+  const tokens = await deps.store.listCaptureTokens(org);
+  return Promise.all(
+    tokens.map(async (t) => ({ ...t, lastUsedAt: await deps.store.lastRequestBy(org, t.name, t.createdAt, t.revokedAt) })),
+  );
+}
+
+async function render(deps: WebDeps, s: SignedIn, extra: Partial<SettingsView> = {}, status = 200): Promise<Response> {
+  const org = s.user.orgName;
+  const [o, instances, tokens] = await Promise.all([deps.store.getOrg(org), deps.store.listInstances(org), tokenRows(deps, org)]);
+  const v = settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, tokens, ...extra }, status);
+  return page(v.body, v.status);
+}
+
+/** The form's member, when an owner or admin; a 403 otherwise. */
+async function manager(deps: WebDeps, request: Request) {
+  const r = await formSession(deps, request);
+  if (r instanceof Response) return r;
+  if (!canManageSettings(r.session.user.role)) {
+    deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id }, "settings action refused: member role");
+    return plain(403, "only an owner or admin of the organization can change Settings");
+  }
+  return r;
+}
+
+export function settingsRoutes(deps: WebDeps) {
+  return new Elysia()
+    .get("/settings", async ({ request }) => {
+      const s = await pageSession(deps, request);
+      if (s instanceof Response) return s;
+      const done = new URL(request.url).searchParams.get("done");
+      return render(deps, s, { message: done ? flash("ok", done) : undefined });
+    })
+    .post(
+      "/settings/profiler",
+      async ({ request }) => {
+        const r = await manager(deps, request);
+        if (r instanceof Response) return r;
+        const enabled = field(r.form, "enabled") === "1";
+        await deps.store.setProfilerEnabled(r.session.user.orgName, enabled);
+        deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, enabled }, "Profiler opt-in changed in Settings");
+        return redirect(`/settings?done=${encodeURIComponent(enabled ? "The Profiler is enabled." : "The Profiler is disabled.")}`);
+      },
+      { parse: "none" },
+    )
+    .post(
+      "/settings/tokens",
+      async ({ request }) => {
+        const r = await manager(deps, request);
+        if (r instanceof Response) return r;
+        const name = field(r.form, "name");
+        if (!TOKEN_NAME.test(name)) {
+          return render(deps, r.session, { message: flash("error", "A token name is 1 to 64 letters, digits, dots, dashes or underscores.") }, 400);
+        }
+        const value = generateToken(CAPTURE_TOKEN_PREFIX);
+        try {
+          await deps.store.addCaptureToken(r.session.user.orgName, name, hashToken(value), deps.now());
+        } catch (err) {
+          if (err instanceof StoreError && err.code === "conflict") {
+            return render(deps, r.session, { message: flash("error", `An active token named "${name}" already exists; revoke it or pick another name.`) }, 409);
+          }
+          throw err;
+        }
+        deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, token_name: name }, "capture token created in Settings");
+        // Rendered directly (no redirect): the value exists only in this response.
+        return render(deps, r.session, { created: { name, value } }, 201);
+      },
+      { parse: "none" },
+    )
+    .post(
+      "/settings/tokens/revoke",
+      async ({ request }) => {
+        const r = await manager(deps, request);
+        if (r instanceof Response) return r;
+        const name = field(r.form, "name");
+        try {
+          await deps.store.revokeCaptureToken(r.session.user.orgName, name, deps.now());
+        } catch (err) {
+          if (err instanceof StoreError && err.code === "not_found") {
+            return render(deps, r.session, { message: flash("error", `No active token named "${name}".`) }, 404);
+          }
+          throw err;
+        }
+        deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, token_name: name }, "capture token revoked in Settings");
+        return redirect(`/settings?done=${encodeURIComponent(`Token "${name}" revoked.`)}`);
+      },
+      { parse: "none" },
+    );
+}
