@@ -3,11 +3,14 @@ import { parseArgs } from "node:util";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
 import { captureJson, instrumentationSummary } from "../records/capture-json.ts";
 import { openStore } from "../store/open.ts";
+import { DATABASE_COMMANDS, databaseCommand } from "./database-command.ts";
 import type { Store } from "../store/store.ts";
 import { StoreError } from "../store/types.ts";
 import { createMember } from "../users/create-user.ts";
 
-const USAGE = `usage: runner admin --data DIR <command>
+const USAGE = `usage: runner admin (--data DIR | --database-url postgres://…) <command>
+  migrate                      bring the store's schema up to date (PostgreSQL: run before starting new replicas)
+  import-sqlite FILE           with --database-url: copy a SQLite store (DIR/runner.db) into an empty PostgreSQL database
   org create ORG
   profiler enable ORG | profiler disable ORG
   token create ORG NAME        prints the capture token once, as the last line
@@ -158,6 +161,12 @@ export async function adminCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const [group, action, ...args] = positionals;
+  if ((DATABASE_COMMANDS as readonly string[]).includes(group ?? "")) {
+    return databaseCommand(group!, positionals.slice(1), { data: values.data, databaseUrl: values["database-url"] }).then(
+      () => 0,
+      (err: Error) => (process.stderr.write(`runner admin: ${err.message}\n`), 1),
+    );
+  }
   const handler = COMMANDS[`${group} ${action}`];
   if (!handler) {
     process.stderr.write(`runner admin: unknown command "${positionals.join(" ")}"\n${USAGE}`);
