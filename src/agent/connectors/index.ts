@@ -5,7 +5,9 @@ import { eksConnector } from "./eks.ts";
 import { gcpConnector } from "./gcp.ts";
 import { githubConnector } from "./github.ts";
 import { grafanaConnector } from "./grafana.ts";
+import { jiraConnector } from "./jira.ts";
+import { slackConnector } from "./slack.ts";
 
 // Every connector the Agent knows. A connector is one file that exports its Connector with its
 // operations; adding a platform is adding one line here.
-export const CONNECTORS: Connector<any>[] = [awsConnector, eksConnector, gcpConnector, datadogConnector, grafanaConnector, githubConnector];
+export const CONNECTORS: Connector<any>[] = [awsConnector, eksConnector, gcpConnector, datadogConnector, grafanaConnector, githubConnector, slackConnector, jiraConnector];
