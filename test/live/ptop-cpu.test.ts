@@ -141,8 +141,11 @@ describe.skipIf(!live)("ptop cpu probe (live)", () => {
       // warmup (1 s) is not measured: about 2.5 s of the 30 s window.
       expect(summary.measured_sec).toBeGreaterThan(1.5);
       expect(summary.measured_sec).toBeLessThan(4);
-      expect(summary.samples.cpu).toBeGreaterThan(100);
-      expect(summary.samples.cpu).toBeLessThan(450);
+      // One busy thread is sampled at most 99 times per second of the window: samples of the 1 s
+      // warmup would push the count past this bound (the lower bound is loose: a loaded machine
+      // gives the workload less CPU).
+      expect(summary.samples.cpu).toBeGreaterThan(0);
+      expect(summary.samples.cpu).toBeLessThanOrEqual(Math.ceil(99 * summary.measured_sec * 1.1));
       expect(stacksOf(run.records, "cpu").length).toBeGreaterThan(0);
     } finally {
       work.kill("SIGTERM");
