@@ -1,7 +1,7 @@
 // PID namespace visibility, tracing mounts and AppArmor, on parsed inputs and on this host.
 import { describe, expect, test } from "bun:test";
 import { checkAppArmor } from "../../src/profiler/boot/apparmor.ts";
-import { parseMountinfo, fsTypeAt } from "../../src/profiler/boot/mountinfo.ts";
+import { parseMountinfo, fsTypeAt, mountOf } from "../../src/profiler/boot/mountinfo.ts";
 import { checkPidNamespace, INITIAL_PID_NS_INODE, readProcessTree, strangers } from "../../src/profiler/boot/pid-namespace.ts";
 import { checkTracing, describeInstrumentation } from "../../src/profiler/boot/tracing.ts";
 
@@ -70,6 +70,13 @@ describe("tracing mounts", () => {
     const t = checkTracing(parseMountinfo(MOUNTS.split("\n").filter((l) => !l.includes("tracefs")).join("\n")));
     expect(t.probesExpected).toEqual(["cpu", "offcpu", "syscalls"]);
     expect(t.findings.find((f) => f.subject === "/sys/kernel/tracing")!.status).toBe("warn");
+  });
+
+  test("the mount holding a path: longest prefix, later mounts first, no false prefix", () => {
+    const m = parseMountinfo(`${MOUNTS}\n61 27 0:51 / /opt/ptop rw,nosuid - tmpfs tmpfs rw\n62 27 0:52 / /opt/ptop rw - tmpfs tmpfs rw`);
+    expect(mountOf(m, "/opt/ptop/ptop")!.options).toEqual(["rw"]);
+    expect(mountOf(m, "/opt/ptopx/ptop")!.mountPoint).toBe("/");
+    expect(mountOf(m, "/sys/kernel/tracing/events")!.fsType).toBe("tracefs");
   });
 
   test("a later mount over the same point wins", () => {

@@ -2,10 +2,11 @@
 // are honoured only if each capability is in our bounding set, no_new_privs is off, we are in the
 // initial user namespace, and ptop's file system is not mounted nosuid.
 
-import { readFileSync, readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { REQUIRED_CAPS } from "./capability-names.ts";
 import { deployFix, fail, pass, type Finding } from "./finding.ts";
 import { isNosuid } from "./libc.ts";
+import { mountOf, readMounts } from "./mountinfo.ts";
 import type { ProcStatus } from "./proc-status.ts";
 
 /** PROC_USER_INIT_INO: the inode of the initial user namespace, fixed by the kernel. */
@@ -95,7 +96,16 @@ export function checkNosuid(collectorPath: string): Finding[] {
   try {
     nosuid = isNosuid(collectorPath);
   } catch {
-    return []; // the collector check already reports a missing file
+    // No statvfs (no glibc to call into): read the mount options instead. Never skip the check.
+    let real: string;
+    try {
+      real = realpathSync(collectorPath);
+    } catch {
+      return []; // the collector check already reports a missing file
+    }
+    const mount = mountOf(readMounts(), real);
+    if (!mount) return [fail("nosuid", "nosuid", `cannot tell whether ${collectorPath} is on a nosuid file system`, "mount /proc", NONE_GRANTED)];
+    nosuid = mount.options.includes("nosuid");
   }
   if (!nosuid) return [pass("nosuid", "nosuid", `${collectorPath} is on a file system mounted without nosuid`)];
   return [

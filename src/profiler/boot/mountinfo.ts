@@ -41,3 +41,14 @@ export function fsTypeAt(mounts: Mount[], point: string): string | undefined {
   for (const m of mounts) if (m.mountPoint === point) type = m.fsType;
   return type;
 }
+
+/** The mount holding `path` (already resolved): the longest mount point that prefixes it, latest first. */
+export function mountOf(mounts: Mount[], path: string): Mount | undefined {
+  let best: Mount | undefined;
+  for (const m of mounts) {
+    const prefix = m.mountPoint === "/" ? "/" : `${m.mountPoint}/`;
+    if (path !== m.mountPoint && !path.startsWith(prefix)) continue;
+    if (!best || m.mountPoint.length >= best.mountPoint.length) best = m;
+  }
+  return best;
+}
