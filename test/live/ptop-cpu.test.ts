@@ -152,4 +152,24 @@ describe.skipIf(!live)("ptop cpu probe (live)", () => {
       await work.exited;
     }
   }, 60_000);
+
+  test("warmup is discarded: a process busy only during the warmup contributes no samples", async () => {
+    const work = spawnAsNobody([hotloop, "1", "2"]); // busy for 2 s, then exits
+    try {
+      await sleep(200);
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--warmup", "3", "--duration", "1", "--probes", "cpu"]);
+      expect(run.exitCode).toBe(PTOP_EXIT.ok);
+      const header = run.records[0]!;
+      if (header.type !== "header") throw new Error("no header");
+      expect(header.warmup_sec).toBe(3);
+      expect(run.records.some((r) => r.type === "process" && r.pid === work.pid)).toBe(true);
+      const summary = run.records.at(-1)!;
+      if (summary.type !== "summary") throw new Error("no summary");
+      expect(summary.samples.cpu).toBe(0);
+      expect(stacksOf(run.records, "cpu")).toEqual([]);
+    } finally {
+      work.kill("SIGTERM");
+      await work.exited;
+    }
+  }, 30_000);
 });

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -119,6 +120,12 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	/* One fd per mapped file of the targets is held across the capability drop: use the hard limit. */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 
 	char msg[1024];
 	if (caps_check(msg, sizeof(msg))) {
