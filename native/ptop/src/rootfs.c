@@ -17,13 +17,13 @@ int rootfs_open_root(int pid)
 	return open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
-int rootfs_open_file(int rootfd, const char *path, off_t max_size)
+static int open_in_root(int rootfd, const char *path, off_t max_size, unsigned long long extra)
 {
 	if (rootfd < 0 || !path || path[0] != '/')
 		return -1;
 	struct open_how how = {
 		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | extra,
 	};
 	int fd = (int)syscall(SYS_openat2, rootfd, path + 1, &how, sizeof(how));
 	if (fd < 0)
@@ -34,6 +34,16 @@ int rootfs_open_file(int rootfd, const char *path, off_t max_size)
 		return -1;
 	}
 	return fd;
+}
+
+int rootfs_open_file(int rootfd, const char *path, off_t max_size)
+{
+	return open_in_root(rootfd, path, max_size, 0);
+}
+
+int rootfs_open_file_nofollow(int rootfd, const char *path, off_t max_size)
+{
+	return open_in_root(rootfd, path, max_size, RESOLVE_NO_SYMLINKS);
 }
 
 char *read_fd_all(int fd, size_t max, size_t *len)

@@ -11,6 +11,8 @@ int rootfs_open_root(int pid);
 /* Regular file `path` (absolute, as the target sees it) opened read-only under rootfd; -1 if absent
  * or not a regular file. max_size > 0 refuses larger files. */
 int rootfs_open_file(int rootfd, const char *path, off_t max_size);
+/* Same, refusing symlinks anywhere in the path (RESOLVE_NO_SYMLINKS). */
+int rootfs_open_file_nofollow(int rootfd, const char *path, off_t max_size);
 /* Reads a whole small fd into a NUL-terminated malloc'd buffer (at most max bytes). */
 char *read_fd_all(int fd, size_t max, size_t *len);
 /* Reads a /proc file into a NUL-terminated malloc'd buffer (at most max bytes). */

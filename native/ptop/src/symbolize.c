@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 enum { MOD_UNLOADED = 0, MOD_OK, MOD_FAILED };
@@ -59,8 +61,17 @@ static int module_for(int pid, int rootfd, const char *path, const char *dev, un
 	if (idx >= 0)
 		return idx;
 	int fd = rootfs_open_file(rootfd, path, 0);
+	/* The path must still name the mapped file (same device and inode): otherwise the target may
+	 * have put something else there, e.g. a symlink to a file only ptop's privileges can read. */
+	unsigned maj = 0, min = 0;
+	struct stat st;
+	if (fd >= 0 && (sscanf(dev, "%x:%x", &maj, &min) != 2 || fstat(fd, &st) || st.st_ino != inode ||
+			major(st.st_dev) != maj || minor(st.st_dev) != min)) {
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0) {
-		/* Replaced or deleted on disk: the exact mapped file is still reachable here. */
+		/* Replaced, deleted or moved on disk: the exact mapped file is still reachable here. */
 		char mf[96];
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
 		fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -74,6 +85,21 @@ static int module_for(int pid, int rootfd, const char *path, const char *dev, un
 	m->state = fd < 0 ? MOD_FAILED : MOD_UNLOADED;
 	strmap_put(&module_index, key, (int)nmodules);
 	return (int)nmodules++;
+}
+
+/* Effective uid of pid ("Uid:" real, effective, saved, fs), or (uid_t)-1. */
+static uid_t proc_euid(int pid)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/status", pid);
+	char *st = read_proc_file(p, 16384, NULL);
+	uid_t euid = (uid_t)-1;
+	char *l = st ? strstr(st, "\nUid:") : NULL;
+	unsigned r, e;
+	if (l && sscanf(l + 5, "%u %u", &r, &e) == 2)
+		euid = (uid_t)e;
+	free(st);
+	return euid;
 }
 
 void sym_prepare_process(int pid, int nspid)
@@ -114,7 +140,14 @@ void sym_prepare_process(int pid, int nspid)
 	free(maps);
 	char pm[64];
 	snprintf(pm, sizeof(pm), "/tmp/perf-%d.map", nspid);
-	ps->perfmap_fd = rootfs_open_file(rootfd, pm, PERFMAP_MAX_BYTES);
+	/* The runtime writes its perf map itself: a symlink, or a file owned by anyone but the
+	 * target's uid, is not its perf map (and could be a file only ptop's privileges can read). */
+	ps->perfmap_fd = rootfs_open_file_nofollow(rootfd, pm, PERFMAP_MAX_BYTES);
+	struct stat st;
+	if (ps->perfmap_fd >= 0 && (fstat(ps->perfmap_fd, &st) || st.st_uid != proc_euid(pid))) {
+		close(ps->perfmap_fd);
+		ps->perfmap_fd = -1;
+	}
 	if (rootfd >= 0)
 		close(rootfd);
 }
