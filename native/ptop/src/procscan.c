@@ -83,6 +83,14 @@ int proc_nspid(int pid)
 	return nspid > 0 ? nspid : pid;
 }
 
+static bool namespace_listed(const struct target_list *l, const char *workload, const char *ns)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].ns && strcmp(l->items[i].workload, workload) == 0 && strcmp(l->items[i].ns, ns) == 0)
+			return true;
+	return false;
+}
+
 static bool ns_ok(struct procscan *s, const char *ns)
 {
 	if (s->req_ns)
@@ -177,6 +185,13 @@ size_t procscan_scan(struct procscan *s, void (*gone)(int pid, void *arg), void 
 			continue;
 		}
 		char *ns = proc_k8s_namespace(pid);
+		/* The file is read while privileged and the target controls where its path leads: keep
+		 * the value only when it is a namespace the operator listed, so the stream never
+		 * carries the content of some other file. */
+		if (ns && !(s->req_ns && strcmp(ns, s->req_ns) == 0) && !namespace_listed(s->list, s->workload, ns)) {
+			free(ns);
+			ns = NULL;
+		}
 		if (!ns_ok(s, ns)) {
 			free(ns);
 			free(exe);
