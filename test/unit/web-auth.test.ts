@@ -1,0 +1,119 @@
+// Sign-in, sessions and CSRF of the web app, over real HTTP against a real SQLite file.
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { safeNext } from "../../src/server/web/auth-routes.ts";
+import { Client, PASSWORD, startWeb, type Web } from "./web-harness.ts";
+
+// Members sign in with real argon2id hashes; a loaded 2-core machine needs more than 5 s.
+setDefaultTimeout(30_000);
+let web: Web;
+beforeEach(async () => {
+  web = await startWeb();
+});
+afterEach(() => web.stop());
+
+describe("sign-in", () => {
+  test("a member signs in; the session cookie is HttpOnly, SameSite=Strict, and only its hash is stored", async () => {
+    await web.store.createOrg("acme");
+    await web.member("acme", "owner@acme.test", "owner");
+    const c = new Client(web.url);
+    const res = await c.signIn("acme", "Owner@Acme.test", PASSWORD);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/profiling");
+    const cookie = res.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^runner_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/);
+    const value = cookie.split(";")[0]!.split("=")[1]!;
+    const rows = web.store.db.query("SELECT hash FROM sessions").all() as Array<{ hash: string }>;
+    expect(rows.length).toBe(2); // the harness's own sign-in and this one
+    expect(rows.some((r) => r.hash === value)).toBe(false);
+    const page = await c.get("/profiling");
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("owner@acme.test · owner · acme");
+  });
+
+  test("a wrong password, an unknown email and an unknown org get the same 401 page", async () => {
+    await web.member("acme", "a@acme.test", "member");
+    const bodies: string[] = [];
+    for (const [org, email, pw] of [["acme", "a@acme.test", "wrong password here"], ["acme", "nobody@acme.test", PASSWORD], ["nope", "a@acme.test", PASSWORD]]) {
+      const res = await new Client(web.url).signIn(org!, email!, pw!);
+      expect(res.status).toBe(401);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      bodies.push((await res.text()).replace(/value="[^"]*"/g, ""));
+    }
+    expect(bodies[0]).toContain("Organization, email or password is wrong.");
+    expect(new Set(bodies).size).toBe(1);
+  });
+
+  test("a page without a session redirects to sign-in and comes back; a fetch gets 401", async () => {
+    const res = await new Client(web.url).get("/settings");
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/login?next=%2Fsettings");
+    expect((await new Client(web.url).get("/profiling/rows")).status).toBe(401);
+  });
+
+  test("sign-in from another origin is refused", async () => {
+    await web.member("acme", "a@acme.test", "owner");
+    const res = await new Client(web.url).post("/login", { org: "acme", email: "a@acme.test", password: PASSWORD }, { csrf: null, origin: "https://evil.example" });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("set-cookie")).toBeNull();
+  });
+
+  test("sign-out deletes the session: the old cookie no longer opens a page", async () => {
+    const c = await web.member("acme", "a@acme.test", "owner");
+    const res = await c.post("/logout", {});
+    expect(res.status).toBe(303);
+    expect(res.headers.get("set-cookie")).toContain("Max-Age=0");
+    expect((await c.get("/profiling")).status).toBe(303);
+  });
+
+  test("an expired session is refused", async () => {
+    const c = await web.member("acme", "a@acme.test", "owner");
+    web.store.db.query("UPDATE sessions SET expires_at = 1").run();
+    expect((await c.get("/profiling")).status).toBe(303);
+  });
+
+  test("next= only ever goes to a local path", () => {
+    expect(safeNext("/profiling/captures/x?y=1")).toBe("/profiling/captures/x?y=1");
+    for (const bad of ["//evil.example", "https://evil.example", "/\\evil.example", "/login", null, "", "javascript:alert(1)"]) {
+      expect(safeNext(bad)).toBe("/profiling");
+    }
+  });
+});
+
+describe("CSRF", () => {
+  test("a form without the session's token, with another session's token, or from another origin is refused", async () => {
+    const owner = await web.member("acme", "a@acme.test", "owner");
+    const other = await web.member("acme", "b@acme.test", "owner");
+    expect((await owner.post("/settings/profiler", { enabled: "1" }, { csrf: null })).status).toBe(403);
+    expect((await owner.post("/settings/profiler", { enabled: "1" }, { csrf: other.csrf })).status).toBe(403);
+    expect((await owner.post("/settings/profiler", { enabled: "1" }, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await web.store.getOrg("acme"))!.profilerEnabled).toBe(false);
+    expect((await owner.post("/settings/profiler", { enabled: "1" })).status).toBe(303);
+    expect((await web.store.getOrg("acme"))!.profilerEnabled).toBe(true);
+  });
+
+  test("a form posted as JSON is refused (only form encoding is accepted)", async () => {
+    const owner = await web.member("acme", "a@acme.test", "owner");
+    const res = await owner.post("/settings/profiler", { enabled: "1" }, { headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(415);
+  });
+});
+
+describe("pages", () => {
+  test("every page carries a strict CSP, nosniff and no-store; assets are served from the executable", async () => {
+    const c = await web.member("acme", "a@acme.test", "owner");
+    const res = await c.get("/profiling");
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const html = await res.text();
+    expect(html).not.toMatch(/<script>(?!\s*<\/script>)/); // no inline script
+    for (const a of ["/assets/app.css", "/assets/app.js"]) {
+      const r = await fetch(web.url + a);
+      expect(r.status).toBe(200);
+      expect((await r.text()).length).toBeGreaterThan(500);
+      const again = await fetch(web.url + a, { headers: { "if-none-match": r.headers.get("etag")! } });
+      expect(again.status).toBe(304);
+    }
+    expect((await fetch(`${web.url}/assets/nope.js`)).status).toBe(404);
+  });
+});
