@@ -37,7 +37,7 @@ async function migratePostgres(url: string): Promise<void> {
 }
 
 // Copy order follows the foreign keys. Columns are listed so a newer SQLite column never slips in unnoticed.
-const TABLES: Array<{ name: string; columns: string[]; identity?: boolean }> = [
+const TABLES: Array<{ name: string; columns: string[]; identity?: boolean; since?: number }> = [
   { name: "orgs", columns: ["id", "name", "profiler_enabled", "created_at"], identity: true },
   { name: "capture_tokens", columns: ["id", "org_id", "name", "hash", "created_at", "revoked_at"], identity: true },
   { name: "bootstrap_tokens", columns: ["id", "org_id", "hash", "created_at", "revoked_at"], identity: true },
@@ -49,6 +49,8 @@ const TABLES: Array<{ name: string; columns: string[]; identity?: boolean }> = [
   { name: "instances", columns: ["org_id", "instance_id", "class", "public_key", "enrolled_at", "last_enrolled_at"] },
   { name: "profiles", columns: ["request_id", "instance_id", "profile_gz", "created_at"] },
   { name: "diffs", columns: ["request_id", "compared_with", "compared_version", "note", "verdict", "json", "html", "created_at"] },
+  { name: "users", columns: ["id", "org_id", "email", "role", "password_hash", "created_at"], identity: true, since: 3 },
+  { name: "sessions", columns: ["hash", "user_id", "created_at", "expires_at"], since: 3 },
 ];
 
 async function importSqlite(file: string, url: string): Promise<void> {
@@ -64,6 +66,7 @@ async function importSqlite(file: string, url: string): Promise<void> {
       const [{ n }] = await tx`SELECT count(*)::int AS n FROM orgs`;
       if (n > 0) throw new Error("the PostgreSQL database already has organizations; import only into an empty database");
       for (const t of TABLES) {
+        if (t.since && version < t.since) continue;
         const rows = src.query(`SELECT ${t.columns.join(", ")} FROM ${t.name}`).all() as Array<Record<string, unknown>>;
         for (const row of rows) {
           if (t.name === "orgs") row.profiler_enabled = row.profiler_enabled === 1;

@@ -9,6 +9,7 @@ import { PgDispatch } from "./dispatch.ts";
 import { PgOrgs } from "./orgs.ts";
 import { PgProfilers } from "./profilers.ts";
 import { PgTokens } from "./tokens.ts";
+import { PgUsers } from "./users.ts";
 
 export interface PostgresStoreOptions {
   /** Pool size per process. */
@@ -26,6 +27,7 @@ export class PostgresStore implements Store {
   private readonly tokens: PgTokens;
   private readonly captures: PgCaptures;
   private readonly profilers: PgProfilers;
+  private readonly users: PgUsers;
 
   constructor(readonly url: string, opts: PostgresStoreOptions = {}) {
     this.sql = connect(url, opts.max ?? 20);
@@ -35,6 +37,7 @@ export class PostgresStore implements Store {
     this.tokens = new PgTokens(this.sql);
     this.captures = new PgCaptures(this.sql);
     this.profilers = new PgProfilers(this.sql);
+    this.users = new PgUsers(this.sql);
     this.cluster = new PgDispatch(this.sql, this.ready);
   }
 
@@ -73,6 +76,18 @@ export class PostgresStore implements Store {
   getDiff: Store["getDiff"] = this.via((...a) => this.profilers.getDiff(...a));
   findBaseline: Store["findBaseline"] = this.via((...a) => this.profilers.findBaseline(...a));
   listPushedOfVersion: Store["listPushedOfVersion"] = this.via((...a) => this.profilers.listPushedOfVersion(...a));
+  listInstances: Store["listInstances"] = this.via((...a) => this.profilers.listInstances(...a));
+  queryCaptures: Store["queryCaptures"] = this.via((...a) => this.profilers.queryCaptures(...a));
+  captureFacets: Store["captureFacets"] = this.via((...a) => this.profilers.captureFacets(...a));
+  lastRequestBy: Store["lastRequestBy"] = this.via((...a) => this.profilers.lastRequestBy(...a));
+
+  createUser: Store["createUser"] = this.via((...a) => this.users.createUser(...a));
+  findUserCredentials: Store["findUserCredentials"] = this.via((...a) => this.users.findUserCredentials(...a));
+  listUsers: Store["listUsers"] = this.via((...a) => this.users.listUsers(...a));
+  createSession: Store["createSession"] = this.via((...a) => this.users.createSession(...a));
+  findSession: Store["findSession"] = this.via((...a) => this.users.findSession(...a));
+  deleteSession: Store["deleteSession"] = this.via((...a) => this.users.deleteSession(...a));
+  pruneSessions: Store["pruneSessions"] = this.via((...a) => this.users.pruneSessions(...a));
 
   async ping(): Promise<void> {
     await this.ready;

@@ -1,7 +1,8 @@
 // Enrolled Profiler instances, pushed profiles and diffs, and the queue reads dispatch uses.
 import type { SQL } from "bun";
 import type { ArtifactClass } from "../../../protocol/enroll.ts";
-import type { Baseline, EnrolledInstance, ProfilerStore, StoredDiff } from "../profiler-store.ts";
+import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff } from "../profiler-store.ts";
+import { requireOrgId } from "./orgs.ts";
 import { StoreError, type CaptureRecord } from "../types.ts";
 import { SELECT_CAPTURE, toCapture, type PgCaptureRow } from "./rows.ts";
 
@@ -115,5 +116,54 @@ export class PgProfilers implements ProfilerStore {
       [orgName, workload, env, version],
     );
     return (rows as PgCaptureRow[]).map(toCapture);
+  }
+
+  async listInstances(orgName: string): Promise<InstanceSummary[]> {
+    const orgId = await requireOrgId(this.sql, orgName);
+    const rows = await this.sql`
+      SELECT i.instance_id, i.class, i.enrolled_at,
+             greatest(i.last_enrolled_at, coalesce((SELECT max(p.created_at) FROM profiles p JOIN capture_requests c ON c.request_id = p.request_id
+                                                     WHERE p.instance_id = i.instance_id AND c.org_id = i.org_id), 0)) AS last_seen
+        FROM instances i WHERE i.org_id = ${orgId} ORDER BY last_seen DESC, i.instance_id COLLATE "C"`;
+    return (rows as Array<{ instance_id: string; class: ArtifactClass; enrolled_at: string; last_seen: string }>).map((r) => ({
+      instanceId: r.instance_id,
+      artifactClass: r.class,
+      enrolledAt: Number(r.enrolled_at),
+      lastSeenAt: Number(r.last_seen),
+    }));
+  }
+
+  async queryCaptures(orgName: string, q: CaptureQuery): Promise<CaptureRecord[]> {
+    const orgId = await requireOrgId(this.sql, orgName);
+    const where = ["c.org_id = $1"];
+    const args: Array<string | number> = [orgId];
+    const arg = (v: string | number) => (args.push(v), `$${args.length}`);
+    if (q.workload !== undefined) where.push(`c.workload = ${arg(q.workload)}`);
+    if (q.env !== undefined) where.push(`c.env = ${arg(q.env)}`);
+    if (q.before) {
+      const t = arg(q.before.createdAt);
+      where.push(`(c.created_at < ${t} OR (c.created_at = ${t} AND c.request_id < ${arg(q.before.requestId)}))`);
+    }
+    const rows = await this.sql.unsafe(
+      `${SELECT_CAPTURE} WHERE ${where.join(" AND ")} ORDER BY c.created_at DESC, c.request_id DESC LIMIT ${arg(q.limit)}`,
+      args,
+    );
+    return (rows as PgCaptureRow[]).map(toCapture);
+  }
+
+  async captureFacets(orgName: string): Promise<{ workloads: string[]; envs: string[] }> {
+    const orgId = await requireOrgId(this.sql, orgName);
+    // COLLATE "C": byte order, as SQLite sorts
+    const w = await this.sql`SELECT DISTINCT workload COLLATE "C" AS v FROM capture_requests WHERE org_id = ${orgId} ORDER BY v`;
+    const e = await this.sql`SELECT DISTINCT env COLLATE "C" AS v FROM capture_requests WHERE org_id = ${orgId} ORDER BY v`;
+    return { workloads: (w as Array<{ v: string }>).map((r) => r.v), envs: (e as Array<{ v: string }>).map((r) => r.v) };
+  }
+
+  async lastRequestBy(orgName: string, requester: string, since: number, until: number | null): Promise<number | null> {
+    const orgId = await requireOrgId(this.sql, orgName);
+    const [r] = await this.sql`
+      SELECT max(created_at) AS t FROM capture_requests
+       WHERE org_id = ${orgId} AND requester = ${requester} AND created_at >= ${since} AND created_at <= ${until ?? Number.MAX_SAFE_INTEGER}`;
+    return r.t === null ? null : Number(r.t);
   }
 }
