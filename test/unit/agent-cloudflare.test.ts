@@ -1,0 +1,74 @@
+// Cloudflare against a local fake of scoped API tokens: Zone:Read and DNS:Read named precisely,
+// and a token wider than RUNNER_CLOUDFLARE_ZONES flagged (scope to the needed zones). GETs only.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import pino from "pino";
+import { Catalog } from "../../src/agent/catalog.ts";
+import { cloudflareConnector } from "../../src/agent/connectors/cloudflare.ts";
+import { createAgentContext, type Env } from "../../src/agent/context.ts";
+import { enforceAndRun } from "../../src/agent/enforce.ts";
+import { AgentError } from "../../src/agent/errors.ts";
+import { runHealth } from "../../src/agent/health.ts";
+import { type CloudflareToken, startCloudflareFake, ZONES } from "../fixtures/fakes/cloudflare.ts";
+
+const TOKEN = "cf_fake_api_token_0000000000000000000";
+const FULL: CloudflareToken = { perms: ["Zone:Read", "DNS:Read"], zones: ["octo.example"] };
+let fake: ReturnType<typeof startCloudflareFake>;
+const catalog = new Catalog([cloudflareConnector]);
+const ctx = (extra: Env = {}) => createAgentContext({ CLOUDFLARE_API_TOKEN: TOKEN, RUNNER_CLOUDFLARE_URL: fake.url, ...extra }, pino({ level: "silent" }));
+
+async function refusal(p: Promise<unknown>): Promise<AgentError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof AgentError) return e;
+    throw e;
+  }
+  throw new Error("expected a refusal");
+}
+
+beforeAll(() => {
+  fake = startCloudflareFake(TOKEN, structuredClone(FULL));
+});
+afterEach(() => {
+  expect(fake.violations).toEqual([]);
+  fake.reset();
+  Object.assign(fake.state, structuredClone(FULL));
+});
+afterAll(() => fake.stop());
+
+describe("Cloudflare", () => {
+  test("zones and DNS records with Zone:Read + DNS:Read", async () => {
+    expect(await enforceAndRun(catalog, "cloudflare.zones.list", {}, ctx())).toEqual([ZONES[0]]);
+    expect(await enforceAndRun(catalog, "cloudflare.dns.records", { zoneId: ZONES[0]!.id }, ctx())).toEqual([{ type: "A", name: "octo.example", content: "192.0.2.1" }]);
+    expect(catalog.lookup("cloudflare.dns.records").permission.needs).toEqual(["Zone:Read", "DNS:Read"]);
+  });
+
+  test("without DNS:Read, DNS records name DNS:Read (Cloudflare's code 10000)", async () => {
+    fake.state.perms = ["Zone:Read"];
+    const e = await refusal(enforceAndRun(catalog, "cloudflare.dns.records", { zoneId: ZONES[0]!.id }, ctx()));
+    expect(e.missing).toEqual(["DNS:Read"]);
+    expect(e.message).toContain("10000: Authentication error");
+    expect((await runHealth(catalog, ctx()))[0]).toMatchObject({ status: "error", missing: ["DNS:Read on octo.example"] });
+  });
+
+  test("without Zone:Read the token sees no zone: health names Zone:Read", async () => {
+    fake.state.perms = ["DNS:Read"];
+    expect((await runHealth(catalog, ctx()))[0]).toMatchObject({ status: "error", missing: ["Zone:Read"] });
+  });
+
+  test("health checks the token's zones against RUNNER_CLOUDFLARE_ZONES: missing and wider than needed", async () => {
+    expect((await runHealth(catalog, ctx({ RUNNER_CLOUDFLARE_ZONES: "octo.example" })))[0]).toMatchObject({ status: "ok", detail: "Zone:Read + DNS:Read on octo.example" });
+    expect((await runHealth(catalog, ctx({ RUNNER_CLOUDFLARE_ZONES: "octo.example,octo-status.example" })))[0]).toMatchObject({ status: "error", missing: ["Zone:Read on octo-status.example"] });
+    fake.state.zones = ZONES.map((z) => z.name); // an account-wide token
+    const [wide] = await runHealth(catalog, ctx({ RUNNER_CLOUDFLARE_ZONES: "octo.example" }));
+    expect(wide!.status).toBe("ok");
+    expect(wide!.detail).toContain("also sees octo-status.example");
+    expect(wide!.fix).toContain("scope to needed zones");
+  });
+
+  test("an invalid token is named, not shown", async () => {
+    const [h] = await runHealth(catalog, ctx({ CLOUDFLARE_API_TOKEN: "cf_bogus_token_00000000" }));
+    expect(h!.detail).toContain("CLOUDFLARE_API_TOKEN is invalid");
+    expect(JSON.stringify(h)).not.toContain("cf_bogus");
+  });
+});
