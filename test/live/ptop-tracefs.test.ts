@@ -115,6 +115,15 @@ describe.skipIf(!live)("ptop tracepoint probes and tracefs (live)", () => {
       const lines = r.stderr.trim().split("\n");
       expect(lines.length).toBe(2);
       expect(lines[0]).toContain("probe offcpu not attached");
+
+      // Asking only for the tracepoint probes: nothing can attach, exit 5, one stderr line.
+      const none = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "1", "--probes", "offcpu,syscalls"]);
+      expect(none.exitCode).toBe(PTOP_EXIT.no_privilege);
+      expect(none.stderr.trim().split("\n").length).toBe(1);
+      expect(none.stderr).toContain("no probe could be attached");
+      expect(none.stderr).toContain("mount -t tracefs");
+      expect(none.records.map((x) => x.type)).toEqual(["header", "probe", "probe", "process", "summary"]);
+      expect(none.records.filter((x) => x.type === "axis" || x.type === "stack")).toEqual([]);
     } finally {
       work.kill("SIGTERM");
       await work.exited;
