@@ -5,8 +5,8 @@ import type { Capture } from "../../witness/model.ts";
 import type { Change } from "../../witness/diff.ts";
 
 export type FlameNode = [name: string, after: number, before: number, children: FlameNode[]];
-/** function → [relative change, interval low, interval high, flagged, confirmation, verdict] */
-export type FlameChange = [number, number, number, boolean, string | null, string];
+/** function → [relative change, interval low, interval high, flagged, confirmation, verdict, self|inclusive] */
+export type FlameChange = [number, number, number, boolean, string | null, string, "self" | "inclusive"];
 
 export interface FlameAxis {
   axis: string;
@@ -66,10 +66,14 @@ export function flameAxis(axis: string, unit: string, before: Capture[], after: 
   const root: Building = { name: "all", after: 0, before: 0, children: new Map() };
   const nA = add(root, after, axis, "after");
   const nB = add(root, before, axis, "before");
+  // A frame shows its function's inclusive change; when only the self change cleared the noise
+  // floor (a leaf's cost), that one — so a flagged function is never painted as noise.
   const ch: Record<string, FlameChange> = {};
   for (const c of changes) {
-    if (c.axis !== axis || c.kind !== "inclusive") continue;
-    ch[c.function] = [round(c.relative_change), round(c.interval[0]), round(c.interval[1]), c.flagged, c.confirmation, c.verdict];
+    if (c.axis !== axis) continue;
+    const have = ch[c.function];
+    const better = !have || (c.flagged && !have[3]) || (c.flagged === have[3] && c.kind === "inclusive");
+    if (better) ch[c.function] = [round(c.relative_change), round(c.interval[0]), round(c.interval[1]), c.flagged, c.confirmation, c.verdict, c.kind];
   }
   return { axis, unit, root: freeze(root, nA, nB), changes: ch, captures: { before: nB, after: nA } };
 }

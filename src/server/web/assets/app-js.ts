@@ -52,7 +52,7 @@ export const APP_JS = String.raw`
     function tipText(n, depth) {
       var c = depth ? data.changes[n[0]] : null;
       var t = n[0] + "\nbefore " + share(n[2]) + " · after " + share(n[1]) + " of " + data.axis + " (this path)";
-      if (c) t += "\nfunction inclusive change " + pct(c[0]) + ", 95% interval [" + pct(c[1]) + ", " + pct(c[2]) + "] — " + (c[3] ? "CHANGED (" + (c[4] || "suspect") + ")" : c[5]);
+      if (c) t += "\nfunction " + c[6] + " change " + pct(c[0]) + ", 95% interval [" + pct(c[1]) + ", " + pct(c[2]) + "] — " + (c[3] ? "CHANGED (" + (c[4] || "suspect") + ")" : c[5]);
       else if (depth) t += "\nnot tested (below the testing floor)";
       return t;
     }

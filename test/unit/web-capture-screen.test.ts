@@ -1,0 +1,152 @@
+// The capture screen: instrumentation declaration ("N of M probes" with causes and fixes), the diff
+// against the prior version (verdict, flame data per axis, absent axes, ranked changes), downloads.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { parsePprof } from "../../src/witness/pprof.ts";
+import { fixFor } from "../../src/server/web/instrumentation.ts";
+import type { FlameAxis, FlameNode } from "../../src/server/web/flame-data.ts";
+import { makeProgram, rng, sampleCapture, version } from "../fixtures/profiles/synthetic.ts";
+import { startWeb, type Client, type Web } from "./web-harness.ts";
+
+setDefaultTimeout(30_000);
+let web: Web;
+let member: Client;
+let v1: string;
+let v2: string;
+let v2rep: string;
+let lonely: string;
+
+const TRACEFS = "tracefs not mounted at /sys/kernel/tracing";
+const DENIED = "opening /proc/4242/ns/mnt: permission denied";
+const PARTIAL = { probes_requested: 3, probes_attached: 1, missing: [{ probe: "offcpu", reason: TRACEFS }, { probe: "syscalls", reason: DENIED }] };
+
+beforeAll(async () => {
+  web = await startWeb();
+  member = await web.member("acme", "m@acme.test", "member");
+  // The same program and effect as witness's own diff test, which it flags.
+  const p = makeProgram({ seed: 11, stacks: 150, leaves: 50, cv: 0.01, targetShare: 0.02 });
+  const r = rng(5);
+  const full = { probes_requested: 1, probes_attached: 1, missing: [] };
+  const before = version(p, r, 3, { samples: 100_000 });
+  const after = version(p, r, 3, { samples: 100_000, change: { target: 1.5 } });
+  after[0]!.missing = PARTIAL.missing.map((m) => ({ axis: m.probe, reason: m.reason }));
+  v1 = await web.pushCapture("acme", { workload: "shop", version: "1" }, before[0]!, full);
+  for (const c of before.slice(1)) await web.pushCapture("acme", { workload: "shop", version: "1", kind: "replicate" }, c, full);
+  v2 = await web.pushCapture("acme", { workload: "shop", version: "2" }, after[0]!, PARTIAL);
+  for (const c of after.slice(1)) v2rep = await web.pushCapture("acme", { workload: "shop", version: "2", kind: "replicate" }, c, full);
+  lonely = await web.pushCapture("acme", { workload: "solo", version: "1" }, sampleCapture(p, r, { samples: 1000 }), full);
+});
+afterAll(() => web.stop());
+
+const screen = async (id: string) => {
+  const res = await member.get(`/profiling/captures/${id}`);
+  expect(res.status).toBe(200);
+  return res.text();
+};
+
+function flameData(html: string, axis: string): FlameAxis {
+  const m = new RegExp(`<script type="application/json" id="flame-${axis}">([\\s\\S]*?)</script>`).exec(html);
+  expect(m).not.toBeNull();
+  return JSON.parse(m![1]!);
+}
+
+function find(n: FlameNode, name: string): FlameNode | null {
+  if (n[0] === name) return n;
+  for (const c of n[3]) {
+    const f = find(c, name);
+    if (f) return f;
+  }
+  return null;
+}
+
+describe("instrumentation", () => {
+  test("a partial capture declares N of M probes, each missing collector with its cause and fix", async () => {
+    const html = await screen(v2);
+    expect(html).toContain('<p class="instr partial" id="instrumentation">1 of 3 probes</p>');
+    expect(html).toContain(`<strong>offcpu</strong> did not attach: ${TRACEFS}`);
+    expect(html).toContain("Fix: mount the host&#39;s /sys/kernel/tracing and /sys/kernel/debug into the Profiler container");
+    expect(html).toContain(`<strong>syscalls</strong> did not attach: ${DENIED}`);
+    expect(html).toContain("Fix: load the Profiler&#39;s AppArmor profile");
+  });
+
+  test("a complete capture says fully instrumented; a queued one says it has not run", async () => {
+    expect(await screen(v1)).toContain('<p class="instr full" id="instrumentation">fully instrumented</p>');
+    const org = (await web.store.getOrg("acme"))!;
+    const q = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "3", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
+    const html = await screen((q as { requestId: string }).requestId);
+    expect(html).toContain("Not run yet");
+    expect(html).not.toContain("Downloads");
+  });
+
+  test("fixes: a reason that already carries its fix is not given a second one", () => {
+    expect(fixFor("tracefs is not mounted ...; fix: mount -t tracefs nodev /sys/kernel/tracing")).toBeNull();
+    expect(fixFor("something else entirely")).toBeNull();
+  });
+});
+
+describe("diff", () => {
+  test("verdict, what it was compared with, absent axes shown as absent", async () => {
+    const html = await screen(v2);
+    expect(html).toContain('<span class="verdict v-changed" id="verdict">changed</span>');
+    expect(html).toContain(`href="/profiling/captures/${v1}">version 1</a>`);
+    expect(html).toContain("<strong>offcpu</strong>: absent");
+    expect(html).toContain("<strong>syscalls</strong>: absent");
+    expect(html).not.toContain('id="flame-offcpu"');
+    expect(html).not.toContain('id="flame-syscalls"');
+  });
+
+  test("the cpu flame data carries before/after shares and the flagged change of the regressed function", async () => {
+    const f = flameData(await screen(v2), "cpu");
+    expect(f.root[1]).toBeCloseTo(1, 3);
+    expect(f.root[2]).toBeCloseTo(1, 3);
+    const target = find(f.root, "target")!;
+    expect(target[1]).toBeGreaterThan(target[2]); // after > before
+    const c = f.changes.target!;
+    expect(c[3]).toBe(true); // flagged
+    expect(c[0]).toBeGreaterThan(0.25);
+    expect(c[1]).toBeLessThan(c[0]);
+    expect(c[2]).toBeGreaterThan(c[0]);
+    expect(f.captures).toEqual({ before: 3, after: 3 });
+  });
+
+  test("the ranked table puts the flagged change first with its confirmation status", async () => {
+    const html = await screen(v2);
+    const table = /<table class="changes">[\s\S]*?<\/table>/.exec(html)![0];
+    const rows = [...table.matchAll(/<tr class="([^"]*)"><td class="fn">([^<]+)<\/td><td>([^<]+)<\/td>[\s\S]*?<td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g)];
+    expect(rows.length).toBeGreaterThan(10);
+    const flagged = rows.filter((r) => r[1] !== "");
+    // flagged rows first, then the rest
+    expect(rows.slice(0, flagged.length).every((r) => r[1] !== "")).toBe(true);
+    const target = flagged.find((r) => r[2] === "target")!;
+    expect(target[1]).toBe("flag-up");
+    expect(target[4]).toBe("changed");
+    expect(["confirmed", "suspect"]).toContain(target[5]!);
+  });
+
+  test("a replicate points to its version's head; a first version says there is nothing to compare", async () => {
+    expect(await screen(v2rep)).toContain(`this replicate feeds the diff of <a href="/profiling/captures/${v2}">the head of 2</a>`);
+    const html = await screen(lonely);
+    expect(html).toContain("nothing to compare with yet");
+    expect(html).not.toContain('class="flame"');
+  });
+});
+
+describe("downloads", () => {
+  test("pprof, speedscope and folded of the capture's own axes; an absent axis is a 404", async () => {
+    const pprof = await member.get(`/profiling/captures/${v2}/download/pprof`);
+    expect(pprof.status).toBe(200);
+    expect(pprof.headers.get("content-disposition")).toBe('attachment; filename="shop-2.pb.gz"');
+    const parsed = parsePprof(new Uint8Array(await pprof.arrayBuffer()));
+    expect(Object.keys(parsed.axes)).toEqual(["cpu"]);
+    const ss = JSON.parse(await (await member.get(`/profiling/captures/${v2}/download/speedscope`)).text());
+    expect(ss.$schema).toContain("speedscope");
+    const folded = await (await member.get(`/profiling/captures/${v2}/download/folded?axis=cpu`)).text();
+    expect(folded).toMatch(/^main;fn_0_\d+;.* \d+$/m);
+    const absent = await member.get(`/profiling/captures/${v2}/download/folded?axis=offcpu`);
+    expect(absent.status).toBe(404);
+    expect(await absent.text()).toContain('axis "offcpu" does not exist in this capture');
+    expect((await member.get(`/profiling/captures/${v2}/download/gif`)).status).toBe(404);
+    const html = await screen(v2);
+    expect(html).toContain(`/profiling/captures/${v2}/download/folded?axis=cpu`);
+    expect(html).not.toContain("download/folded?axis=offcpu");
+  });
+});
