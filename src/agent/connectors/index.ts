@@ -2,6 +2,7 @@ import type { Connector } from "../catalog.ts";
 import { amplitudeConnector } from "./amplitude.ts";
 import { argocdConnector } from "./argocd.ts";
 import { awsConnector } from "./aws.ts";
+import { azionConnector } from "./azion.ts";
 import { checklyConnector } from "./checkly.ts";
 import { cloudflareConnector } from "./cloudflare.ts";
 import { datadogConnector } from "./datadog.ts";
@@ -16,4 +17,4 @@ import { vercelConnector } from "./vercel.ts";
 
 // Every connector the Agent knows. A connector is one file that exports its Connector with its
 // operations; adding a platform is adding one line here.
-export const CONNECTORS: Connector<any>[] = [awsConnector, eksConnector, gcpConnector, datadogConnector, grafanaConnector, githubConnector, slackConnector, jiraConnector, argocdConnector, checklyConnector, vercelConnector, sonarqubeConnector, amplitudeConnector, cloudflareConnector];
+export const CONNECTORS: Connector<any>[] = [awsConnector, eksConnector, gcpConnector, datadogConnector, grafanaConnector, githubConnector, slackConnector, jiraConnector, argocdConnector, checklyConnector, vercelConnector, sonarqubeConnector, amplitudeConnector, cloudflareConnector, azionConnector];
