@@ -5,7 +5,7 @@
 // Needs root (or perf_event_paranoid ≤ 1), cc and perf.
 //   bun bench/witness-real.ts [captures per version=5] [seconds per capture=20] [frequency=20000]
 import { $ } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseFolded } from "../src/witness/folded.ts";
@@ -39,7 +39,13 @@ async function capture(slow: number, name: string): Promise<Capture> {
   const data = join(dir, `${name}.data`);
   await $`perf record -q -F ${HZ} -g -o ${data} -- ${bin} ${SECONDS} ${slow}`.quiet();
   const text = await $`perf script -i ${data} -F ip,sym`.quiet().text();
-  const c = parseFolded(perfToFolded(text), "cpu", name);
+  const folded = perfToFolded(text);
+  // WITNESS_REAL_KEEP=DIR keeps the folded captures (e.g. to re-run `runner witness diff` on them).
+  if (process.env.WITNESS_REAL_KEEP) {
+    mkdirSync(process.env.WITNESS_REAL_KEEP, { recursive: true });
+    writeFileSync(join(process.env.WITNESS_REAL_KEEP, `${name}.folded`), folded);
+  }
+  const c = parseFolded(folded, "cpu", name);
   c.meta.measuredSec = SECONDS;
   rmSync(data);
   return c;
