@@ -1,4 +1,7 @@
 // `npm run build`: dist/runner (Bun single-file executable, bytecode, ESM) and dist/ptop (C + eBPF).
+// --splitting keeps each role's lazily imported modules (the AWS SDK of the Agent, the web app, …)
+// in their own chunks inside the executable, so a role loads only its own code: idle RSS of
+// `runner server` 85 → 63 MiB, `runner --version` ~0.5 s → ~0.06 s on this machine.
 // ptop needs clang, bpftool and libbpf/libelf headers; without them the build says so and, unless
 // RUNNER_REQUIRE_PTOP=1, goes on so that the TypeScript side stays usable on any machine.
 import { $ } from "bun";
@@ -9,7 +12,7 @@ mkdirSync("dist", { recursive: true });
 const target = process.env.RUNNER_BUILD_TARGET; // e.g. bun-linux-arm64 for cross builds
 const targetArgs = target ? ["--target", target] : [];
 const outfile = process.env.RUNNER_BUILD_OUT ?? "dist/runner";
-await $`${process.execPath} build --compile --bytecode --format=esm --minify-syntax --sourcemap=none ${targetArgs} src/cli.ts --outfile ${outfile}`;
+await $`${process.execPath} build --compile --bytecode --format=esm --splitting --minify-syntax --sourcemap=none ${targetArgs} src/cli.ts --outfile ${outfile}`;
 
 if (existsSync("native/ptop/Makefile")) {
   // Bun.which: Bun's shell has no `command -v`. bpftool lives in /usr/sbin on Debian.
