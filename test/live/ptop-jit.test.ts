@@ -1,6 +1,7 @@
 // JIT symbols through perf maps read inside the target's mount namespace (/proc/PID/root/tmp):
 // a JVM (Java 17, `jcmd PID Compiler.perfmap`) and node with --perf-basic-prof, both non-root.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import {
@@ -42,6 +43,7 @@ describe.skipIf(!live)("ptop JIT symbols (live)", () => {
     } finally {
       jvm.kill("SIGKILL");
       await jvm.exited;
+      rmSync(`/tmp/perf-${jvm.pid}.map`, { force: true });
     }
   }, 60_000);
 
@@ -58,6 +60,7 @@ describe.skipIf(!live)("ptop JIT symbols (live)", () => {
     } finally {
       node.kill("SIGKILL");
       await node.exited;
+      rmSync(`/tmp/perf-${node.pid}.map`, { force: true });
     }
   }, 60_000);
 });

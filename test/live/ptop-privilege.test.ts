@@ -2,7 +2,7 @@
 // perf map while privileged, then drops every capability and sets no_new_privs, and only then
 // reads a single byte of them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
@@ -52,6 +52,7 @@ describe.skipIf(!live || (!tools && !required))("ptop privilege drop (live, stra
     } finally {
       node.kill("SIGKILL");
       await node.exited;
+      rmSync(`/tmp/perf-${node.pid}.map`, { force: true });
     }
   }, 60_000);
 });
