@@ -82,10 +82,12 @@ describe.skipIf(!live)("boot: kernel settings (live)", () => {
   });
 
   test("a second replica on the same identity volume is refused while the first runs", async () => {
-    // The first holds the volume through a real `runner profiler` whose enrolment never succeeds
-    // (nothing listens), so it keeps running with the lock held.
+    // The first holds the volume through a real `runner profiler` whose enrolment never completes:
+    // the enrol address accepts connections and never answers, so it keeps running, lock held.
+    const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const url = `127.0.0.1:${silent.port}`;
     const first = Bun.spawn(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...(await import("../helpers/runner-bin.ts")).runnerCommand(), "profiler"], {
-      env: box.env(),
+      env: box.env({ RUNNER_ENROLL_URL: `https://${url}/api/profiler/enroll`, RUNNER_TUNNEL_URL: `wss://${url}/tunnel` }),
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -103,9 +105,11 @@ describe.skipIf(!live)("boot: kernel settings (live)", () => {
       expect(r.code).toBe(REFUSED);
       expect(r.stderr).toContain("is in use by PID");
       expect(r.stderr).toContain("one volume per replica");
+      expect(first.exitCode).toBeNull(); // the holder was alive throughout
     } finally {
       first.kill();
       await first.exited;
+      silent.stop(true);
     }
     expect(box.boot().code).toBe(0);
   });
