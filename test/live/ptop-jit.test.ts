@@ -1,7 +1,7 @@
 // JIT symbols through perf maps read inside the target's mount namespace (/proc/PID/root/tmp):
 // a JVM (Java 17, `jcmd PID Compiler.perfmap`) and node with --perf-basic-prof, both non-root.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import {
@@ -25,12 +25,20 @@ describe.skipIf(!live)("ptop JIT symbols (live)", () => {
 
   test.skipIf(!haveJava && process.env.RUNNER_REQUIRE_LIVE !== "1")("a JVM with a perf map shows Java method names", async () => {
     const src = copyWorkload(dir, "HotJava.java");
-    const jvm = spawnAsNobody(["java", "-XX:+PreserveFramePointer", src, "40"], { cwd: dir });
+    const jvm = spawnAsNobody(["java", "-XX:+PreserveFramePointer", src, "90"], { cwd: dir });
     try {
-      // Let the JIT compile the hot methods, then ask the JVM to write /tmp/perf-PID.map.
-      await sleep(6000);
-      const jcmd = Bun.spawnSync([...NOBODY, "env", "HOME=/tmp", "jcmd", String(jvm.pid), "Compiler.perfmap"], { stdout: "pipe", stderr: "pipe" });
-      expect(jcmd.exitCode).toBe(0);
+      // Ask the JVM to write /tmp/perf-PID.map until the JIT has compiled both hot methods (a few
+      // seconds on an idle machine, longer on a loaded one).
+      const mapPath = `/tmp/perf-${jvm.pid}.map`;
+      let compiled = false;
+      for (let i = 0; i < 30 && !compiled; i++) {
+        await sleep(1500);
+        const jcmd = Bun.spawnSync([...NOBODY, "env", "HOME=/tmp", "jcmd", String(jvm.pid), "Compiler.perfmap"], { stdout: "pipe", stderr: "pipe" });
+        if (jcmd.exitCode !== 0) continue; // the attach listener may not be up yet
+        const map = existsSync(mapPath) ? readFileSync(mapPath, "utf8") : "";
+        compiled = map.includes("HotJava.javaHotMultiply") && map.includes("HotJava.javaHotXorShift");
+      }
+      expect(compiled).toBe(true);
       const run = await runPtop(ptop, ["--targets", targets, "--workload", "java", "--duration", "4", "--probes", "cpu"]);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
       const jit = functionNames(run.records, "jit");
@@ -45,7 +53,7 @@ describe.skipIf(!live)("ptop JIT symbols (live)", () => {
       await jvm.exited;
       rmSync(`/tmp/perf-${jvm.pid}.map`, { force: true });
     }
-  }, 60_000);
+  }, 90_000);
 
   test.skipIf(!haveNode && process.env.RUNNER_REQUIRE_LIVE !== "1")("node --perf-basic-prof shows JS function names", async () => {
     const src = copyWorkload(dir, "hot-node.js");
