@@ -257,6 +257,11 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       }
     });
     const T = totals.map((t) => t.total / qu);
+    const empty = caps.findIndex((_, c) => !(T[c]! > 0));
+    if (empty >= 0) {
+      axesNotCompared.push({ axis, reason: `capture ${label(caps[empty]!, empty < B.length ? "before" : "after", empty < B.length ? empty : empty - B.length)} has no samples on this axis` });
+      continue;
+    }
     const seconds = caps.map((c) => c.meta.measuredSec);
 
     const cols = { before: B.map((_, i) => i), after: A.map((_, i) => B.length + i) };

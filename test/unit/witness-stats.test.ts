@@ -183,3 +183,20 @@ describe("diff properties (seeded simulations)", () => {
 
 // Power at this scale (50 leaf functions); bench/witness-stats.ts measures the full-size figure.
 const POWER_FLOOR = 14; // measured: 16 of 20 with these seeds
+
+describe("diff edge cases", () => {
+  test("an axis with no samples in a capture is not compared, with the reason", () => {
+    const d = diffCaptures({ before: [parseFolded("")], after: [parseFolded("a;b 3\n")] });
+    expect(d.verdict).toBe("insufficient");
+    expect(d.axes_not_compared).toEqual([{ axis: "cpu", reason: "capture before[0] has no samples on this axis" }]);
+  });
+  test("rate normalisation without measured time falls back to median-ratio's peer, share, and says so", () => {
+    const mk = (k: number) => parseFolded(Array.from({ length: 10 }, (_, f) => `main;f${f} ${1000 + f * 10 + k}`).join("\n"));
+    const d = diffCaptures({ before: [mk(0), mk(1)], after: [mk(2), mk(3)] }, { normalisation: "rate" });
+    expect(d.axes_compared[0]!.normalisation).toBe("share");
+    expect(d.notes.join("\n")).toContain("rate normalisation needs the measured time");
+  });
+  test("needs a capture on each side", () => {
+    expect(() => diffCaptures({ before: [], after: [parseFolded("a 1\n")] })).toThrow();
+  });
+});
