@@ -10,87 +10,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger } from "../../src/log.ts";
-import { enroll } from "../../src/profiler/enroll-client.ts";
-import { openIdentity } from "../../src/profiler/identity.ts";
-import { TunnelClient } from "../../src/profiler/tunnel-client.ts";
-import type { ServerMessage } from "../../src/protocol/tunnel.ts";
 import { PostgresStore } from "../../src/server/store/postgres/postgres-store.ts";
 import { createTestDatabase, postgresUrl } from "../helpers/postgres.ts";
-import { runnerCommand } from "../helpers/runner-bin.ts";
+import { admin, lastLine, startProfiler, startReplica, type Replica, type TestProfiler } from "../helpers/replicas.ts";
 
 const base = postgresUrl();
 const d = base ? describe : describe.skip;
-
-interface Replica {
-  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
-  url: string;
-  tunnelUrl: string;
-  log: string[];
-}
-
-async function startReplica(databaseUrl: string): Promise<Replica> {
-  const proc = Bun.spawn(
-    [...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--tunnel-listen", "127.0.0.1:0", "--database-url", databaseUrl],
-    { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { ...process.env, RUNNER_LOG_LEVEL: "info" } },
-  );
-  const log: string[] = [];
-  let url = "";
-  let tunnelUrl = "";
-  const ready = Promise.withResolvers<void>();
-  void (async () => {
-    let buf = "";
-    for await (const chunk of proc.stdout) {
-      buf += new TextDecoder().decode(chunk);
-      let nl: number;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        log.push(line);
-        try {
-          const j = JSON.parse(line) as { msg?: string; url?: string };
-          if (j.msg === "control plane listening") url = j.url!;
-          if (j.msg === "tunnel listening") tunnelUrl = j.url!;
-          if (url && tunnelUrl) ready.resolve();
-        } catch {}
-      }
-    }
-    ready.reject(new Error(`replica exited before listening: ${log.join("\n")} ${await new Response(proc.stderr).text()}`));
-  })();
-  await ready.promise;
-  return { proc, url, tunnelUrl, log };
-}
-
-/** A Profiler that answers every order itself: running, then nothing_to_push. Counts what it receives. */
-async function startProfiler(dir: string, tenant: string, instanceId: string, bootstrapToken: string, enrollUrl: string, tunnelUrl: string) {
-  const identity = await openIdentity(dir, instanceId);
-  await enroll({ enrollUrl, tenant, instanceId, bootstrapToken, publicKeyB64: identity.publicKey });
-  const received = new Map<string, number>();
-  const up = Promise.withResolvers<void>();
-  const client: TunnelClient = new TunnelClient({
-    url: tunnelUrl,
-    identity: { tenant, instanceId, sign: (m) => identity.sign(m) },
-    logger: createLogger("test-profiler", "silent"),
-    running: () => [],
-    onUp: () => up.resolve(),
-    onMessage: (msg: ServerMessage) => {
-      if (msg.type !== "capture") return;
-      const id = msg.order.request_id;
-      received.set(id, (received.get(id) ?? 0) + 1);
-      client.send({ type: "answer", request_id: id, answer: "running" });
-      setTimeout(() => client.send({ type: "result", request_id: id, outcome: "nothing_to_push", reason: `not running on ${instanceId}` }), 20);
-    },
-  });
-  client.start();
-  await up.promise;
-  return { client, received, identity };
-}
-
-function admin(databaseUrl: string, ...args: string[]): string {
-  const r = Bun.spawnSync([...runnerCommand(), "admin", "--database-url", databaseUrl, ...args], { stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`admin ${args.join(" ")}: ${r.stderr.toString()}`);
-  return r.stdout.toString().trim();
-}
 
 type Outcome = { replica: number; status: number; body?: { request_id?: string; deduped?: boolean } } | { replica: number; error: string };
 
@@ -111,7 +36,7 @@ d("three replicas on one PostgreSQL", () => {
   let db: { url: string; drop(): Promise<void> };
   let replicas: Replica[] = [];
   const dirs: string[] = [];
-  const profilers: Array<Awaited<ReturnType<typeof startProfiler>>> = [];
+  const profilers: TestProfiler[] = [];
   let acmeToken = "";
   let dupToken = "";
   let store: PostgresStore;
@@ -123,24 +48,36 @@ d("three replicas on one PostgreSQL", () => {
       admin(db.url, "org", "create", org);
       admin(db.url, "profiler", "enable", org);
     }
-    acmeToken = admin(db.url, "token", "create", "acme", "ci").split("\n").at(-1)!;
-    dupToken = admin(db.url, "token", "create", "dup", "ci").split("\n").at(-1)!;
-    const bootstrap = admin(db.url, "bootstrap-token", "create", "acme").split("\n").at(-1)!;
+    acmeToken = lastLine(admin(db.url, "token", "create", "acme", "ci"));
+    dupToken = lastLine(admin(db.url, "token", "create", "dup", "ci"));
+    const bootstrap = lastLine(admin(db.url, "bootstrap-token", "create", "acme"));
     replicas = await Promise.all([0, 1, 2].map(() => startReplica(db.url)));
     // Two Profilers of acme, enrolled through replica 1, tunnels on replicas 0 and 2.
     for (const [i, r] of [0, 2].entries()) {
       const dir = mkdtempSync(join(tmpdir(), "runner-replica-profiler-"));
       dirs.push(dir);
-      profilers.push(await startProfiler(dir, "acme", `node-${i}`, bootstrap, replicas[1]!.url, replicas[r]!.tunnelUrl));
+      profilers.push(
+        await startProfiler({
+          dir, tenant: "acme", instanceId: `node-${i}`, bootstrapToken: bootstrap, enrollUrl: replicas[1]!.url, tunnelUrl: replicas[r]!.tunnelUrl,
+          // answers like a Profiler whose target is not running on its node: running, then nothing to push
+          onOrder: (order, client) => {
+            client.send({ type: "answer", request_id: order.request_id, answer: "running" });
+            setTimeout(() => client.send({ type: "result", request_id: order.request_id, outcome: "nothing_to_push", reason: `not running on node-${i}` }), 20);
+          },
+        }),
+      );
     }
     store = new PostgresStore(db.url, { max: 4 });
+    // welcome is sent before the replica has recorded the tunnel; wait until both are recorded
+    for (let i = 0; i < 100; i++) {
+      const [{ n }] = await store.sql`SELECT count(*)::int AS n FROM tunnel_sessions WHERE down_at IS NULL`;
+      if (n === 2) break;
+      await Bun.sleep(100);
+    }
   }, 60_000);
 
   afterAll(async () => {
-    for (const p of profilers) {
-      p.client.stop();
-      p.identity.release();
-    }
+    for (const p of profilers) p.stop();
     for (const r of replicas) r.proc.kill("SIGTERM");
     await Promise.all(replicas.map((r) => r.proc.exited));
     await store?.close();

@@ -71,8 +71,10 @@ export class ClusterDispatcher {
       () => void this.deliver(),
     );
     this.every(HEARTBEAT_MS, async () => {
-      const { reaped } = await this.cluster.heartbeat(this.timeouts.leaseMs, Date.now());
+      const live = [...this.local.values()].map((l) => ({ orgId: l.session.orgId, instanceId: l.session.instanceId }));
+      const { reaped, revived } = await this.cluster.heartbeat(this.timeouts.leaseMs, Date.now(), live);
       if (reaped) this.opts.logger.warn({ tunnels: reaped }, "tunnels of a replica that stopped renewing its lease count as disconnected");
+      if (revived) this.opts.logger.warn({ tunnels: revived }, "this replica was taken for dead while slow; its open tunnels are up again");
     });
     this.every(SWEEP_MS, () => this.sweep());
     this.every(SAFETY_CLAIM_MS, async () => this.kick());

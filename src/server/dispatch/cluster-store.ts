@@ -40,8 +40,12 @@ export interface ClusterDispatchStore {
   readonly replicaId: string;
   /** LISTEN: `onWork` when a request was queued anywhere, `onOrders` when orders wait for tunnels here. */
   subscribe(onWork: () => void, onOrders: () => void): Promise<void>;
-  /** Renews this replica's lease; marks the tunnels of replicas whose lease ran out as down. */
-  heartbeat(leaseMs: number, now: number): Promise<{ reaped: number }>;
+  /**
+   * Renews this replica's lease; marks the tunnels of replicas whose lease ran out as down. `live`:
+   * the tunnels this replica holds, marked up again if another replica took this one for dead
+   * while it was only slow.
+   */
+  heartbeat(leaseMs: number, now: number, live?: ReadonlyArray<{ orgId: number; instanceId: string }>): Promise<{ reaped: number; revived: number }>;
   /** This replica now holds the tunnel. Returns the orders to (re)send and the requests it no longer runs. */
   sessionUp(orgId: number, instanceId: string, running: readonly string[], now: number): Promise<{ send: LocalOrder[]; restarted: string[] }>;
   sessionDown(orgId: number, instanceId: string, why: string, now: number): Promise<void>;

@@ -57,11 +57,22 @@ export class PgDispatch implements ClusterDispatchStore {
     );
   }
 
-  async heartbeat(leaseMs: number, now: number): Promise<{ reaped: number }> {
+  async heartbeat(leaseMs: number, now: number, live: ReadonlyArray<{ orgId: number; instanceId: string }> = []) {
     await this.ready;
     await this.sql`
       INSERT INTO replicas (replica_id, started_at, heartbeat_at) VALUES (${this.replicaId}, ${now}, ${now})
       ON CONFLICT (replica_id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at`;
+    // Taken for dead while only slow (a stalled event loop): the tunnels still open here are up.
+    let revived = 0;
+    const reapedHere = await this.sql`
+      SELECT org_id, instance_id FROM tunnel_sessions WHERE replica_id = ${this.replicaId} AND down_at IS NOT NULL`;
+    for (const r of reapedHere as Array<{ org_id: string; instance_id: string }>) {
+      if (!live.some((l) => l.orgId === Number(r.org_id) && l.instanceId === r.instance_id)) continue;
+      const res = await this.sql`
+        UPDATE tunnel_sessions SET down_at = NULL, down_why = NULL
+         WHERE org_id = ${r.org_id} AND instance_id = ${r.instance_id} AND replica_id = ${this.replicaId}`;
+      revived += res.count;
+    }
     // Tunnels held by a replica whose lease ran out are down from now: their Profilers get the
     // reconnect grace to show up on another replica before their answers count as failed.
     const reaped = await this.sql`
@@ -69,7 +80,7 @@ export class PgDispatch implements ClusterDispatchStore {
        WHERE s.down_at IS NULL AND s.replica_id <> ${this.replicaId}
          AND NOT EXISTS (SELECT 1 FROM replicas r WHERE r.replica_id = s.replica_id AND r.heartbeat_at >= ${now - leaseMs})`;
     await this.sql`DELETE FROM replicas WHERE heartbeat_at < ${now - 24 * 3_600_000}`;
-    return { reaped: reaped.count };
+    return { reaped: reaped.count, revived };
   }
 
   async sessionUp(orgId: number, instanceId: string, running: readonly string[], now: number) {
