@@ -61,6 +61,7 @@ describe("Datadog", () => {
     expect(h!.status).toBe("error");
     expect(h!.detail).toContain("the API key is valid on datadoghq.eu");
     expect(h!.detail).toContain("Set RUNNER_DATADOG_SITE=datadoghq.eu");
+    expect(h!.fix).toBe("set RUNNER_DATADOG_SITE=datadoghq.eu"); // the health table's fix column
     expect(h!.detail).not.toContain(API_KEY);
   });
 

@@ -59,6 +59,7 @@ describe("Grafana stack", () => {
     expect(h!.detail).toContain("traces: missing traces:read");
     expect(h!.detail).toContain("alerting: missing alerts:read + rules:read");
     expect(h!.detail).toContain("dashboards: missing stacks:read + stack-dashboards:read");
+    expect(h!.missing).toContain("logs:read (optional)"); // listed in the health table, never an error
     expect(await enforceAndRun(catalog, "grafana.metrics.query", { query: "up" }, ctx(fake.env()))).toBeTruthy();
   });
 

@@ -37,6 +37,7 @@ async function wrongSite(h: DatadogHandle): Promise<AgentError | undefined> {
       return new AgentError(
         "misconfigured",
         `Datadog answered 403 on ${h.site}, but the API key is valid on ${site}: the organization lives on that regional site. Set RUNNER_DATADOG_SITE=${site} (this is not a permission problem; do not change scopes)`,
+        { fix: `set RUNNER_DATADOG_SITE=${site}` },
       );
     }
   }
@@ -59,6 +60,7 @@ async function call(h: DatadogHandle, opName: string, scopes: string[], path: st
       scopes.length
         ? `${opName} was refused (403): the application key lacks scope ${scopes.join(" + ")}; add it to the key's scopes`
         : `${opName} was refused (403): the application key cannot read metrics; use a standard application key`,
+      scopes.length ? { missing: scopes, fix: `add scope ${scopes.join(" + ")} to the application key` } : { fix: "use a standard application key" },
     );
   }
   if (res.status === 401) throw new AgentError("permission", `${opName} was refused (401): the API key or application key is invalid or revoked`);

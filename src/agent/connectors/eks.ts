@@ -34,12 +34,14 @@ async function callCluster(h: EksHandle, opName: string, permission: string, pat
     throw new AgentError(
       "permission",
       `cluster ${h.cluster} did not recognise the identity ${arn} (401 from the cluster itself). This is not a missing IAM permission: the identity has no cluster access entry. Create an access entry for ${arn} (or, on older clusters, an aws-auth ConfigMap mapping) in group runner-read, and apply ${ROLE_FILE}`,
+      { missing: [`cluster access entry for ${arn}`], fix: `create an access entry for ${arn} in group runner-read; apply ${ROLE_FILE}` },
     );
   }
   if (res.status === 403) {
     throw new AgentError(
       "permission",
       `cluster ${h.cluster} refused ${opName} (403 from the cluster itself; needs ${permission}). This is not a missing IAM permission: the identity is known to the cluster but has no cluster role binding to the read role. Apply ${ROLE_FILE} (ClusterRole runner-read and its ClusterRoleBinding) and put the access entry in group runner-read`,
+      { missing: [`cluster role binding (${permission})`], fix: `apply ${ROLE_FILE}; put the access entry in group runner-read` },
     );
   }
   if (res.status === 404) throw new AgentError("upstream", `${opName}: not found in cluster ${h.cluster}`);

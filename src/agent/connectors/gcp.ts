@@ -25,7 +25,7 @@ async function call(h: GcpHandle, opName: string, roles: string[], service: stri
   if (res.status >= 200 && res.status < 300) return res.body;
   if (res.status === 403) {
     const where = roles.includes("roles/billing.viewer") ? "on the billing account (not the project)" : `on project ${h.project}`;
-    throw new AgentError("permission", `${opName} was refused (403): grant ${roles.join(" + ")} to ${h.identity.email} ${where}`);
+    throw new AgentError("permission", `${opName} was refused (403): grant ${roles.join(" + ")} to ${h.identity.email} ${where}`, { missing: roles, fix: `grant ${roles.join(" + ")} to ${h.identity.email} ${where}` });
   }
   if (res.status === 401) throw new AgentError("permission", `${opName} was refused (401): GCP does not accept the credential of ${h.identity.email}`);
   const msg: string | undefined = res.body?.error?.message;

@@ -65,6 +65,7 @@ async function call(h: GrafanaHandle, s: Pick<Spec, "name" | "backend" | "scopes
       required
         ? `${s.name} was refused (${res.status}): the access policy token lacks metrics:read, the one required scope; add it to the access policy`
         : `${s.name} was refused (${res.status}): the access policy lacks the optional scope ${s.scopes.join(" + ")}. Add it to the access policy to use ${s.name}; everything else keeps working`,
+      { missing: required ? ["metrics:read"] : s.scopes, fix: `add ${required ? "metrics:read" : s.scopes.join(" + ")} to the access policy` },
     );
   }
   throw new AgentError("upstream", `${s.name} failed: ${s.backend} answered ${res.status}`);
@@ -137,7 +138,10 @@ export const grafanaConnector: Connector<GrafanaHandle> = {
         }
       }),
     );
-    return { status: "ok", detail: `metrics:read ok; ${notes.join("; ")}` };
+    // Missing optional scopes are listed for the health table; they never fail health.
+    const optional = PROBES.filter((p) => notes.some((n) => n.startsWith(`${p.what}: missing`))).flatMap((p) => p.scopes);
+    if (!optional.length) return { status: "ok", detail: `metrics:read ok; ${notes.join("; ")}` };
+    return { status: "ok", detail: `metrics:read ok; ${notes.join("; ")}`, missing: optional.map((s) => `${s} (optional)`), fix: `optional: add ${optional.join(", ")} to the access policy` };
   },
   operations: grafanaOperations,
 };

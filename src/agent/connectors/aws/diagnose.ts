@@ -37,6 +37,7 @@ export function diagnoseAwsError(action: string, e: unknown): AgentError {
     return new AgentError(
       "permission",
       `${action} was refused with ${name}: AWS does not accept the credential itself (wrong, expired or revoked key); check RUNNER_AWS_CRED_MODE and the key`,
+      { fix: "check RUNNER_AWS_CRED_MODE and the key (wrong, expired or revoked)" },
     );
   }
   const message = e instanceof Error ? e.message : String(e);
@@ -51,12 +52,14 @@ function accessDenied(action: string, name: string): AgentError {
     return new AgentError(
       "permission",
       `${action} was refused with ${name}: the policy attached to this credential lacks the BI statement "BiQuickSightSomenteLeitura" (quicksight:Describe*, quicksight:List*, quicksight:Search*); policies applied before September 2026 do not have it. Fix: add the BI statement; do not rotate the credential (the statement is in ${READ_ONLY_POLICY_FILE}).`,
+      { missing: [action], fix: `add the BI statement from ${READ_ONLY_POLICY_FILE}; do not rotate the credential` },
     );
   }
   if (statement) {
     return new AgentError(
       "permission",
       `${action} was refused with ${name}: the credential's policy lacks ${action}, granted by statement "${statement.Sid}" of ${READ_ONLY_POLICY_FILE}; add that statement (or drop the capability)`,
+      { missing: [action], fix: `add statement "${statement.Sid}" of ${READ_ONLY_POLICY_FILE} to the credential's policy` },
     );
   }
   return new AgentError("permission", `${action} was refused with ${name}`);
