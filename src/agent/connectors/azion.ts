@@ -43,7 +43,7 @@ function refusal(opName: string, needs: string[], res: HttpResult): AgentError {
 }
 
 async function call(h: AzionHandle, s: RestSpec, req: RestRequest): Promise<unknown> {
-  if (req.method === "POST") assertQueryOnly(s.name, String((req.json as { query: string }).query));
+  if (req.method === "POST") await assertQueryOnly(s.name, String((req.json as { query: string }).query));
   const res = await send(h, req);
   if (res.status !== 200) throw refusal(s.name, s.needs, res);
   if (req.method === "POST" && res.body?.errors?.length && !res.body?.data) {

@@ -1,11 +1,12 @@
-import { Kind, parse } from "graphql";
 import { AgentError } from "../errors.ts";
 
 // Some platforms take reads as GraphQL over POST. The POST is query transport only: a document is
 // sent only if it parses and every definition in it is a query or a fragment — a mutation, a
 // subscription or any schema definition is refused before anything leaves the process.
 
-export function assertQueryOnly(opName: string, document: string): void {
+export async function assertQueryOnly(opName: string, document: string): Promise<void> {
+  // Loaded on first use: the parser costs ~0.15 s of startup that catalog/health never need.
+  const { Kind, parse } = await import("graphql");
   let doc;
   try {
     doc = parse(document, { noLocation: true });
