@@ -18,7 +18,10 @@ setDefaultTimeout(30_000); // the driver's first import and connection on a load
 const PASSWORD = "s3cret-P@ss/word";
 let fake: MongoFake;
 const catalog = new Catalog([mongodbConnector]);
-const uriWith = (password: string, db = "shop") => `mongodb://runner_ro:${encodeURIComponent(password)}@127.0.0.1:${fake.port}/${db}?authMechanism=PLAIN&directConnection=true`;
+// SCRAM-SHA-256 (the driver's default) unless PLAIN is asked for: only with PLAIN does the server
+// see the password, which the hostile echo cases need.
+const uriWith = (password: string, mechanism: "default" | "PLAIN" = "default") =>
+  `mongodb://runner_ro:${encodeURIComponent(password)}@127.0.0.1:${fake.port}/shop?directConnection=true${mechanism === "PLAIN" ? "&authMechanism=PLAIN" : ""}`;
 const ctx = (extra: Env = {}) => createAgentContext({ MONGODB_URI: uriWith(PASSWORD), ...extra }, pino({ level: "silent" }));
 
 async function refusal(p: Promise<unknown>): Promise<AgentError> {
@@ -47,10 +50,21 @@ describe("MongoDB read-only", () => {
     for (const o of catalog.operations()) {
       fake.reset();
       await enforceAndRun(catalog, o.name, o.example, ctx());
-      const sent = fake.commands.filter((c) => !["saslStart", "endSessions"].includes(c.name));
+      const sent = fake.commands.filter((c) => !["saslStart", "saslContinue", "endSessions"].includes(c.name));
       expect(sent).toHaveLength(1);
       expect(sent[0]!.db).toBe("shop");
     }
+  });
+
+  test("the driver authenticates with SCRAM-SHA-256; a wrong password is refused as authentication, not permission", async () => {
+    await enforceAndRun(catalog, "mongodb.dbStats", {}, ctx());
+    expect(fake.commands.filter((c) => c.name.startsWith("sasl")).map((c) => [c.name, c.body.mechanism ?? null])).toEqual([
+      ["saslStart", "SCRAM-SHA-256"],
+      ["saslContinue", null],
+    ]);
+    const e = await refusal(enforceAndRun(catalog, "mongodb.dbStats", {}, ctx({ MONGODB_URI: uriWith("not-the-password") })));
+    expect(e.message).toContain("authentication failed for the user in MONGODB_URI");
+    expect(e.message).not.toContain("not-the-password");
   });
 
   test("find returns the documents matching the filter; count and distinct agree", async () => {
@@ -91,7 +105,7 @@ describe("MongoDB read-only", () => {
     const [w] = await runHealth(catalog, ctx());
     expect(w!.status).toBe("error");
     expect(w!.detail).toContain("can write (insert, update): the URI must embed a dedicated read-only user");
-    expect(fake.commands.every((c) => ["saslStart", "endSessions", "connectionStatus"].includes(c.name))).toBe(true);
+    expect(fake.commands.every((c) => ["saslStart", "saslContinue", "endSessions", "connectionStatus"].includes(c.name))).toBe(true);
   });
 });
 
@@ -103,7 +117,7 @@ describe("MongoDB credential", () => {
   test("a wrong password, echoed back by a hostile server, is not in the error or health", async () => {
     fake.options.echoPassword = true;
     const wrong = "wrong-Passw0rd!";
-    const env = { MONGODB_URI: uriWith(wrong) };
+    const env = { MONGODB_URI: uriWith(wrong, "PLAIN") };
     const e = await refusal(enforceAndRun(catalog, "mongodb.find", { collection: "orders" }, createAgentContext(env, pino({ level: "silent" }))));
     expect(e.code).toBe("permission");
     expect(e.message).toContain("authentication failed for the user in MONGODB_URI");
@@ -124,9 +138,9 @@ describe("MongoDB credential", () => {
 
   test("the executable: results, errors and debug logs never carry the credential", async () => {
     fake.options.echoPassword = true;
-    for (const [password, code] of [[PASSWORD, 0], ["wrong-Passw0rd!", 1]] as const) {
+    for (const [password, code, mechanism] of [[PASSWORD, 0, "default"], ["wrong-Passw0rd!", 1, "PLAIN"]] as const) {
       const p = Bun.spawn([...runnerCommand(), "agent", "run", "mongodb.find", "--args", '{"collection":"orders","limit":1}'], {
-        env: { PATH: process.env.PATH ?? "", HOME: "/tmp", RUNNER_LOG_LEVEL: "debug", MONGODB_URI: uriWith(password) },
+        env: { PATH: process.env.PATH ?? "", HOME: "/tmp", RUNNER_LOG_LEVEL: "debug", MONGODB_URI: uriWith(password, mechanism) },
         stdout: "pipe",
         stderr: "pipe",
       });
