@@ -16,34 +16,45 @@ import { SELECT_CAPTURE, toCapture, type PgCaptureRow } from "./rows.ts";
 
 /** NOTIFY channel: a request was queued (payload empty). Every replica's dispatcher listens. */
 export const WORK_CHANNEL = "runner_work";
+/** First key of the per-org advisory locks (two-key form: this space, org id). */
+const ORG_LOCK_SPACE = 0x72756e72; // "runr"
 
 export class PgCaptures implements CaptureStore {
   constructor(private readonly sql: SQL) {}
 
   async queueCapture(orgId: number, requester: string, request: CaptureRequest, policy: QueuePolicy): Promise<QueueResult> {
     const key = dedupeKey(request);
-    // Dedupe before the limit: a repeat of an in-flight request is not a new request, so it gets
-    // its id back even when the organization is at its hourly limit. A hit needs no lock.
-    const [hit] = await this.sql`
-      SELECT request_id FROM capture_requests WHERE org_id = ${orgId} AND dedupe_key = ${key} AND status IN ('queued', 'running')`;
-    if (hit) return { kind: "deduped", requestId: hit.request_id as string };
+    const since = policy.now - policy.windowMs;
+    // Fast path, no lock and no transaction: dedupe before the limit (a repeat of an in-flight
+    // request is not a new request, so it gets its id back even at the limit), then the limit.
+    // Both answers stay true once seen: a request in the window never leaves it early, and a
+    // found in-flight id is a valid answer. Only a possible insert has to serialize.
+    // One round trip: the in-flight twin, the window count, and when the next slot frees (the
+    // (n - limit + 1)-th oldest request of the window ages out; the window never holds much more
+    // than `limit` rows).
+    const [fast] = await this.sql`
+      SELECT (SELECT request_id FROM capture_requests
+               WHERE org_id = ${orgId} AND dedupe_key = ${key} AND status IN ('queued', 'running') LIMIT 1) AS hit,
+             w.n, w.frees_at
+        FROM (SELECT count(*)::int AS n,
+                     (array_agg(created_at ORDER BY created_at))[greatest(count(*) - ${policy.limit} + 1, 1)] AS frees_at
+                FROM capture_requests WHERE org_id = ${orgId} AND created_at > ${since}) w`;
+    if (fast.hit) return { kind: "deduped", requestId: fast.hit as string };
+    if (fast.n >= policy.limit) return retryAfter(Number(fast.frees_at), policy);
     return this.sql.begin(async (tx) => {
-      // The org row lock serializes every queueing transaction of this org, whichever replica runs
-      // it: the dedupe lookup, count and insert see each other's committed rows, so both are exact.
-      const [org] = await tx`SELECT id FROM orgs WHERE id = ${orgId} FOR UPDATE`;
-      if (!org) throw new StoreError(`organization ${orgId} does not exist`, "not_found");
+      // A transaction-scoped advisory lock per org serializes every queueing transaction of this
+      // org, whichever replica runs it, without writing to the org row: the dedupe lookup, count
+      // and insert below see each other's committed rows, so the limit and the dedupe are exact.
+      await tx`SELECT pg_advisory_xact_lock(${ORG_LOCK_SPACE}::int, ${orgId}::int)`;
       const [existing] = await tx`
         SELECT request_id FROM capture_requests WHERE org_id = ${orgId} AND dedupe_key = ${key} AND status IN ('queued', 'running')`;
       if (existing) return { kind: "deduped", requestId: existing.request_id as string } as const;
-      const since = policy.now - policy.windowMs;
       const [{ n }] = await tx`SELECT count(*)::int AS n FROM capture_requests WHERE org_id = ${orgId} AND created_at > ${since}`;
       if (n >= policy.limit) {
-        // The next slot frees when the (n - limit + 1)-th oldest request of the window ages out.
-        const [{ created_at }] = await tx`
-          SELECT created_at FROM capture_requests WHERE org_id = ${orgId} AND created_at > ${since}
+        const [{ frees_at }] = await tx`
+          SELECT created_at AS frees_at FROM capture_requests WHERE org_id = ${orgId} AND created_at > ${since}
            ORDER BY created_at LIMIT 1 OFFSET ${n - policy.limit}`;
-        const retryAfterSeconds = Math.max(1, Math.ceil((Number(created_at) + policy.windowMs - policy.now) / 1000));
-        return { kind: "rate_limited", retryAfterSeconds } as const;
+        return retryAfter(Number(frees_at), policy);
       }
       const requestId = Bun.randomUUIDv7();
       await tx`
@@ -101,4 +112,8 @@ export class PgCaptures implements CaptureStore {
   private async mustGet(requestId: string): Promise<CaptureRecord> {
     return (await this.getCapture(requestId))!;
   }
+}
+
+function retryAfter(freesAt: number, policy: QueuePolicy): QueueResult {
+  return { kind: "rate_limited", retryAfterSeconds: Math.max(1, Math.ceil((freesAt + policy.windowMs - policy.now) / 1000)) };
 }
