@@ -17,6 +17,7 @@ const before = sampleCapture(prog, r, { samples, name: "before" });
 const after = sampleCapture(prog, r, { samples, change: { leaf_3: 1.2 }, name: "after" });
 const count = (c: Capture) => c.axes.cpu!.stacks.length;
 const total = (c: Capture) => c.axes.cpu!.stacks.reduce((t, s) => t + s.value, 0);
+console.log(`${new Date().toISOString()}, load average ${(await import("node:os")).loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 console.log(`captures: ${total(before)} / ${total(after)} samples, ${count(before)} / ${count(after)} distinct stacks, ${prog.leaf.length} stacks in program`);
 
 function plainDiff(b: Capture, a: Capture) {
