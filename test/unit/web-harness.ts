@@ -11,6 +11,7 @@ import type { RateLimit } from "../../src/server/captures/queue-capture.ts";
 import { storeAndDiff } from "../../src/server/records/diff-on-arrival.ts";
 import { startServer, type RunningServer } from "../../src/server/start-server.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
+import type { Store } from "../../src/server/store/store.ts";
 import type { Instrumentation } from "../../src/server/store/types.ts";
 import type { Role } from "../../src/server/store/user-store.ts";
 import { createMember } from "../../src/server/users/create-user.ts";
@@ -19,9 +20,9 @@ import { toStream } from "../../src/witness/stream.ts";
 
 export const PASSWORD = "correct horse battery staple";
 
-export interface Web {
+export interface Web<S extends Store = SqliteStore> {
   url: string;
-  store: SqliteStore;
+  store: S;
   server: RunningServer;
   member(org: string, email: string, role: Role): Promise<Client>;
   captureToken(org: string, name: string): Promise<string>;
@@ -33,10 +34,18 @@ export interface Web {
 export async function startWeb(opts: { rateLimit?: RateLimit } = {}): Promise<Web> {
   const dir = mkdtempSync(join(tmpdir(), "runner-web-"));
   const store = new SqliteStore(join(dir, "runner.db"));
+  return startWebOn(store, opts, async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+/** The same app on any Store (the PostgreSQL run uses it); `cleanup` runs after the server stops. */
+export async function startWebOn<S extends Store>(store: S, opts: { rateLimit?: RateLimit }, cleanup: () => Promise<void>): Promise<Web<S>> {
   const logger = createLogger("test", "silent");
   const server = await startServer({ hostname: "127.0.0.1", port: 0, store, logger, rateLimit: opts.rateLimit });
   let clock = Date.now() - 3600_000;
-  const web: Web = {
+  const web: Web<S> = {
     url: server.url,
     store,
     server,
@@ -65,8 +74,7 @@ export async function startWeb(opts: { rateLimit?: RateLimit } = {}): Promise<We
     },
     async stop() {
       await server.stop();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await cleanup();
     },
   };
   return web;
