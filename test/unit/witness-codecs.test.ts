@@ -76,6 +76,24 @@ describe("ptop stream reader", () => {
   });
 });
 
+describe("a stream written by the real ptop", () => {
+  // Recorded from dist/ptop on bench/witness-workload.c (4 s, 999 Hz, all three probes).
+  const real = parseStream(readFileSync(`${FIX}/ptop-workload.stream.jsonl`, "utf8"));
+  test("reads every axis; attached-but-idle axes are present and empty, not missing", () => {
+    expect(Object.keys(real.axes).sort()).toEqual(["cpu", "offcpu", "syscalls"]);
+    expect(real.missing).toEqual([]);
+    expect(real.meta.partial).toBe(false);
+    expect(real.meta.measuredSec).toBe(4.25);
+    expect(real.axes.offcpu!.stacks.length).toBe(0);
+  });
+  test("the workload's hot functions come out on top, root first", () => {
+    const folded = toFolded(real.axes.cpu!);
+    expect(folded).toContain("main;db_query ");
+    const total = real.axes.cpu!.stacks.reduce((t, s) => t + s.value, 0);
+    expect(total).toBe(real.meta.samples!.cpu);
+  });
+});
+
 describe("folded", () => {
   test("parses, merges duplicate stacks and writes root first", () => {
     const c = parseFolded("a;b;c 3\na;b 2\n# comment\na;b;c 4\n");
