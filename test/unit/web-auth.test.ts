@@ -1,6 +1,8 @@
 // Sign-in, sessions and CSRF of the web app, over real HTTP against a real SQLite file.
 import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { safeNext } from "../../src/server/web/auth-routes.ts";
+import { isSecure } from "../../src/server/web/context.ts";
+import { csrfToken, sessionCookie, sessionHash, sessionSetCookie } from "../../src/server/users/session.ts";
 import { Client, PASSWORD, startWeb, type Web } from "./web-harness.ts";
 
 // Members sign in with real argon2id hashes; a loaded 2-core machine needs more than 5 s.
@@ -69,6 +71,20 @@ describe("sign-in", () => {
     const c = await web.member("acme", "a@acme.test", "owner");
     web.store.db.query("UPDATE sessions SET expires_at = 1").run();
     expect((await c.get("/profiling")).status).toBe(303);
+  });
+
+  test("over TLS the cookie is also Secure; the CSRF token and the stored hash differ from the cookie and each other", () => {
+    expect(isSecure(new Request("https://runner.example/login"))).toBe(true);
+    expect(isSecure(new Request("http://127.0.0.1/login"))).toBe(false);
+    expect(sessionSetCookie("v", true)).toEndWith("; Secure");
+    expect(sessionSetCookie("v", false)).not.toContain("Secure");
+    const v = "A".repeat(43);
+    expect(new Set([v, csrfToken(v), sessionHash(v)]).size).toBe(3);
+    // Only a well-formed value is ever looked up.
+    const req = (cookie: string) => new Request("http://x/", { headers: { cookie } });
+    expect(sessionCookie(req(`a=1; runner_session=${v}`))).toBe(v);
+    expect(sessionCookie(req("runner_session=rpcap_abc"))).toBeNull();
+    expect(sessionCookie(req(`runner_session=${v}x`))).toBeNull();
   });
 
   test("next= only ever goes to a local path", () => {
