@@ -9,7 +9,7 @@ header nav a{color:#fff;text-decoration:none;padding:4px 6px;border-radius:4px}h
 header .brand{font-weight:700;margin-right:8px}header .who{margin-left:auto;color:#e5e7eb;font-size:13px}
 header button{background:#374151;color:#fff;border:1px solid #6b7280}
 main{padding:16px 20px;max-width:1400px;margin:0 auto}
-h1{font-size:24px;margin:8px 0 16px}h2{font-size:18px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px;display:inline}
+h1{font-size:24px;margin:8px 0 16px}h2{font-size:18px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px}.flame figcaption h3{display:inline}
 .card{background:#fff;border:1px solid #d1d5db;border-radius:6px;padding:14px 16px;margin:0 0 16px}
 .narrow{max-width:380px;margin:40px auto}
 .stack{display:flex;flex-direction:column;gap:6px}.stack button{margin-top:10px}
