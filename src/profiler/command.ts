@@ -41,23 +41,7 @@ export async function profilerCommand(argv: string[]): Promise<number> {
     result.identity.release();
     return 0;
   }
-  const runSupervisor = await loadSupervisor();
-  if (!runSupervisor) {
-    log.error("this build has no supervisor (src/profiler/supervisor.ts); only --boot-only is available");
-    result.identity.release();
-    return 1;
-  }
-  const code = await runSupervisor(result);
-  return typeof code === "number" ? code : -1;
-}
-
-type RunSupervisor = (r: BootResult) => Promise<number | void>;
-
-async function loadSupervisor(): Promise<RunSupervisor | undefined> {
-  // Imported lazily: --boot-only never loads the tunnel, enrolment and capture code.
-  try {
-    return (await import("./supervisor.ts")).runSupervisor;
-  } catch {
-    return undefined;
-  }
+  // Imported lazily: --boot-only never loads the enrolment, tunnel and capture code.
+  const { runSupervisor } = await import("./supervisor.ts");
+  return await runSupervisor(result);
 }
