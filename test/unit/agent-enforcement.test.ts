@@ -186,6 +186,15 @@ describe("runner agent run (the executable)", () => {
     expect(rest.at(-1)).toBe(`${CONNECTORS.length} connectors: 0 ok, 0 need action, ${CONNECTORS.length} not configured`);
   });
 
+  test("the mutations the issue-9 platforms offer are not in the catalog: refused by name, exit 2", async () => {
+    const mutations = ["github.pulls.merge", "github.refs.delete", "slack.chat.delete", "slack.conversations.archive", "ticket.deleteIssue", "jira.issues.edit", "argocd.applications.sync", "argocd.applications.delete", "argocd.applications.refresh", "checkly.checks.delete", "vercel.deployments.cancel", "sonar.issues.setSeverity", "cloudflare.dns.create", "azion.applications.delete", "mongodb.insert", "mongodb.runCommand"];
+    for (const name of mutations) {
+      const r = await agent(["run", name, "--args", "{}"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`not_in_catalog: operation "${name}" is not in the catalog`);
+    }
+  });
+
   test("unknown subcommand prints usage and exits 2", async () => {
     const r = await agent(["delete"]);
     expect(r.code).toBe(2);

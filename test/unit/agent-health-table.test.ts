@@ -56,6 +56,18 @@ describe("runner agent health", () => {
     for (const secret of [GH, SLACK, VERCEL]) expect(out + err).not.toContain(secret);
   });
 
+  test("--json carries the same missing permission and fix fields", async () => {
+    const p = Bun.spawn([...runnerCommand(), "agent", "health", "--json"], {
+      env: { PATH: process.env.PATH ?? "", HOME: "/tmp", GITHUB_TOKEN: GH, RUNNER_GITHUB_API_URL: github.url },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+    expect(code).toBe(1);
+    const rows = JSON.parse(out) as { connector: string; status: string; missing?: string[]; fix?: string }[];
+    expect(rows.find((r) => r.connector === "github")).toMatchObject({ status: "error", missing: ["security_events"], fix: expect.stringContaining("add scope security_events") });
+  });
+
   test("columns line up; a row without a separate fix shows its detail", () => {
     const t = healthTable([
       { connector: "a", status: "ok", detail: "fine" },

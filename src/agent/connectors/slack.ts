@@ -24,7 +24,7 @@ export interface SlackHandle {
   token: string;
 }
 
-const channel = Type.String({ pattern: "^[A-Z0-9]{8,12}$" });
+const channel = Type.String({ pattern: "^[A-Z0-9]{8,20}$" }); // a conversation id (C…, G…, D…), not a #name
 
 const specs: RestSpec[] = [
   { name: "slack.conversations.list", summary: "public and private channels the bot can see", needs: ["channels:read", "groups:read"], args: obj({ types: Type.Optional(Type.String({ pattern: "^(public_channel|private_channel)(,(public_channel|private_channel))?$" })), limit: limit(1000), cursor: optStr }), example: { limit: 100 }, request: (a) => ({ path: "/conversations.list", query: { types: "public_channel,private_channel", exclude_archived: true, ...a } }) },
