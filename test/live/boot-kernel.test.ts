@@ -65,14 +65,17 @@ describe.skipIf(!live)("boot: kernel settings (live)", () => {
   });
 
   test("tracing mounts present: all three probes expected", () => {
-    const script = "mount -t tracefs nodev /sys/kernel/tracing && mount -t debugfs nodev /sys/kernel/debug && exec \"$@\"";
+    // mount(8) refuses to mount what is already mounted there (another suite may have done so)
+    const ensure = (fs: string, at: string) => `{ grep -q ' ${at} ${fs} ' /proc/self/mounts || mount -t ${fs} nodev ${at}; }`;
+    const script = `${ensure("tracefs", "/sys/kernel/tracing")} && ${ensure("debugfs", "/sys/kernel/debug")} && exec "$@"`;
     const r = box.boot({ wrap: ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"] });
     expect(r.code).toBe(0);
     expect(bootLine(r.stdout)).toMatchObject({ probes: ["cpu", "offcpu", "syscalls"], instrumentation: "fully instrumented (3 probes)" });
   });
 
   test("tracing mounts absent: boots, and the boot line says 1 of 3 probes", () => {
-    const script = "while umount /sys/kernel/tracing 2>/dev/null; do :; done; while umount /sys/kernel/debug 2>/dev/null; do :; done; exec \"$@\"";
+    // -R: debugfs may carry the tracing automount beneath it; the loop: mounts may be stacked
+    const script = "while umount -R /sys/kernel/tracing 2>/dev/null; do :; done; while umount -R /sys/kernel/debug 2>/dev/null; do :; done; exec \"$@\"";
     const r = box.boot({ wrap: ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"] });
     expect(r.code).toBe(0);
     const line = bootLine(r.stdout);
