@@ -52,6 +52,17 @@ describe("sign-in", () => {
     expect((await new Client(web.url).get("/profiling/rows")).status).toBe(401);
   });
 
+  test("ten failed sign-ins for one account lock it for a while (429 with Retry-After), not its neighbours", async () => {
+    await web.member("acme", "a@acme.test", "member");
+    await web.member("acme", "b@acme.test", "member");
+    for (let i = 0; i < 10; i++) expect((await new Client(web.url).signIn("acme", "a@acme.test", `wrong password ${i}`)).status).toBe(401);
+    const locked = await new Client(web.url).signIn("acme", "A@acme.test", PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(800);
+    expect(locked.headers.get("set-cookie")).toBeNull();
+    expect((await new Client(web.url).signIn("acme", "b@acme.test", PASSWORD)).status).toBe(303);
+  });
+
   test("sign-in from another origin is refused", async () => {
     await web.member("acme", "a@acme.test", "owner");
     const res = await new Client(web.url).post("/login", { org: "acme", email: "a@acme.test", password: PASSWORD }, { csrf: null, origin: "https://evil.example" });

@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { normaliseEmail } from "../users/create-user.ts";
 import { verifyPassword } from "../users/password.ts";
+import { SignInThrottle } from "../users/sign-in-throttle.ts";
 import { clearSessionCookie, newSessionValue, sessionCookie, sessionHash, sessionSetCookie, SESSION_TTL_MS } from "../users/session.ts";
 import { formSession, isSecure, type WebDeps } from "./context.ts";
 import { field, readForm } from "./form.ts";
@@ -13,7 +14,7 @@ export function safeNext(next: string | null): string {
   return next && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) && !next.startsWith("/login") ? next : "/profiling";
 }
 
-export function authRoutes(deps: WebDeps) {
+export function authRoutes(deps: WebDeps, throttle = new SignInThrottle()) {
   return new Elysia()
     .get("/login", ({ request }) => page(loginPage({ next: safeNext(new URL(request.url).searchParams.get("next")) })))
     .post(
@@ -26,14 +27,21 @@ export function authRoutes(deps: WebDeps) {
         const email = normaliseEmail(f.form.get("email") ?? "");
         const password = f.form.get("password") ?? "";
         const next = safeNext(f.form.get("next"));
+        const now = deps.now();
+        const wait = throttle.retryAfter(org, email, now);
+        if (wait > 0) {
+          deps.logger.info({ org }, "app sign-in throttled");
+          return page(loginPage({ error: `Too many failed sign-ins for this account; try again in ${wait} s.`, org, email, next }), 429, { "retry-after": String(wait) });
+        }
         const user = org && email ? await deps.store.findUserCredentials(org, email) : null;
         const ok = await verifyPassword(password, user?.passwordHash ?? null);
         if (!ok || !user) {
+          throttle.fail(org, email, now);
           deps.logger.info({ org }, "app sign-in refused");
           return page(loginPage({ error: "Organization, email or password is wrong.", org, email, next }), 401);
         }
+        throttle.succeed(org, email);
         const value = newSessionValue();
-        const now = deps.now();
         await deps.store.createSession(user.id, sessionHash(value), now + SESSION_TTL_MS, now);
         await deps.store.pruneSessions(now);
         deps.logger.info({ org, user_id: user.id }, "app sign-in");
