@@ -50,7 +50,7 @@ describe.skipIf(!live || !collector)("capture flow end to end", () => {
     expect(inst.probes_requested).toBe(3);
     expect(inst.probes_attached).toBe(3);
     expect(inst.missing).toEqual([]);
-    const diff = r.diff as { compared_with: string | null; note: string };
+    const diff = (await waitForDiff(m, id)) as { compared_with: string | null; note: string };
     expect(diff.compared_with).toBeNull();
     expect(diff.note).toContain("nothing to compare with");
   }, 90_000);
@@ -62,7 +62,8 @@ describe.skipIf(!live || !collector)("capture flow end to end", () => {
     const q = await m.queue({ workload: "shop", version: "2.0.0", ...window });
     const r = await m.waitDone(String(q.body.request_id), 40_000);
     expect(r.outcome).toBe("pushed");
-    const diff = r.diff as { compared_with: string; compared_version: string; verdict: string };
+    // The diff is computed right after the outcome is recorded.
+    const diff = (await waitForDiff(m, String(q.body.request_id))) as { compared_with: string; compared_version: string; verdict: string };
     expect(diff.compared_with).toBe(v1.request_id);
     expect(diff.compared_version).toBe("1.0.0");
     expect(["changed", "unchanged", "insufficient"]).toContain(diff.verdict);
@@ -131,3 +132,13 @@ describe.skipIf(!live || !collector)("capture flow end to end", () => {
     expect(String(r.reason)).toContain("lost mid-capture");
   }, 90_000);
 });
+
+async function waitForDiff(m: OneMachine, id: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const diff = (await m.capture(id)).diff as Record<string, unknown> | null;
+    if (diff) return diff;
+    if (Date.now() > deadline) throw new Error(`capture ${id} has no diff 15 s after its outcome`);
+    await Bun.sleep(250);
+  }
+}
