@@ -207,6 +207,76 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
       });
     });
 
+    describe("members and sessions (web app)", () => {
+      test("a member is created once per org and email (any case); unknown org is not_found", async () => {
+        const u = await store.createUser("acme", "ann@acme.test", "admin", "hash-a", T0);
+        expect(u).toMatchObject({ orgId, orgName: "acme", email: "ann@acme.test", role: "admin", createdAt: T0 });
+        await expectStoreError(store.createUser("acme", "ANN@acme.test", "member", "hash-b"), "conflict");
+        await expectStoreError(store.createUser("nope", "ann@acme.test", "member", "hash-b"), "not_found");
+        await store.createOrg("other");
+        expect((await store.createUser("other", "ann@acme.test", "member", "hash-c")).orgName).toBe("other");
+        expect(await store.findUserCredentials("acme", "Ann@Acme.test")).toMatchObject({ id: u.id, passwordHash: "hash-a" });
+        expect(await store.findUserCredentials("other", "ann@acme.test")).toMatchObject({ role: "member", passwordHash: "hash-c" });
+        expect(await store.findUserCredentials("acme", "bob@acme.test")).toBeNull();
+        expect((await store.listUsers("acme")).map((x) => x.email)).toEqual(["ann@acme.test"]);
+      });
+
+      test("a session is found by its hash until it expires or is deleted; prune drops only expired ones", async () => {
+        const u = await store.createUser("acme", "ann@acme.test", "owner", "hash-a", T0);
+        await store.createSession(u.id, "s1", T0 + 1000, T0);
+        await store.createSession(u.id, "s2", T0 + 5000, T0);
+        expect(await store.findSession("s1", T0 + 999)).toEqual({ user: u, expiresAt: T0 + 1000 });
+        expect(await store.findSession("s1", T0 + 1000)).toBeNull();
+        expect(await store.findSession("nope", T0)).toBeNull();
+        expect(await store.pruneSessions(T0 + 1000)).toBe(1);
+        await store.deleteSession("s2");
+        expect(await store.findSession("s2", T0)).toBeNull();
+      });
+    });
+
+    describe("web app reads", () => {
+      test("capture pages: newest first, filtered by workload and env (empty env included), keyset-paged, per org", async () => {
+        const other = (await store.createOrg("other")).id;
+        for (let i = 0; i < 5; i++) await store.queueCapture(orgId, "ci", req({ version: `v${i}`, env: i % 2 ? "prod" : "" }), policy(T0 + i));
+        await store.queueCapture(orgId, "ci", req({ workload: "api", version: "x" }), policy(T0 + 10));
+        await store.queueCapture(other, "ci", req({ version: "hidden" }), policy(T0 + 11));
+        const all = await store.queryCaptures("acme", { limit: 100 });
+        expect(all.map((r) => r.version)).toEqual(["x", "v4", "v3", "v2", "v1", "v0"]);
+        expect((await store.queryCaptures("acme", { workload: "checkout", env: "", limit: 100 })).map((r) => r.version)).toEqual(["v4", "v2", "v0"]);
+        expect((await store.queryCaptures("acme", { env: "prod", limit: 100 })).map((r) => r.version)).toEqual(["v3", "v1"]);
+        const page1 = await store.queryCaptures("acme", { limit: 2 });
+        const last = page1.at(-1)!;
+        const page2 = await store.queryCaptures("acme", { limit: 2, before: { createdAt: last.createdAt, requestId: last.requestId } });
+        expect([...page1, ...page2].map((r) => r.version)).toEqual(["x", "v4", "v3", "v2"]);
+        expect(await store.captureFacets("acme")).toEqual({ workloads: ["api", "checkout"], envs: ["", "prod"] });
+        await expectStoreError(store.queryCaptures("nope", { limit: 1 }), "not_found");
+      });
+
+      test("a requester's last request within a token's lifetime", async () => {
+        await store.queueCapture(orgId, "ci", req({ version: "1" }), policy(T0 + 10));
+        await store.queueCapture(orgId, "ci", req({ version: "2" }), policy(T0 + 20));
+        await store.queueCapture(orgId, "other", req({ version: "3" }), policy(T0 + 30));
+        expect(await store.lastRequestBy("acme", "ci", T0, null)).toBe(T0 + 20);
+        expect(await store.lastRequestBy("acme", "ci", T0, T0 + 15)).toBe(T0 + 10);
+        expect(await store.lastRequestBy("acme", "ci", T0 + 21, null)).toBeNull();
+      });
+
+      test("enrolled instances with last seen = latest of enrolment and pushed profile, per org", async () => {
+        const other = (await store.createOrg("other")).id;
+        await store.enrolInstance(orgId, "node-a", "profiler", "ka", T0);
+        await store.enrolInstance(orgId, "node-b", "profiler", "kb", T0 + 100);
+        await store.enrolInstance(other, "node-a", "profiler", "kc", T0 + 500);
+        const q = await store.queueCapture(orgId, "ci", req(), policy(T0 + 1));
+        if (q.kind !== "queued") throw new Error("not queued");
+        await store.saveProfile(q.requestId, new Uint8Array([1, 2]), "node-a", T0 + 200);
+        expect(await store.listInstances("acme")).toEqual([
+          { instanceId: "node-a", artifactClass: "profiler", enrolledAt: T0, lastSeenAt: T0 + 200 },
+          { instanceId: "node-b", artifactClass: "profiler", enrolledAt: T0 + 100, lastSeenAt: T0 + 100 },
+        ]);
+        expect((await store.listInstances("other")).map((i) => i.lastSeenAt)).toEqual([T0 + 500]);
+      });
+    });
+
     test("ping answers", async () => {
       await store.ping();
     });
