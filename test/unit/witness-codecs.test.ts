@@ -90,7 +90,7 @@ describe("a stream written by the real ptop", () => {
     const folded = toFolded(real.axes.cpu!);
     expect(folded).toContain("main;db_query ");
     const total = real.axes.cpu!.stacks.reduce((t, s) => t + s.value, 0);
-    expect(total).toBe(real.meta.samples!.cpu);
+    expect(total).toBe(real.meta.samples!.cpu!);
   });
 });
 

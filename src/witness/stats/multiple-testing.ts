@@ -28,8 +28,3 @@ export function byAdjust(p: readonly number[], w?: readonly number[]): number[] 
   }
   return out;
 }
-
-/** The smallest-p threshold of BY at level q with m tests: the p a single discovery must beat. */
-export function byFirstThreshold(m: number, q: number): number {
-  return m > 0 ? q / (m * harmonic(m)) : q;
-}

@@ -1,0 +1,123 @@
+// The shape of a diff: options in, result out (what `runner witness diff --json` prints and the
+// control plane stores). Kept apart from the computation in diff.ts.
+
+import type { Normalisation } from "./stats/normalise.ts";
+
+export interface DiffOptions {
+  /** Normalisation the verdict uses (default median-ratio). */
+  normalisation?: Normalisation;
+  /** False discovery rate for Benjamini–Yekutieli (default 0.05). */
+  q?: number;
+  /** Smallest relative change worth flagging (default 0.05 = 5%). */
+  minEffect?: number;
+  /** Functions below this pooled share of the axis and… (default 0.001) */
+  minShare?: number;
+  /** …below this mean count per capture are not tested (default 5). */
+  minCount?: number;
+  /** Run-to-run α assumed when no side has replicates (default 0.01: a 10% CV; real captures on a busy host show far louder kernel functions, see bench/RESULTS.md). */
+  priorDispersion?: number;
+  /** The change the design must be able to see for "unchanged": +10% … */
+  detectEffect?: number;
+  /** … on a function holding 1% of the axis … */
+  detectShare?: number;
+  /** … with this probability (default 0.8). */
+  targetPower?: number;
+  /** How BY spreads q over the tests: by detectability of a detectEffect change (default) or evenly. */
+  weighting?: "detectability" | "uniform";
+}
+
+export interface Side {
+  value: number;
+  share: number;
+  /** Per second of measured time; null when a capture has no measured time (folded input). */
+  rate: number | null;
+}
+
+export interface NormalisedChange {
+  relative_change: number;
+  interval: [number, number];
+  p: number;
+  flagged: boolean;
+}
+
+export interface Change {
+  function: string;
+  axis: string;
+  kind: "self" | "inclusive";
+  flagged: boolean;
+  /** changed: flagged; unchanged: the 95% interval lies within ±min effect; insufficient: neither. */
+  verdict: "changed" | "unchanged" | "insufficient";
+  direction: "up" | "down";
+  /** For flagged changes: confirmed by a later after-replicate alone, or still suspect. */
+  confirmation: "confirmed" | "suspect" | null;
+  unit: string;
+  before: Side;
+  after: Side;
+  relative_change: number;
+  interval: [number, number];
+  p: number;
+  q_value: number;
+  /** Smallest relative change that could be flagged for this function here. */
+  noise_floor: number;
+  dispersion: number;
+  normalisations: Partial<Record<Normalisation, NormalisedChange>>;
+}
+
+export interface AxisReport {
+  axis: string;
+  unit: string;
+  captures: { before: number; after: number };
+  excluded: { capture: string; reason: string }[];
+  normalisation: Normalisation;
+  normalisation_note?: string;
+  dispersion: {
+    source: "replicates" | "prior";
+    /** Pooled α (squared run-to-run CV) of single functions. */
+    pooled: number;
+    run_to_run_cv: number;
+    /** Standard deviation of α between functions (random-effects τ). */
+    between_function_sd: number;
+    /** Replicate degrees of freedom per function (captures − 2). */
+    df: number;
+    functions_pooled: number;
+  };
+  tested: number;
+  distinct_tests: number;
+  untested: number;
+  flagged: number;
+  flagged_by_normalisation: Partial<Record<Normalisation, number>>;
+  power: number;
+  replicates_needed: number | null;
+}
+
+export interface DiffResult {
+  verdict: "changed" | "unchanged" | "insufficient";
+  reason: string;
+  normalisation: Normalisation;
+  normalisations_reported: Normalisation[];
+  q: number;
+  min_effect: number;
+  multiple_testing: {
+    method: "Benjamini-Yekutieli";
+    weighting: "detectability" | "uniform";
+    tests: number;
+    /** Self counts (where cost lives) and inclusive-only aggregates are separate families; their q add up to q. */
+    families: { family: "self" | "inclusive"; tests: number; q: number }[];
+  };
+  detect: { effect: number; share: number; power: number };
+  /** Captures per version that would decide, when the verdict is insufficient. */
+  replicates_needed: number | null;
+  axes_compared: AxisReport[];
+  axes_not_compared: { axis: string; reason: string }[];
+  captures: { before: CaptureInfo[]; after: CaptureInfo[] };
+  notes: string[];
+  changes: Change[];
+}
+
+export interface CaptureInfo {
+  name: string;
+  role: "head" | "replicate";
+  partial: boolean;
+  measured_sec: number | null;
+  instrumentation: string;
+}
