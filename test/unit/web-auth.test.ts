@@ -134,12 +134,18 @@ describe("pages", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     const html = await res.text();
     expect(html).not.toMatch(/<script>(?!\s*<\/script>)/); // no inline script
-    for (const a of ["/assets/app.css", "/assets/app.js"]) {
+    const links = [...html.matchAll(/(?:href|src)="(\/assets\/app\.(?:css|js)\?v=[a-z0-9]+)"/g)].map((m) => m[1]!);
+    expect(links.length).toBe(2);
+    for (const a of links) {
       const r = await fetch(web.url + a);
       expect(r.status).toBe(200);
+      expect(r.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
       expect((await r.text()).length).toBeGreaterThan(500);
       const again = await fetch(web.url + a, { headers: { "if-none-match": r.headers.get("etag")! } });
       expect(again.status).toBe(304);
+      const stale = await fetch(`${web.url}${a.split("?")[0]}?v=old`);
+      expect(stale.status).toBe(200);
+      expect(stale.headers.get("cache-control")).toBe("no-cache");
     }
     expect((await fetch(`${web.url}/assets/nope.js`)).status).toBe(404);
   });

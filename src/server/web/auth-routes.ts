@@ -55,7 +55,7 @@ export function authRoutes(deps: WebDeps, throttle = new SignInThrottle()) {
         const r = await formSession(deps, request);
         if (r instanceof Response) {
           // Signing out never needs to fail: without a valid session there is nothing to end.
-          if (!sessionCookie(request)) return redirect("/login");
+          if (r.status === 401 || !sessionCookie(request)) return redirect("/login", { "set-cookie": clearSessionCookie(isSecure(request)) });
           return r;
         }
         await deps.store.deleteSession(sessionHash(r.session.cookie));

@@ -1,20 +1,16 @@
-// The app's two static files, served from the executable with a content hash as ETag.
+// Serves the compiled-in assets: immutable when asked for the current version, else revalidated
+// by ETag (an old page asking for an old version still gets today's file, never a 404).
 import { Elysia } from "elysia";
-import { APP_CSS } from "./app-css.ts";
-import { APP_JS } from "./app-js.ts";
-
-const ASSETS: Record<string, { body: string; type: string; etag: string }> = Object.fromEntries(
-  [
-    ["app.css", APP_CSS, "text/css; charset=utf-8"],
-    ["app.js", APP_JS, "text/javascript; charset=utf-8"],
-  ].map(([name, body, type]) => [name!, { body: body!, type: type!, etag: `"${Bun.hash(body!).toString(36)}"` }]),
-);
+import { ASSETS } from "./catalog.ts";
 
 export function assetRoutes() {
   return new Elysia().get("/assets/:name", ({ params, request }) => {
     const a = ASSETS[params.name];
     if (!a) return new Response("not found", { status: 404 });
-    if (request.headers.get("if-none-match") === a.etag) return new Response(null, { status: 304, headers: { etag: a.etag } });
-    return new Response(a.body, { headers: { "content-type": a.type, etag: a.etag, "cache-control": "no-cache", "x-content-type-options": "nosniff" } });
+    const etag = `"${a.hash}"`;
+    const current = new URL(request.url).searchParams.get("v") === a.hash;
+    const headers = { etag, "cache-control": current ? "public, max-age=31536000, immutable" : "no-cache", "x-content-type-options": "nosniff" };
+    if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
+    return new Response(a.body, { headers: { ...headers, "content-type": a.type } });
   });
 }
