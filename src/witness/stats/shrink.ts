@@ -1,7 +1,8 @@
 // Empirical-Bayes dispersion: each function's own run-to-run α̂ (method of moments, few degrees of
 // freedom) is shrunk toward the pooled α of all functions, by how much its own estimate can be
-// trusted. A random-effects model (DerSimonian–Laird): α̂ᵢ = αᵢ + eᵢ, eᵢ ~ (0, sᵢ²) sampling error,
-// αᵢ ~ (α₀, τ²) real differences between functions (GC-heavy code is noisier than arithmetic).
+// trusted. A random-effects model: α̂ᵢ = αᵢ + eᵢ, eᵢ ~ (0, sᵢ²) sampling error, αᵢ ~ (α₀, τ²) real
+// differences between functions (kernel or GC-heavy code is noisier than arithmetic), with α₀ and
+// τ estimated robustly (median, MAD) because those differences are heavy-tailed.
 //   sᵢ² ≈ 2(1/μᵢ + α₀)²/dᵢ   — large when Poisson noise swamps the run-to-run part (small μᵢ)
 //   α̃ᵢ = (α̂ᵢ/sᵢ² + α₀/τ²) / (1/sᵢ² + 1/τ²)   — the posterior mean
 // A big function with 8 df keeps mostly its own α̂; a 1%-share one leans on the pool.
