@@ -171,9 +171,29 @@ export class SqliteProfilers implements ProfilerStore {
 
   async captureFacets(orgName: string): Promise<{ workloads: string[]; envs: string[] }> {
     const orgId = requireOrgId(this.db, orgName);
-    const col = (c: "workload" | "env") =>
-      (this.db.query(`SELECT DISTINCT ${c} AS v FROM capture_requests WHERE org_id = ? ORDER BY v`).all(orgId) as Array<{ v: string }>).map((r) => r.v);
-    return { workloads: col("workload"), envs: col("env") };
+    // Loose index scans over (org_id, workload, env, …): one seek per distinct value instead of a
+    // pass over every record — SELECT DISTINCT took ~8 ms at 10k records and grew with them.
+    const workloads = (
+      this.db
+        .query(
+          `WITH RECURSIVE w(v) AS (
+             SELECT min(workload) FROM capture_requests WHERE org_id = ?1
+             UNION ALL
+             SELECT (SELECT min(workload) FROM capture_requests WHERE org_id = ?1 AND workload > w.v) FROM w WHERE w.v IS NOT NULL)
+           SELECT v FROM w WHERE v IS NOT NULL`,
+        )
+        .all(orgId) as Array<{ v: string }>
+    ).map((r) => r.v);
+    const envQuery = this.db.query(
+      `WITH RECURSIVE e(v) AS (
+         SELECT min(env) FROM capture_requests WHERE org_id = ?1 AND workload = ?2
+         UNION ALL
+         SELECT (SELECT min(env) FROM capture_requests WHERE org_id = ?1 AND workload = ?2 AND env > e.v) FROM e WHERE e.v IS NOT NULL)
+       SELECT v FROM e WHERE v IS NOT NULL`,
+    );
+    const envs = new Set<string>();
+    for (const w of workloads) for (const r of envQuery.all(orgId, w) as Array<{ v: string }>) envs.add(r.v);
+    return { workloads, envs: [...envs].sort() };
   }
 
   async lastRequestBy(orgName: string, requester: string, since: number, until: number | null): Promise<number | null> {
