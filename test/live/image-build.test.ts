@@ -132,6 +132,44 @@ describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base)", () => {
     expect(r.stdout).not.toContain("UNSIGNED");
   }, 200_000);
 
+  test("inside the container, ptop (file capabilities, CapEff 0 parent) measures a host process", () => {
+    // A known workload on the host, run by another user: `yes` writes as fast as it can.
+    const spin = join(work, "imgspin");
+    must(["cp", "/usr/bin/yes", spin]);
+    chmodSync(spin, 0o755);
+    chmodSync(work, 0o755);
+    const proc = Bun.spawn(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", spin], { stdout: "ignore" });
+    try {
+      const targets = join(work, "measure-targets.json");
+      writeFileSync(targets, JSON.stringify({ targets: [{ workload: "imgspin" }] }), { mode: 0o644 });
+      const script = [
+        "grep CapEff /proc/self/status",
+        "/opt/runner/ptop --targets /etc/runner/targets.json --workload imgspin --duration 3 --warmup 0 --probes cpu > /tmp/stream",
+        "echo ptop-exit=$?",
+        "/opt/runner/runner witness fold --axis cpu /tmp/stream",
+      ].join("; ");
+      const r = sh([
+        ...PODMAN_RUN,
+        "--user", `${NONROOT}:${NONROOT}`, "--cap-drop", "ALL", ...REQUIRED_CAPS.flatMap((c) => ["--cap-add", c.short]),
+        "--pid", "host", "--memory", "512m",
+        "--volume", "/sys/kernel/tracing:/sys/kernel/tracing", "--volume", "/sys/kernel/debug:/sys/kernel/debug",
+        "--volume", `${targets}:/etc/runner/targets.json:ro`,
+        // As the entrypoint does: clear ambient/inheritable, so the shell (the supervisor's
+        // stand-in) holds nothing and ptop gets the five from its file capabilities alone.
+        "--entrypoint", "/usr/bin/setpriv", amd64,
+        "--ambient-caps=-all", "--inh-caps=-all", "--", "/bin/sh", "-c", script,
+      ], { timeoutMs: 180_000 });
+      expect(r.stdout).toContain("CapEff:\t0000000000000000"); // the parent holds nothing
+      expect(r.stdout).toContain("ptop-exit=0");
+      const folded = r.stdout.split("\n").filter((l) => /^\S.* \d+$/.test(l) && !l.startsWith("CapEff") && !l.startsWith("ptop-exit"));
+      const total = folded.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+      expect(total).toBeGreaterThan(10);
+      expect(folded.some((l) => /write/.test(l))).toBe(true);
+    } finally {
+      proc.kill();
+    }
+  }, 200_000);
+
   test("a tampered ptop in the image (same file capabilities) makes the boot fail, naming ptop", () => {
     const c = must(["buildah", ...STORAGE, "from", amd64]).trim();
     try {
