@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { REQUIRED_CAPS } from "../../src/profiler/boot/capability-names.ts";
 import { liveAvailable, REPO_ROOT } from "../helpers/runner-bin.ts";
 
-const TOOLS = ["buildah", "podman", "runc", "debootstrap", "getcap", "setcap"];
+const TOOLS = ["buildah", "podman", "runc", "debootstrap", "getcap", "setcap", "qemu-aarch64-static"];
 const missing = TOOLS.filter((t) => Bun.which(t, { PATH: `${process.env.PATH}:/usr/sbin:/sbin` }) === null);
 if (process.env.RUNNER_REQUIRE_IMAGE === "1" && missing.length > 0) throw new Error(`RUNNER_REQUIRE_IMAGE=1 but missing: ${missing.join(", ")}`);
 const enabled = liveAvailable() && missing.length === 0;
@@ -69,6 +69,28 @@ describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base)", () => {
       }
     }
   });
+
+  test("the signed manifest covers runner and ptop of both architectures and verifies offline", () => {
+    const out = join(work, "out");
+    const ctx = join(out, "context");
+    const bins = ["amd64", "arm64"].flatMap((a) => ["runner", "ptop"].map((b) => `${b}/${a}=${join(ctx, a, b)}`));
+    const r = sh([process.execPath, join(REPO_ROOT, "image/sign-manifest.ts"), "verify", "--pub", join(out, "dev-key/release-key.pub.pem"), ctx, ...bins]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.match(/^OK /gm)).toHaveLength(4);
+    expect(r.code).toBe(0);
+  });
+
+  test("arm64 ptop and runner execute under qemu-user-static", () => {
+    const ctx = join(work, "out/context/arm64");
+    const qemu = ["qemu-aarch64-static", "-L", "/usr/aarch64-linux-gnu"];
+    const ptop = sh([...qemu, join(ctx, "ptop"), "--help"]);
+    expect(ptop.code).toBe(2); // usage, from arm64 code
+    expect(ptop.stderr + ptop.stdout).toContain("usage: ptop --targets FILE");
+    // Bun's runtime under emulation: seconds on an idle machine, minutes on a loaded one.
+    const runner = sh([...qemu, join(ctx, "runner"), "--version"], { timeoutMs: 300_000 });
+    expect(runner.code).toBe(0);
+    expect(runner.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  }, 320_000);
 
   // getcap reads the security.capability xattr itself, from the image's final layer as stored.
   test("in the final image only ptop carries file capabilities: exactly the five, effective", () => {
