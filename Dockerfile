@@ -42,8 +42,8 @@ ENV RUNNER_COLLECTOR_PATH=/opt/runner/ptop \
     PATH=/opt/runner:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 USER 65532:65532
 VOLUME ["/var/lib/runner"]
-# The supervisor's local sidecar endpoint answers only while the supervisor runs; doctor exits
-# non-zero when a deployment requirement fails (it never takes the identity lock).
-HEALTHCHECK --interval=60s --timeout=20s --start-period=30s --retries=3 CMD ["/opt/runner/runner", "doctor"]
+# doctor exits non-zero when a deployment requirement fails (it never takes the identity lock);
+# through the entrypoint, so that an engine's ambient capabilities are cleared for it too.
+HEALTHCHECK --interval=60s --timeout=20s --start-period=30s --retries=3 CMD ["/usr/local/bin/runner-entrypoint", "doctor"]
 ENTRYPOINT ["/usr/local/bin/runner-entrypoint"]
 CMD ["profiler"]
