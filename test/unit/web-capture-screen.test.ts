@@ -130,6 +130,21 @@ describe("diff", () => {
   });
 });
 
+describe("a damaged stored profile", () => {
+  test("the screen still shows the record and the diff table, and says the flame graphs are unavailable", async () => {
+    const org = (await web.store.getOrg("acme"))!;
+    const q = await web.store.queueCapture(org.id, "ci", { workload: "broken", version: "1", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
+    const id = (q as { requestId: string }).requestId;
+    await web.store.markCaptureRunning(id);
+    await web.store.completeCapture(id, { outcome: "pushed", instrumentation: { probes_requested: 1, probes_attached: 1, missing: [] } });
+    await web.store.saveProfile(id, new Uint8Array([0x1f, 0x8b, 1, 2, 3]), "node-a");
+    const html = await screen(id);
+    expect(html).toContain("fully instrumented");
+    expect(html).toContain("a stored profile could not be read");
+    expect(html).not.toContain("Downloads");
+  });
+});
+
 describe("downloads", () => {
   test("pprof, speedscope and folded of the capture's own axes; an absent axis is a 404", async () => {
     const pprof = await member.get(`/profiling/captures/${v2}/download/pprof`);

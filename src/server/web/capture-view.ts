@@ -19,6 +19,8 @@ export interface CaptureView {
   absent: Array<{ axis: string; reason: string }>;
   hasProfile: boolean;
   presentAxes: string[];
+  /** Why a stored profile could not be read (the page still shows the record and the diff table). */
+  profileError: string | null;
 }
 
 export async function loadCapture(store: Store, requestId: string): Promise<Capture | null> {
@@ -42,7 +44,16 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
     diff = head ? await store.getDiff(head.requestId) : diff;
   }
   const result = diff?.json ? (JSON.parse(diff.json) as DiffResult) : null;
-  const own = record.outcome === "pushed" ? await loadCapture(store, record.requestId) : null;
+  let profileError: string | null = null;
+  const readable = async <T>(f: () => Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await f();
+    } catch (err) {
+      profileError = `a stored profile could not be read: ${(err as Error).message}`;
+      return fallback;
+    }
+  };
+  const own = record.outcome === "pushed" ? await readable(() => loadCapture(store, record.requestId), null) : null;
   const absent = new Map<string, string>();
   for (const m of record.instrumentation?.missing ?? []) absent.set(m.probe, m.reason);
   for (const m of own?.missing ?? []) if (!absent.has(m.axis)) absent.set(m.axis, m.reason);
@@ -50,9 +61,12 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
 
   let flames: FlameAxis[] = [];
   if (result && diff?.comparedWith) {
-    const after = await loadAll(store, await store.listPushedOfVersion(record.orgName, record.workload, record.env, (head ?? record).version));
-    const before = await loadAll(store, await store.listPushedOfVersion(record.orgName, record.workload, record.env, diff.comparedWith.version));
-    flames = result.axes_compared.map((a) => flameAxis(a.axis, a.unit, before, after, result.changes));
+    const sides = await readable(async () => {
+      const after = await loadAll(store, await store.listPushedOfVersion(record.orgName, record.workload, record.env, (head ?? record).version));
+      const before = await loadAll(store, await store.listPushedOfVersion(record.orgName, record.workload, record.env, diff!.comparedWith!.version));
+      return { before, after };
+    }, null);
+    if (sides) flames = result.axes_compared.map((a) => flameAxis(a.axis, a.unit, sides.before, sides.after, result.changes));
   }
   return {
     record,
@@ -63,5 +77,6 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
     absent: [...absent].map(([axis, reason]) => ({ axis, reason })),
     hasProfile: own !== null,
     presentAxes: own ? Object.keys(own.axes) : [],
+    profileError,
   };
 }

@@ -70,6 +70,6 @@ export function capturePage(session: SignedIn, v: CaptureView): Html {
 <dl class="meta"><dt>Kind</dt><dd>${r.kind}</dd><dt>Requester</dt><dd>${requesterLabel(r.requester)}</dd>
 <dt>State</dt><dd>${stateBadge(r)}${r.reason ? html` — <span id="reason">${r.reason}</span>` : ""}</dd>
 <dt>Requested</dt><dd>${isoTime(r.createdAt)}</dd><dt>Request id</dt><dd><code>${r.requestId}</code></dd></dl>
-${instrumentationBlock(r.instrumentation)}${diffSection(v)}${downloads(v)}`;
+${instrumentationBlock(r.instrumentation)}${v.profileError ? html`<p class="flash error" role="alert">Flame graphs and downloads unavailable: ${v.profileError}</p>` : ""}${diffSection(v)}${downloads(v)}`;
   return layout(`${r.workload} ${r.version}`, body, session, "profiling");
 }
