@@ -104,8 +104,8 @@ d("PostgreSQL dispatch state", () => {
     await a.cluster.sessionDown(orgId, "node-a", "tunnel closed", T0 + 3);
     // back on replica b: still running v2, lost v3 (restarted), never acknowledged v1
     const up = await b.cluster.sessionUp(orgId, "node-a", [ids[1]!], T0 + 4);
-    expect(up.send.map((o) => o.order.request_id)).toEqual([ids[0]]);
-    expect(up.restarted).toEqual([ids[2]]);
+    expect(up.send.map((o) => o.order.request_id)).toEqual([ids[0]!]);
+    expect(up.restarted).toEqual([ids[2]!]);
     // the old replica's late "down" does not take the tunnel away from b
     await a.cluster.sessionDown(orgId, "node-a", "late close", T0 + 5);
     const [s] = await a.sql`SELECT replica_id, down_at FROM tunnel_sessions WHERE instance_id = 'node-a'`;
