@@ -10,7 +10,9 @@
 //   plus RESULT_GRACE_MS, is answered `failed` with the reason. An order a Profiler had not yet
 //   acknowledged is sent again when it reconnects (redispatch).
 // - In-flight state lives in this process; on start, requests a previous process left `running`
-//   are put back in the queue and dispatched again.
+//   are put back in the queue and dispatched again. That holds for one server on the SQLite store
+//   only: on PostgreSQL (several replicas) create.ts picks cluster-dispatcher.ts, with the same
+//   rules and the in-flight state in the store, owned by replica leases instead.
 
 import type { Logger } from "../../log.ts";
 import type { CaptureOrder, Instrumentation, ProfilerMessage } from "../../protocol/tunnel.ts";
