@@ -40,8 +40,12 @@ export async function serverCommand(argv: string[]): Promise<number> {
     if (!!values["tls-cert"] !== !!values["tls-key"]) throw new Error("--tls-cert and --tls-key go together");
     const tls = values["tls-cert"] ? { certFile: values["tls-cert"], keyFile: values["tls-key"]! } : undefined;
     const store = openStore({ data: values.data, databaseUrl: values["database-url"] });
+    // Fail at start, not at the first request, when the database is unreachable (the URL is never echoed).
+    await store.ping().catch((err: Error) => {
+      throw new Error(`the store is not reachable: ${err.message.replace(/postgres(ql)?:\/\/\S+/gi, "postgres://…")}`);
+    });
     const server = await startServer({ ...listen, tls, tunnelListen, store, logger });
-    logger.info({ url: server.url, data: values.data }, "control plane listening");
+    logger.info({ url: server.url, tunnel: server.tunnelUrl, data: values.data }, "control plane listening");
     const shutdown = async (signal: string) => {
       logger.info({ signal }, "shutting down");
       await server.stop();
