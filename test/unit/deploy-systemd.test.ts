@@ -3,7 +3,8 @@
 // of the options that imply no_new_privs), a persistent identity directory, the token through a
 // credential, 512M, restart always except after a refused boot.
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REQUIRED_CAPS } from "../../src/profiler/boot/capability-names.ts";
 import { EXIT_REFUSED } from "../../src/profiler/command.ts";
@@ -86,5 +87,26 @@ describe("reference systemd unit", () => {
     expect(env.RUNNER_PROFILE_TARGETS_FILE).toBe("/etc/runner/targets.json");
     for (const k of ["InaccessiblePaths", "TemporaryFileSystem"]) expect(svc[k]).toBeUndefined();
     expect(one("ProtectSystem")).not.toBe("strict");
+  });
+
+  // systemd's own parser: unknown keys or invalid values are reported on stderr. ExecStart points
+  // at an executable that exists here (the unit's /opt/runner/runner is installed only on hosts).
+  const analyze = Bun.which("systemd-analyze");
+  function verify(unit: string): { code: number; stderr: string } {
+    const dir = mkdtempSync(join(tmpdir(), "deploy-systemd-"));
+    const file = join(dir, "runner-profiler.service");
+    writeFileSync(file, unit.replace("ExecStart=/opt/runner/runner profiler", "ExecStart=/bin/true profiler"));
+    const r = Bun.spawnSync([analyze!, "verify", file], { stdout: "pipe", stderr: "pipe" });
+    return { code: r.exitCode, stderr: r.stderr.toString() };
+  }
+
+  test.skipIf(!analyze)("systemd-analyze verify accepts every line of the unit", () => {
+    const r = verify(text);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+  });
+
+  test.skipIf(!analyze)("systemd-analyze verify does report a bad line (the check above can fail)", () => {
+    expect(verify(text.replace("MemoryMax=512M", "MemoryMax=512M\nNoSuchSetting=1")).stderr).toContain("Unknown key");
   });
 });
