@@ -7,7 +7,7 @@ import { Catalog } from "../../src/agent/catalog.ts";
 import { argocdConnector } from "../../src/agent/connectors/argocd.ts";
 import { createAgentContext } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { startArgocdFake } from "../fixtures/fakes/argocd.ts";
 
@@ -16,16 +16,6 @@ const APPS = [{ name: "api", history: [{ id: 1, revision: "abc123" }, { id: 2, r
 let fake: ReturnType<typeof startArgocdFake>;
 const catalog = new Catalog([argocdConnector]);
 const ctx = (token = TOKEN) => createAgentContext({ RUNNER_ARGOCD_URL: fake.url, ARGOCD_TOKEN: token }, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startArgocdFake(TOKEN, { canGet: true, apps: APPS });

@@ -10,7 +10,7 @@ import { Catalog } from "../../src/agent/catalog.ts";
 import { awsConnector } from "../../src/agent/connectors/aws.ts";
 import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type AwsFake, awsError, awsOk, startAwsFake } from "../fixtures/fakes/aws.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
@@ -25,16 +25,6 @@ let fake: AwsFake;
 const catalog = new Catalog([awsConnector]);
 const staticEnv = (): Env => ({ RUNNER_AWS_CRED_MODE: "static", RUNNER_AWS_ACCESS_KEY_ID: KEY_ID, RUNNER_AWS_SECRET_ACCESS_KEY: SECRET, RUNNER_AWS_ENDPOINT_URL: fake.url, AWS_EC2_METADATA_DISABLED: "true" });
 const run = (name: string, args: unknown, env: Env = staticEnv()) => enforceAndRun(catalog, name, args, createAgentContext(env, pino({ level: "silent" })));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startAwsFake();

@@ -7,7 +7,7 @@ import { Catalog } from "../../src/agent/catalog.ts";
 import { azionConnector } from "../../src/agent/connectors/azion.ts";
 import { createAgentContext } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { AZION_GRANTS, startAzionFake } from "../fixtures/fakes/azion.ts";
 
@@ -15,16 +15,6 @@ const TOKEN = "azion_fake_personal_token_00000000";
 let fake: ReturnType<typeof startAzionFake>;
 const catalog = new Catalog([azionConnector]);
 const ctx = (token = TOKEN) => createAgentContext({ AZION_TOKEN: token, RUNNER_AZION_URL: fake.url }, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startAzionFake(TOKEN, [...AZION_GRANTS]);

@@ -8,7 +8,7 @@ import { checklyConnector } from "../../src/agent/connectors/checkly.ts";
 import { vercelConnector } from "../../src/agent/connectors/vercel.ts";
 import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { startChecklyFake } from "../fixtures/fakes/checkly.ts";
 import type { Fake } from "../fixtures/fakes/recorder.ts";
@@ -24,16 +24,6 @@ const quiet = (e: Env) => createAgentContext(e, pino({ level: "silent" }));
 const ck = (extra: Env = { RUNNER_CHECKLY_ACCOUNT_ID: ACCOUNT }) => quiet({ CHECKLY_API_KEY: CK_KEY, RUNNER_CHECKLY_URL: checkly.url, ...extra });
 const vc = (extra: Env = { RUNNER_VERCEL_TEAM_ID: TEAM }) => quiet({ VERCEL_TOKEN: VC_TOKEN, RUNNER_VERCEL_URL: vercel.url, ...extra });
 const catalog = new Catalog([checklyConnector, vercelConnector]);
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   checkly = startChecklyFake(CK_KEY, ACCOUNT);

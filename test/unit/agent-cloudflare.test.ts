@@ -6,7 +6,7 @@ import { Catalog } from "../../src/agent/catalog.ts";
 import { cloudflareConnector } from "../../src/agent/connectors/cloudflare.ts";
 import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type CloudflareToken, startCloudflareFake, ZONES } from "../fixtures/fakes/cloudflare.ts";
 
@@ -15,16 +15,6 @@ const FULL: CloudflareToken = { perms: ["Zone:Read", "DNS:Read"], zones: ["octo.
 let fake: ReturnType<typeof startCloudflareFake>;
 const catalog = new Catalog([cloudflareConnector]);
 const ctx = (extra: Env = {}) => createAgentContext({ CLOUDFLARE_API_TOKEN: TOKEN, RUNNER_CLOUDFLARE_URL: fake.url, ...extra }, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startCloudflareFake(TOKEN, structuredClone(FULL));

@@ -7,7 +7,7 @@ import { Catalog } from "../../src/agent/catalog.ts";
 import { datadogConnector } from "../../src/agent/connectors/datadog.ts";
 import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type DatadogFake, startDatadogFake } from "../fixtures/fakes/datadog.ts";
 
@@ -18,16 +18,6 @@ let fake: DatadogFake;
 const catalog = new Catalog([datadogConnector]);
 const env = (over: Env = {}): Env => ({ RUNNER_DATADOG_SITE: "datadoghq.eu", DATADOG_API_KEY: API_KEY, DATADOG_APP_KEY: APP_KEY, RUNNER_DATADOG_URL_TEMPLATE: fake.template, ...over });
 const ctx = (e: Env) => createAgentContext(e, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startDatadogFake({ orgSite: "datadoghq.eu", apiKey: API_KEY, appKey: APP_KEY, scopes: [...ALL] });

@@ -11,7 +11,7 @@ import { EKS_RESOURCES, eksConnector, rbac } from "../../src/agent/connectors/ek
 import { clusterToken, TOKEN_PREFIX } from "../../src/agent/connectors/eks/token.ts";
 import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type AwsFake, awsOk, startAwsFake } from "../fixtures/fakes/aws.ts";
 import { type ClusterFake, makeSelfSignedCert, startClusterFake } from "../fixtures/fakes/eks-cluster.ts";
@@ -24,16 +24,6 @@ let cluster: ClusterFake;
 const catalog = new Catalog([eksConnector]);
 const env = (over: Env = {}): Env => ({ RUNNER_EKS_CLUSTER: "prod", RUNNER_AWS_CRED_MODE: "static", RUNNER_AWS_ACCESS_KEY_ID: credentials.accessKeyId, RUNNER_AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, RUNNER_AWS_REGION: "eu-west-1", RUNNER_AWS_ENDPOINT_URL: aws.url, ...over });
 const ctx = (e: Env) => createAgentContext(e, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   aws = startAwsFake();

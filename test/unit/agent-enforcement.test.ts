@@ -8,7 +8,7 @@ import { ALLOWED_WRITES, Catalog, type Connector, op } from "../../src/agent/cat
 import { CONNECTORS } from "../../src/agent/connectors/index.ts";
 import { createAgentContext } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { type AwsFake, startAwsFake } from "../fixtures/fakes/aws.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 
@@ -39,16 +39,6 @@ function recordingConnector(events: string[], configured = true): Connector<{ op
 }
 
 const quiet = () => createAgentContext({}, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("enforcement order", () => {
   test("an unknown operation is refused before its arguments are even parsed", async () => {

@@ -10,7 +10,7 @@ import { Catalog } from "../../src/agent/catalog.ts";
 import { gcpConnector } from "../../src/agent/connectors/gcp.ts";
 import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type GcpFake, startGcpFake } from "../fixtures/fakes/gcp.ts";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
@@ -31,16 +31,6 @@ const env = (over: Env = {}): Env => ({
   ...over,
 });
 const ctx = (e: Env) => createAgentContext(e, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startGcpFake({ email: EMAIL, publicKey, roles: [...ALL_ROLES] });

@@ -7,7 +7,7 @@ import { Catalog } from "../../src/agent/catalog.ts";
 import { githubConnector } from "../../src/agent/connectors/github.ts";
 import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { startGithubFake } from "../fixtures/fakes/github.ts";
 import type { Fake } from "../fixtures/fakes/recorder.ts";
@@ -20,16 +20,6 @@ const CLASSIC_NO_SEC = "ghp_classicnosec00000000000000000000";
 let fake: Fake;
 const catalog = new Catalog([githubConnector]);
 const ctx = (token: string, extra: Env = {}) => createAgentContext({ GITHUB_TOKEN: token, RUNNER_GITHUB_API_URL: fake.url, ...extra }, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startGithubFake({

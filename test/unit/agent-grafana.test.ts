@@ -7,7 +7,7 @@ import { Catalog } from "../../src/agent/catalog.ts";
 import { grafanaConnector } from "../../src/agent/connectors/grafana.ts";
 import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type GrafanaFake, startGrafanaFake, SYNTHETICS_SCOPE } from "../fixtures/fakes/grafana.ts";
 
@@ -16,16 +16,6 @@ const ALL = ["metrics:read", "logs:read", "traces:read", "alerts:read", "rules:r
 let fake: GrafanaFake;
 const catalog = new Catalog([grafanaConnector]);
 const ctx = (e: Env) => createAgentContext(e, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startGrafanaFake({ token: TOKEN, user: "123456", scopes: [...ALL] });

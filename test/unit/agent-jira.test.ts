@@ -7,7 +7,7 @@ import { Catalog } from "../../src/agent/catalog.ts";
 import { jiraConnector } from "../../src/agent/connectors/jira.ts";
 import { createAgentContext } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { startJiraFake } from "../fixtures/fakes/jira.ts";
 
@@ -17,16 +17,6 @@ const ALL = ["BROWSE_PROJECTS", "CREATE_ISSUES", "ADD_COMMENTS", "TRANSITION_ISS
 let fake: ReturnType<typeof startJiraFake>;
 const catalog = new Catalog([jiraConnector]);
 const ctx = (token = TOKEN) => createAgentContext({ RUNNER_JIRA_URL: fake.url, JIRA_EMAIL: EMAIL, JIRA_API_TOKEN: token, RUNNER_JIRA_PROJECT: "OPS" }, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startJiraFake(EMAIL, TOKEN, [...ALL]);

@@ -10,6 +10,7 @@ import { assertReadCommand } from "../../src/agent/connectors/mongodb-read-guard
 import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
 import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type MongoFake, startMongoFake } from "../fixtures/fakes/mongodb-wire.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
@@ -23,16 +24,6 @@ const catalog = new Catalog([mongodbConnector]);
 const uriWith = (password: string, mechanism: "default" | "PLAIN" = "default") =>
   `mongodb://runner_ro:${encodeURIComponent(password)}@127.0.0.1:${fake.port}/shop?directConnection=true${mechanism === "PLAIN" ? "&authMechanism=PLAIN" : ""}`;
 const ctx = (extra: Env = {}) => createAgentContext({ MONGODB_URI: uriWith(PASSWORD), ...extra }, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startMongoFake({ user: "runner_ro", password: PASSWORD, readable: ["shop"] });

@@ -7,7 +7,7 @@ import { Catalog } from "../../src/agent/catalog.ts";
 import { slackConnector } from "../../src/agent/connectors/slack.ts";
 import { createAgentContext } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { startSlackFake } from "../fixtures/fakes/slack.ts";
 
@@ -16,16 +16,6 @@ const ALL = ["channels:read", "groups:read", "channels:history", "groups:history
 let fake: ReturnType<typeof startSlackFake>;
 const catalog = new Catalog([slackConnector]);
 const ctx = (token = TOKEN) => createAgentContext({ SLACK_BOT_TOKEN: token, RUNNER_SLACK_API_URL: fake.url }, pino({ level: "silent" }));
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   fake = startSlackFake(TOKEN, [...ALL]);

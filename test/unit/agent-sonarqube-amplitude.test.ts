@@ -7,7 +7,7 @@ import { amplitudeConnector } from "../../src/agent/connectors/amplitude.ts";
 import { sonarqubeConnector } from "../../src/agent/connectors/sonarqube.ts";
 import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
-import { AgentError } from "../../src/agent/errors.ts";
+import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { startAmplitudeFake } from "../fixtures/fakes/amplitude.ts";
 import { startSonarFake } from "../fixtures/fakes/sonarqube.ts";
@@ -21,16 +21,6 @@ const quiet = (e: Env) => createAgentContext(e, pino({ level: "silent" }));
 const sq = (extra: Env = {}) => quiet({ RUNNER_SONAR_URL: sonar.url, SONAR_TOKEN: SONAR, ...extra });
 const am = (extra: Env = {}) => quiet({ RUNNER_AMPLITUDE_URL: amp.url, AMPLITUDE_API_KEY: AMP_KEY, AMPLITUDE_SECRET_KEY: AMP_SECRET, ...extra });
 const catalog = new Catalog([sonarqubeConnector, amplitudeConnector]);
-
-async function refusal(p: Promise<unknown>): Promise<AgentError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 beforeAll(() => {
   sonar = startSonarFake(SONAR, ["octo_api"]);
