@@ -17,11 +17,15 @@ await $`${process.execPath} build --compile --bytecode --format=esm --splitting 
 if (existsSync("native/ptop/Makefile")) {
   // Bun.which: Bun's shell has no `command -v`. bpftool lives in /usr/sbin on Debian.
   const sbin = { PATH: `${process.env.PATH ?? ""}:/usr/sbin:/sbin` };
-  const haveToolchain = Bun.which("clang", sbin) !== null && Bun.which("bpftool", sbin) !== null;
+  const bpftool = Bun.which("bpftool", sbin);
+  const haveToolchain = Bun.which("clang", sbin) !== null && bpftool !== null;
   if (haveToolchain) {
     const archArgs = process.env.PTOP_ARCH ? [`ARCH=${process.env.PTOP_ARCH}`] : [];
-    await $`make -C native/ptop ${archArgs}`;
-    await $`cp native/ptop/build/ptop dist/ptop`;
+    // bpftool by its full path: a non-root PATH usually lacks /usr/sbin.
+    const made = await $`make -C native/ptop BPFTOOL=${bpftool} ${archArgs}`.nothrow();
+    if (made.exitCode === 0) await $`cp native/ptop/build/ptop dist/ptop`;
+    else if (process.env.RUNNER_REQUIRE_PTOP === "1") throw new Error("building ptop failed (see make's output above)");
+    else console.warn("build: ptop did not build (see make's output above); live tests will be skipped");
   } else if (process.env.RUNNER_REQUIRE_PTOP === "1") {
     throw new Error("ptop needs clang, bpftool, libbpf-dev and libelf-dev (apt-get install clang bpftool libbpf-dev libelf-dev)");
   } else {
