@@ -4,6 +4,7 @@ import type { AgentContext, Env } from "../context.ts";
 import { AgentError } from "../errors.ts";
 import { type GcpIdentity, GCP_CRED_MODES, gcpIdentity } from "./gcp/auth.ts";
 import { httpJson, urlOf } from "./http.ts";
+import { obj, optStr, str } from "./rest-op.ts";
 
 // Google Cloud (cloud B): project roles from policies/gcp/runner-roles.json, each operation
 // naming the one role it needs. RUNNER_GCP_PROJECT is the project; the cost operation reads the
@@ -57,9 +58,6 @@ function gcpOp(s: Spec): Operation<GcpHandle> {
   });
 }
 
-const obj = (p: Record<string, TSchema>) => Type.Object(p, { additionalProperties: false });
-const str = Type.String({ minLength: 1 });
-const optStr = Type.Optional(str);
 const pageSize = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 }));
 const rfc3339 = Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}T" });
 const TABLE = /^[a-z][a-z0-9-]{4,28}[a-z0-9]\.[A-Za-z0-9_]{1,1024}\.[A-Za-z0-9_$-]{1,1024}$/;

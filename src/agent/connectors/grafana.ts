@@ -3,6 +3,7 @@ import { type Connector, op, type Operation } from "../catalog.ts";
 import type { AgentContext, Env } from "../context.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, urlOf } from "./http.ts";
+import { obj, optStr, str } from "./rest-op.ts";
 
 // Grafana Cloud stack (observability stack B), one access-policy token (GRAFANA_CLOUD_TOKEN).
 // Only metrics:read is required. Every other scope is optional: when it is missing, or its
@@ -87,10 +88,7 @@ function gOp(s: Spec): Operation<GrafanaHandle> {
   });
 }
 
-const str = Type.String({ minLength: 1 });
-const optStr = Type.Optional(str);
 const epoch = Type.Integer({ minimum: 0 });
-const obj = (p: Record<string, TSchema>) => Type.Object(p, { additionalProperties: false });
 const SM_SCOPE = "synthetic-monitoring access (scope name to be confirmed)";
 
 export const grafanaOperations: Operation<GrafanaHandle>[] = [
