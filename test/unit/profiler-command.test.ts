@@ -39,7 +39,7 @@ describe("runner doctor", () => {
   test("--json lists every check with its status; exit 1 when the boot would be refused", () => {
     const r = run(["doctor", "--json"], { RUNNER_PROFILE_TARGETS_FILE: resolve(import.meta.dir, "../fixtures/targets/valid.json") });
     expect(r.code).toBe(1);
-    const report = JSON.parse(r.out) as { ok: boolean; instrumentation: string; findings: { check: string; status: string }[] };
+    const report = JSON.parse(r.out) as { ok: boolean; instrumentation: string; findings: { check: string; status: string; message: string }[] };
     expect(report.ok).toBe(false);
     const checks = new Set(report.findings.map((f) => f.check));
     // Where a built dist/ptop exists the collector is found and its capabilities are judged;
@@ -49,6 +49,8 @@ describe("runner doctor", () => {
       expect(checks.has(c)).toBe(true);
     }
     expect(report.findings.find((f) => f.check === "targets")!.status).toBe("pass");
+    // The release-signature check (runner and ptop are the signed bytes) is a requirement too.
+    expect(report.findings.some((f) => /signed release|release manifest/.test(f.message))).toBe(true);
     expect(report.instrumentation).toMatch(/^(fully instrumented|\d of 3 probes)/);
   });
 

@@ -4,7 +4,6 @@
 import type { BootResult } from "./boot-result.ts";
 import { runChecks } from "./checks.ts";
 import { BootRefusal, toRefusal } from "./finding.ts";
-import { checkSignature } from "./signature.ts";
 import { describeInstrumentation } from "./tracing.ts";
 
 export { BootRefusal } from "./finding.ts";
@@ -15,7 +14,6 @@ export type BootOptions = Record<string, never>;
 
 export async function boot(env: Record<string, string | undefined> = process.env, _opts?: BootOptions): Promise<BootResult> {
   const run = await runChecks(env, { identity: "boot" });
-  run.findings.push(...checkSignature(env)); // runner and ptop are the signed release bytes
   const failures = run.findings.filter((f) => f.status === "fail");
   if (failures.length > 0 || !run.config || !run.targets || !run.identity) {
     run.identity?.release();

@@ -17,6 +17,7 @@ import { checkOrchestratorAccess } from "./orchestrator.ts";
 import { checkPidNamespace } from "./pid-namespace.ts";
 import { readProcStatus, type ProcStatus } from "./proc-status.ts";
 import { checkSupervisor } from "./self-capabilities.ts";
+import { checkSignature } from "./signature.ts";
 import { checkTargets } from "./targets.ts";
 import { checkTracing } from "./tracing.ts";
 
@@ -72,6 +73,7 @@ export async function runChecks(env: Record<string, string | undefined>, opts: C
   findings.push(...checkAppArmor());
   findings.push(...checkMemory());
   findings.push(...checkOrchestratorAccess());
+  findings.push(...checkSignature(env)); // runner and ptop are the signed release bytes
 
   let identity: Identity | undefined;
   const failed = findings.some((f) => f.status === "fail");
