@@ -11,6 +11,7 @@ import { $ } from "bun";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { runWrk, type WrkResult } from "./wrk.ts";
 
 const root = resolve(import.meta.dir, "..");
 const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -43,34 +44,8 @@ function admin(...args: string[]): string {
   return r.stdout.toString().trimEnd().split("\n").at(-1)!;
 }
 
-interface WrkResult {
-  rps: number;
-  p50ms: number;
-  p99ms: number;
-  status: Record<string, number>;
-}
-
-function toMs(v: string): number {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v)!;
-  return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
-}
-
-async function wrk(url: string, env: Record<string, string>, connections: number): Promise<WrkResult> {
-  const lua = join(import.meta.dir, "capture-endpoint.lua");
-  const p = Bun.spawn(["wrk", `-t${threads}`, `-c${connections}`, `-d${duration}s`, "--latency", "-s", lua, url], {
-    env: { ...process.env, ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  if (code !== 0) throw new Error(`wrk failed: ${out}${err}`);
-  const status = JSON.parse(/STATUS (\{.*\})/.exec(out)?.[1] ?? "{}");
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
-    p50ms: toMs(/\s50%\s+(\S+)/.exec(out)![1]!),
-    p99ms: toMs(/\s99%\s+(\S+)/.exec(out)![1]!),
-    status,
-  };
+function wrk(url: string, env: Record<string, string>, connections: number): Promise<WrkResult> {
+  return runWrk(url, { env, connections, threads, duration });
 }
 
 try {

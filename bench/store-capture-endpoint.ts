@@ -9,6 +9,7 @@ import { $, SQL } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { runWrk, type WrkResult } from "./wrk.ts";
 
 const root = resolve(import.meta.dir, "..");
 const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -53,32 +54,8 @@ function admin(storeArgs: string[], ...args: string[]): string {
   return r.stdout.toString().trimEnd().split("\n").at(-1)!;
 }
 
-interface WrkResult {
-  rps: number;
-  p50ms: number;
-  p99ms: number;
-  status: Record<string, number>;
-}
-
-const toMs = (v: string) => {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v)!;
-  return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
-};
-
-async function wrk(url: string, token: string, connections: number, threads = 2): Promise<WrkResult> {
-  const p = Bun.spawn(["wrk", `-t${threads}`, `-c${connections}`, `-d${duration}s`, "--latency", "-s", join(import.meta.dir, "capture-endpoint.lua"), url], {
-    env: { ...process.env, TOKEN: token },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  if (code !== 0) throw new Error(`wrk failed: ${out}${err}`);
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
-    p50ms: toMs(/\s50%\s+(\S+)/.exec(out)![1]!),
-    p99ms: toMs(/\s99%\s+(\S+)/.exec(out)![1]!),
-    status: JSON.parse(/STATUS (\{.*\})/.exec(out)?.[1] ?? "{}"),
-  };
+function wrk(url: string, token: string, connections: number, threads = 2): Promise<WrkResult> {
+  return runWrk(url, { env: { TOKEN: token }, connections, threads, duration });
 }
 
 /** Orgs and tokens for both scenarios; the limited org's quota used up. */
