@@ -6,6 +6,7 @@ import { boot, BootRefusal } from "./boot/boot.ts";
 import type { BootResult } from "./boot/boot-result.ts";
 import { bootLineFields } from "./boot/boot-line.ts";
 import { formatRefusal } from "./boot/finding.ts";
+import { checkFlags } from "./flags.ts";
 
 /** Exit status of a refused boot (EX_CONFIG): systemd can be told not to restart on it. */
 export const EXIT_REFUSED = 78;
@@ -13,15 +14,8 @@ export const EXIT_REFUSED = 78;
 const USAGE = "usage: runner profiler [--boot-only]\n  --boot-only  run every boot check, print the boot line and exit\n";
 
 export async function profilerCommand(argv: string[]): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const unknown = argv.filter((a) => a !== "--boot-only");
-  if (unknown.length > 0) {
-    process.stderr.write(`runner profiler: unknown option ${unknown[0]}\n${USAGE}`);
-    return 2;
-  }
+  const stop = checkFlags("profiler", argv, ["--boot-only"], USAGE);
+  if (stop !== undefined) return stop;
   const bootOnly = argv.includes("--boot-only");
   const log = createLogger("profiler");
   let result: BootResult;

@@ -5,19 +5,13 @@
 import { runChecks } from "./boot/checks.ts";
 import { deployFix, warn, type Finding } from "./boot/finding.ts";
 import { describeInstrumentation } from "./boot/tracing.ts";
+import { checkFlags } from "./flags.ts";
 
 const USAGE = "usage: runner doctor [--json]\n";
 
 export async function doctorCommand(argv: string[]): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const unknown = argv.filter((a) => a !== "--json");
-  if (unknown.length > 0) {
-    process.stderr.write(`runner doctor: unknown option ${unknown[0]}\n${USAGE}`);
-    return 2;
-  }
+  const stop = checkFlags("doctor", argv, ["--json"], USAGE);
+  if (stop !== undefined) return stop;
   const run = await runChecks(process.env, { identity: "inspect" });
   // A requirement no check can see from inside: said once here, never a boot warning.
   run.findings.push(

@@ -60,4 +60,13 @@ describe("runner doctor", () => {
     expect(r.out).toContain("FAIL  [env] RUNNER_TENANT is not set");
     expect(r.out).toContain("the Profiler would refuse to boot");
   });
+
+  test("an unknown option is a usage error; --help prints the usage", () => {
+    const r = run(["doctor", "--jsno"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("runner doctor: unknown option --jsno");
+    const h = run(["doctor", "--help"]);
+    expect(h.code).toBe(0);
+    expect(h.out).toBe("usage: runner doctor [--json]\n");
+  });
 });
