@@ -12,8 +12,8 @@ export function healthTable(rows: ConnectorHealth[]): string {
   const cells = sorted.map((r) => [r.connector, r.status, r.missing?.length ? r.missing.join(", ") : "-", fixOf(r)]);
   const widths = [0, 1, 2].map((i) => Math.max(HEAD[i]!.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: readonly string[]) => `${c.slice(0, 3).map((v, i) => v.padEnd(widths[i]!)).join("  ")}  ${c[3]}`.trimEnd();
-  const errors = rows.filter((r) => r.status === "error").length;
-  const summary = `${rows.length} connectors: ${rows.length - errors - rows.filter((r) => r.status === "skipped").length} ok, ${errors} need action, ${rows.filter((r) => r.status === "skipped").length} not configured`;
+  const count = (status: ConnectorHealth["status"]) => rows.filter((r) => r.status === status).length;
+  const summary = `${rows.length} connectors: ${count("ok")} ok, ${count("error")} need action, ${count("skipped")} not configured`;
   return [line(HEAD), ...cells.map(line), "", summary].join("\n") + "\n";
 }
 
