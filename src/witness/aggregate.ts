@@ -1,7 +1,7 @@
 // Per-function totals of one axis: self (the function is the leaf) and inclusive (the function is
 // anywhere on the stack, counted once per stack even when recursive).
 
-import type { AxisProfile } from "./model.ts";
+import type { AxisProfile, Capture } from "./model.ts";
 
 export interface FunctionTotals {
   /** Indexed like `names` (the shared index); functions absent here are 0. */
@@ -43,4 +43,41 @@ export function functionTotals(p: AxisProfile, index: Map<string, number>, names
     }
   }
   return { self, inclusive, total };
+}
+
+/** A call tree of shares for the before and after sides of one axis (the flame graphs' data). */
+export interface ShareNode {
+  name: string;
+  after: number;
+  before: number;
+  children: Map<string, ShareNode>;
+}
+
+export const shareRoot = (): ShareNode => ({ name: "all", after: 0, before: 0, children: new Map() });
+
+/** Adds each capture's stacks of `axis` to `field` as shares of that capture's total, so captures
+ * of different length weigh the same. Returns how many captures contributed. */
+export function addStackShares(root: ShareNode, cs: Capture[], axis: string, field: "after" | "before"): number {
+  let n = 0;
+  for (const c of cs) {
+    const p = c.axes[axis];
+    if (!p) continue;
+    let total = 0;
+    for (const s of p.stacks) total += s.value;
+    if (total <= 0) continue;
+    n++;
+    for (const s of p.stacks) {
+      const v = s.value / total;
+      let node = root;
+      node[field] += v;
+      for (const fi of s.frames) {
+        const name = p.frames[fi]!.name;
+        let ch = node.children.get(name);
+        if (!ch) node.children.set(name, (ch = { name, after: 0, before: 0, children: new Map() }));
+        ch[field] += v;
+        node = ch;
+      }
+    }
+  }
+  return n;
 }

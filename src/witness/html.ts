@@ -5,42 +5,10 @@
 
 import type { Capture } from "./model.ts";
 import type { Change, DiffResult } from "./diff.ts";
-
-interface Node {
-  name: string;
-  after: number;
-  before: number;
-  children: Map<string, Node>;
-}
+import { addStackShares, shareRoot, type ShareNode as Node } from "./aggregate.ts";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
-
-function addStacks(root: Node, cs: Capture[], axis: string, field: "after" | "before"): number {
-  let total = 0;
-  for (const c of cs) {
-    const p = c.axes[axis];
-    if (!p) continue;
-    let t = 0;
-    for (const s of p.stacks) t += s.value;
-    if (t <= 0) continue;
-    // Each capture contributes shares, so captures of different length weigh the same.
-    for (const s of p.stacks) {
-      const v = s.value / t;
-      let n = root;
-      n[field] += v;
-      for (const fi of s.frames) {
-        const name = p.frames[fi]!.name;
-        let ch = n.children.get(name);
-        if (!ch) n.children.set(name, (ch = { name, after: 0, before: 0, children: new Map() }));
-        ch[field] += v;
-        n = ch;
-      }
-    }
-    total += 1;
-  }
-  return total;
-}
 
 function colour(c: Change | undefined): string {
   if (!c) return "#e6e6e6";
@@ -51,9 +19,9 @@ function colour(c: Change | undefined): string {
 }
 
 function flame(axis: string, result: DiffResult, input: { before: Capture[]; after: Capture[] }): string {
-  const root: Node = { name: "all", after: 0, before: 0, children: new Map() };
-  const nA = addStacks(root, input.after, axis, "after");
-  const nB = addStacks(root, input.before, axis, "before");
+  const root = shareRoot();
+  const nA = addStackShares(root, input.after, axis, "after");
+  const nB = addStackShares(root, input.before, axis, "before");
   const incl = new Map<string, Change>();
   for (const c of result.changes) if (c.axis === axis && c.kind === "inclusive") incl.set(c.function, c);
   const rows: string[] = [];

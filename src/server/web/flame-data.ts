@@ -3,6 +3,7 @@
 // pruned below 0.05% on both sides, plus the function-level inclusive changes for hover text.
 import type { Capture } from "../../witness/model.ts";
 import type { Change } from "../../witness/diff.ts";
+import { addStackShares, shareRoot, type ShareNode } from "../../witness/aggregate.ts";
 
 export type FlameNode = [name: string, after: number, before: number, children: FlameNode[]];
 /** function → [relative change, interval low, interval high, flagged, confirmation, verdict, self|inclusive] */
@@ -16,41 +17,9 @@ export interface FlameAxis {
   captures: { before: number; after: number };
 }
 
-interface Building {
-  name: string;
-  after: number;
-  before: number;
-  children: Map<string, Building>;
-}
-
 const PRUNE = 0.0005;
 
-function add(root: Building, cs: Capture[], axis: string, field: "after" | "before"): number {
-  let n = 0;
-  for (const c of cs) {
-    const p = c.axes[axis];
-    if (!p) continue;
-    let total = 0;
-    for (const s of p.stacks) total += s.value;
-    if (total <= 0) continue;
-    n++;
-    for (const s of p.stacks) {
-      const v = s.value / total;
-      let node = root;
-      node[field] += v;
-      for (const fi of s.frames) {
-        const name = p.frames[fi]!.name;
-        let ch = node.children.get(name);
-        if (!ch) node.children.set(name, (ch = { name, after: 0, before: 0, children: new Map() }));
-        ch[field] += v;
-        node = ch;
-      }
-    }
-  }
-  return n;
-}
-
-function freeze(b: Building, nA: number, nB: number): FlameNode {
+function freeze(b: ShareNode, nA: number, nB: number): FlameNode {
   const a = nA ? b.after / nA : 0;
   const be = nB ? b.before / nB : 0;
   const kids = [...b.children.values()]
@@ -63,9 +32,9 @@ function freeze(b: Building, nA: number, nB: number): FlameNode {
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export function flameAxis(axis: string, unit: string, before: Capture[], after: Capture[], changes: Change[]): FlameAxis {
-  const root: Building = { name: "all", after: 0, before: 0, children: new Map() };
-  const nA = add(root, after, axis, "after");
-  const nB = add(root, before, axis, "before");
+  const root = shareRoot();
+  const nA = addStackShares(root, after, axis, "after");
+  const nB = addStackShares(root, before, axis, "before");
   // A frame shows its function's inclusive change; when only the self change cleared the noise
   // floor (a leaf's cost), that one — so a flagged function is never painted as noise.
   const ch: Record<string, FlameChange> = {};
