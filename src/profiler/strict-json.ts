@@ -21,6 +21,8 @@ export class JsonSyntaxError extends Error {
 
 export const MAX_JSON_DEPTH = 32;
 
+const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+
 /** Positions (line, column) of object keys, so structural errors can point at the file too. */
 export const keyPositions = new WeakMap<JsonObject, Map<string, { line: number; column: number }>>();
 
@@ -82,12 +84,7 @@ export function parseStrictJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonVa
     const out = Object.create(null) as JsonObject;
     const positions = new Map<string, { line: number; column: number }>();
     keyPositions.set(out, positions);
-    skipWhitespace();
-    if (text[i] === "}") {
-      i++;
-      return out;
-    }
-    for (;;) {
+    items("}", () => {
       skipWhitespace();
       if (text[i] !== '"') fail(`unexpected ${describe(i)}, expected a key in double quotes`);
       const keyAt = i;
@@ -98,44 +95,39 @@ export function parseStrictJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonVa
       if (text[i] !== ":") fail(`unexpected ${describe(i)}, expected ":"`);
       i++;
       out[key] = value(depth);
-      skipWhitespace();
-      if (text[i] === ",") {
-        i++;
-        skipWhitespace();
-        if (text[i] === "}") fail("trailing comma before }");
-        continue;
-      }
-      if (text[i] === "}") {
-        i++;
-        return out;
-      }
-      fail(`unexpected ${describe(i)}, expected "," or "}"`);
-    }
+    });
+    return out;
   }
 
   function array(depth: number): JsonValue[] {
     if (depth > maxDepth) fail(`nesting deeper than ${maxDepth} levels`);
     i++; // [
     const out: JsonValue[] = [];
+    items("]", () => out.push(value(depth)));
+    return out;
+  }
+
+  /** The comma-separated members of an object or array, each read by `item`, through `close`. */
+  function items(close: "}" | "]", item: () => void): void {
     skipWhitespace();
-    if (text[i] === "]") {
+    if (text[i] === close) {
       i++;
-      return out;
+      return;
     }
     for (;;) {
-      out.push(value(depth));
+      item();
       skipWhitespace();
       if (text[i] === ",") {
         i++;
         skipWhitespace();
-        if (text[i] === "]") fail("trailing comma before ]");
+        if (text[i] === close) fail(`trailing comma before ${close}`);
         continue;
       }
-      if (text[i] === "]") {
+      if (text[i] === close) {
         i++;
-        return out;
+        return;
       }
-      fail(`unexpected ${describe(i)}, expected "," or "]"`);
+      fail(`unexpected ${describe(i)}, expected "," or "${close}"`);
     }
   }
 
@@ -155,9 +147,8 @@ export function parseStrictJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonVa
       if (c === 0x5c) {
         out += text.slice(chunk, i);
         const e = text[i + 1];
-        const simple: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-        if (e !== undefined && e in simple) {
-          out += simple[e];
+        if (e !== undefined && e in SIMPLE_ESCAPES) {
+          out += SIMPLE_ESCAPES[e];
           i += 2;
         } else if (e === "u") {
           const hex = text.slice(i + 2, i + 6);
