@@ -7,7 +7,7 @@ import { bundleToJSON } from "@sigstore/bundle";
 import { MessageSignatureBundleBuilder } from "@sigstore/sign";
 import { digestFile } from "./digest.ts";
 import { keyHint } from "./keys.ts";
-import { serializeManifest, type Arch, type BinaryName, type Manifest } from "./manifest.ts";
+import { MANIFEST_SCHEMA_ID, type Arch, type BinaryName, type Manifest } from "./manifest.ts";
 
 export interface BinaryInput {
   name: BinaryName;
@@ -16,7 +16,7 @@ export interface BinaryInput {
 }
 
 export function buildManifest(version: string, inputs: BinaryInput[]): Manifest {
-  return { schema: "runner-release-manifest/1", version, binaries: inputs.map((i) => ({ name: i.name, arch: i.arch, ...digestFile(i.path) })) };
+  return { schema: MANIFEST_SCHEMA_ID, version, binaries: inputs.map((i) => ({ name: i.name, arch: i.arch, ...digestFile(i.path) })) };
 }
 
 /** An ECDSA P-256 key pair as PEM (PKCS#8 private, SPKI public). */
@@ -41,5 +41,3 @@ export async function signManifest(manifestText: string, privatePem: string): Pr
   const bundle = await builder.create({ data: Buffer.from(manifestText, "utf8") });
   return `${JSON.stringify(bundleToJSON(bundle), null, 2)}\n`;
 }
-
-export { serializeManifest };
