@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Connector } from "../catalog.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
 import { obj, optStr, type RestRequest, type RestSpec, restOperations, seg } from "./rest-op.ts";
@@ -81,8 +82,7 @@ export const argocdConnector: Connector<ArgocdHandle> = {
   name: "argocd",
   unconfigured: (ctx) => (ctx.env.RUNNER_ARGOCD_URL ? null : "RUNNER_ARGOCD_URL is not set"),
   async open(ctx) {
-    const token = await ctx.secrets.get("ARGOCD_TOKEN");
-    if (!token) throw new AgentError("not_configured", "ARGOCD_TOKEN is not set (argocd account generate-token --account <account>)");
+    const token = await requireSecret(ctx, "ARGOCD_TOKEN", "argocd account generate-token --account <account>");
     return { base: ctx.env.RUNNER_ARGOCD_URL!, token, ca: ctx.env.RUNNER_ARGOCD_CA };
   },
   async health(h) {

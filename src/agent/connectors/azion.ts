@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Connector } from "../catalog.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { assertQueryOnly } from "./graphql-guard.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
@@ -64,8 +65,7 @@ export const azionConnector: Connector<AzionHandle> = {
   name: "azion",
   unconfigured: (ctx) => (ctx.env.AZION_TOKEN || ctx.env.RUNNER_AZION_URL ? null : "neither AZION_TOKEN nor RUNNER_AZION_URL is set"),
   async open(ctx) {
-    const token = await ctx.secrets.get("AZION_TOKEN");
-    if (!token) throw new AgentError("not_configured", "AZION_TOKEN is not set");
+    const token = await requireSecret(ctx, "AZION_TOKEN");
     return { base: ctx.env.RUNNER_AZION_URL || "https://api.azion.com", token };
   },
   async health(h) {

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Connector } from "../catalog.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
 import { limit, obj, type RestRequest, type RestSpec, restOperations, seg } from "./rest-op.ts";
@@ -45,8 +46,7 @@ export const checklyConnector: Connector<ChecklyHandle> = {
   name: "checkly",
   unconfigured: (ctx) => (ctx.env.CHECKLY_API_KEY || ctx.env.RUNNER_CHECKLY_URL ? null : "neither CHECKLY_API_KEY nor RUNNER_CHECKLY_URL is set"),
   async open(ctx) {
-    const key = await ctx.secrets.get("CHECKLY_API_KEY");
-    if (!key) throw new AgentError("not_configured", "CHECKLY_API_KEY is not set");
+    const key = await requireSecret(ctx, "CHECKLY_API_KEY");
     return { base: ctx.env.RUNNER_CHECKLY_URL || "https://api.checklyhq.com", key, account: ctx.env.RUNNER_CHECKLY_ACCOUNT_ID || undefined };
   },
   async health(h) {

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Connector } from "../catalog.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
 import { limit, obj, optStr, type RestRequest, type RestSpec, restOperations, seg } from "./rest-op.ts";
@@ -72,8 +73,7 @@ export const cloudflareConnector: Connector<CloudflareHandle> = {
   name: "cloudflare",
   unconfigured: (ctx) => (ctx.env.CLOUDFLARE_API_TOKEN || ctx.env.RUNNER_CLOUDFLARE_URL ? null : "neither CLOUDFLARE_API_TOKEN nor RUNNER_CLOUDFLARE_URL is set"),
   async open(ctx) {
-    const token = await ctx.secrets.get("CLOUDFLARE_API_TOKEN");
-    if (!token) throw new AgentError("not_configured", "CLOUDFLARE_API_TOKEN is not set (Zone:Read + DNS:Read, scoped to the needed zones)");
+    const token = await requireSecret(ctx, "CLOUDFLARE_API_TOKEN", "Zone:Read + DNS:Read, scoped to the needed zones");
     const zones = (ctx.env.RUNNER_CLOUDFLARE_ZONES ?? "").split(",").map((z) => z.trim()).filter(Boolean);
     return { base: ctx.env.RUNNER_CLOUDFLARE_URL || "https://api.cloudflare.com/client/v4", token, zones };
   },

@@ -1,6 +1,7 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import { type Connector, op, type Operation } from "../catalog.ts";
 import type { AgentContext } from "../context.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
 
@@ -114,8 +115,7 @@ export const datadogConnector: Connector<DatadogHandle> = {
   name: "datadog",
   unconfigured: (ctx) => (ctx.env.RUNNER_DATADOG_SITE || ctx.env.DATADOG_API_KEY ? null : "neither RUNNER_DATADOG_SITE nor DATADOG_API_KEY is set"),
   async open(ctx: AgentContext) {
-    const apiKey = await ctx.secrets.get("DATADOG_API_KEY");
-    if (!apiKey) throw new AgentError("not_configured", "DATADOG_API_KEY is not set");
+    const apiKey = await requireSecret(ctx, "DATADOG_API_KEY");
     const site = ctx.env.RUNNER_DATADOG_SITE || "datadoghq.com";
     return { site, template: ctx.env.RUNNER_DATADOG_URL_TEMPLATE || "https://api.{site}", apiKey, appKey: await ctx.secrets.get("DATADOG_APP_KEY") };
   },

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { Connector } from "../catalog.ts";
 import type { AgentContext } from "../context.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
 import { limit, obj, optStr, type RestRequest, type RestSpec, restOperations, seg, str } from "./rest-op.ts";
@@ -164,8 +165,7 @@ export const githubConnector: Connector<GithubHandle> = {
   name: "github",
   unconfigured: (ctx) => (ctx.env.GITHUB_TOKEN || ctx.env.RUNNER_GITHUB_API_URL ? null : "neither GITHUB_TOKEN nor RUNNER_GITHUB_API_URL is set"),
   async open(ctx) {
-    const token = await ctx.secrets.get("GITHUB_TOKEN");
-    if (!token) throw new AgentError("not_configured", "GITHUB_TOKEN is not set (a fine-grained token with read permissions, or a classic token with repo, read:org, security_events)");
+    const token = await requireSecret(ctx, "GITHUB_TOKEN", "a fine-grained token with read permissions, or a classic token with repo, read:org, security_events");
     return { base: ctx.env.RUNNER_GITHUB_API_URL || "https://api.github.com", token };
   },
   health,

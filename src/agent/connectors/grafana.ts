@@ -1,6 +1,7 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import { type Connector, op, type Operation } from "../catalog.ts";
 import type { AgentContext, Env } from "../context.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, urlOf } from "./http.ts";
 import { obj, optStr, str } from "./rest-op.ts";
@@ -117,8 +118,7 @@ export const grafanaConnector: Connector<GrafanaHandle> = {
   name: "grafana",
   unconfigured: (ctx) => (ctx.env.RUNNER_GRAFANA_PROMETHEUS_URL ? null : "RUNNER_GRAFANA_PROMETHEUS_URL is not set"),
   async open(ctx: AgentContext) {
-    const token = await ctx.secrets.get("GRAFANA_CLOUD_TOKEN");
-    if (!token) throw new AgentError("not_configured", "GRAFANA_CLOUD_TOKEN is not set (an access policy token with metrics:read)");
+    const token = await requireSecret(ctx, "GRAFANA_CLOUD_TOKEN", "an access policy token with metrics:read");
     return { env: ctx.env, token };
   },
   async health(h) {

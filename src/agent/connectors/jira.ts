@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { Connector } from "../catalog.ts";
 import type { AgentContext } from "../context.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, urlOf } from "./http.ts";
 import { limit, obj, optStr, type RestRequest, type RestSpec, restOperations, seg, str } from "./rest-op.ts";
@@ -83,8 +84,7 @@ export const jiraConnector: Connector<JiraHandle> = {
   name: "jira",
   unconfigured: (ctx) => (ctx.env.RUNNER_JIRA_URL ? null : "RUNNER_JIRA_URL is not set"),
   async open(ctx: AgentContext) {
-    const token = await ctx.secrets.get("JIRA_API_TOKEN");
-    if (!token) throw new AgentError("not_configured", "JIRA_API_TOKEN is not set");
+    const token = await requireSecret(ctx, "JIRA_API_TOKEN");
     const email = ctx.env.JIRA_EMAIL;
     const auth = email ? `Basic ${Buffer.from(`${email}:${token}`).toString("base64")}` : `Bearer ${token}`;
     ctx.redactor.add(auth.replace(/^(Basic|Bearer) /, ""));

@@ -2,6 +2,7 @@ import { type TSchema, Type } from "@sinclair/typebox";
 import type { MongoClient } from "mongodb";
 import { type Connector, op, type Operation } from "../catalog.ts";
 import type { AgentContext } from "../context.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { assertReadCommand } from "./mongodb-read-guard.ts";
 import { limit, obj, optStr } from "./rest-op.ts";
@@ -141,8 +142,7 @@ export const mongodbConnector: Connector<MongoHandle> = {
   name: "mongodb",
   unconfigured: (ctx) => (ctx.env.MONGODB_URI || ctx.env.RUNNER_MONGODB_DATABASE ? null : "neither MONGODB_URI nor RUNNER_MONGODB_DATABASE is set"),
   async open(ctx: AgentContext) {
-    const uri = await ctx.secrets.get("MONGODB_URI");
-    if (!uri) throw new AgentError("not_configured", "MONGODB_URI is not set (a connection string embedding a read-only user)");
+    const uri = await requireSecret(ctx, "MONGODB_URI", "a connection string embedding a read-only user");
     const parts = parseMongoUri(uri);
     ctx.redactor.add(parts.password);
     ctx.redactor.add(parts.password === undefined ? undefined : encodeURIComponent(parts.password));

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Connector } from "../catalog.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, urlOf } from "./http.ts";
 import { limit, obj, optStr, type RestRequest, type RestSpec, restOperations } from "./rest-op.ts";
@@ -58,8 +59,7 @@ export const slackConnector: Connector<SlackHandle> = {
   name: "slack",
   unconfigured: (ctx) => (ctx.env.SLACK_BOT_TOKEN || ctx.env.RUNNER_SLACK_API_URL ? null : "neither SLACK_BOT_TOKEN nor RUNNER_SLACK_API_URL is set"),
   async open(ctx) {
-    const token = await ctx.secrets.get("SLACK_BOT_TOKEN");
-    if (!token) throw new AgentError("not_configured", "SLACK_BOT_TOKEN is not set (a bot token with channels:read, groups:read, channels:history, groups:history)");
+    const token = await requireSecret(ctx, "SLACK_BOT_TOKEN", "a bot token with channels:read, groups:read, channels:history, groups:history");
     return { base: ctx.env.RUNNER_SLACK_API_URL || "https://slack.com/api", token };
   },
   async health(h) {

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Connector } from "../catalog.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
 import { limit, obj, optStr, type RestRequest, type RestSpec, restOperations, str } from "./rest-op.ts";
@@ -49,8 +50,7 @@ export const sonarqubeConnector: Connector<SonarHandle> = {
   name: "sonarqube",
   unconfigured: (ctx) => (ctx.env.RUNNER_SONAR_URL ? null : "RUNNER_SONAR_URL is not set"),
   async open(ctx) {
-    const token = await ctx.secrets.get("SONAR_TOKEN");
-    if (!token) throw new AgentError("not_configured", "SONAR_TOKEN is not set (a user token with Browse on the analyzed projects)");
+    const token = await requireSecret(ctx, "SONAR_TOKEN", "a user token with Browse on the analyzed projects");
     return { base: ctx.env.RUNNER_SONAR_URL!, token, project: ctx.env.RUNNER_SONAR_PROJECT };
   },
   async health(h) {

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Connector } from "../catalog.ts";
+import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
 import { limit, obj, optStr, type RestRequest, type RestSpec, restOperations, seg } from "./rest-op.ts";
@@ -45,8 +46,7 @@ export const vercelConnector: Connector<VercelHandle> = {
   name: "vercel",
   unconfigured: (ctx) => (ctx.env.VERCEL_TOKEN || ctx.env.RUNNER_VERCEL_URL ? null : "neither VERCEL_TOKEN nor RUNNER_VERCEL_URL is set"),
   async open(ctx) {
-    const token = await ctx.secrets.get("VERCEL_TOKEN");
-    if (!token) throw new AgentError("not_configured", "VERCEL_TOKEN is not set");
+    const token = await requireSecret(ctx, "VERCEL_TOKEN");
     return { base: ctx.env.RUNNER_VERCEL_URL || "https://api.vercel.com", token, team: ctx.env.RUNNER_VERCEL_TEAM_ID || undefined };
   },
   async health(h) {
