@@ -1,7 +1,7 @@
 // Per-function totals of one axis: self (the function is the leaf) and inclusive (the function is
 // anywhere on the stack, counted once per stack even when recursive).
 
-import type { AxisProfile, Capture } from "./model.ts";
+import { axisTotal, type AxisProfile, type Capture } from "./model.ts";
 
 export interface FunctionTotals {
   /** Indexed like `names` (the shared index); functions absent here are 0. */
@@ -62,8 +62,7 @@ export function addStackShares(root: ShareNode, cs: Capture[], axis: string, fie
   for (const c of cs) {
     const p = c.axes[axis];
     if (!p) continue;
-    let total = 0;
-    for (const s of p.stacks) total += s.value;
+    const total = axisTotal(p);
     if (total <= 0) continue;
     n++;
     for (const s of p.stacks) {

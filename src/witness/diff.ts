@@ -8,7 +8,7 @@
 //      flagged when q ≤ 0.05 and the change is at least the minimum effect;
 //   5. a confirmation window over later after-replicates, a power calculation for the verdict.
 
-import type { Capture } from "./model.ts";
+import { instrumentation, type Capture } from "./model.ts";
 import { functionTotals } from "./aggregate.ts";
 import { medianRatioFactors, rateFactors, shareFactors, type Normalisation } from "./stats/normalise.ts";
 import { dispersionMoM, rateTest, replicateAgrees, type Groups } from "./stats/rate-test.ts";
@@ -64,13 +64,12 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
   const info = (cs: Capture[], side: string): CaptureInfo[] =>
     cs.map((c, i) => {
       if (c.meta.partial) notes.push(`${side} capture ${label(c, side, i)} is partial: ${c.meta.partialReason ?? "collector stopped early"}`);
-      const present = Object.keys(c.axes).length;
       return {
         name: label(c, side, i),
         role: i === 0 ? "head" : "replicate",
         partial: c.meta.partial,
         measured_sec: c.meta.measuredSec ?? null,
-        instrumentation: c.missing.length ? `${present} of ${present + c.missing.length} probes` : "fully instrumented",
+        instrumentation: instrumentation(c),
       };
     });
   const captures = { before: info(input.before, "before"), after: info(input.after, "after") };
@@ -92,7 +91,6 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     meanTotal: number;
     nB: number;
     nA: number;
-    usePrior: boolean;
     side: (y: Float64Array, cs: number[]) => Side;
     selfKeys: Set<number>;
   }
@@ -270,7 +268,6 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       meanTotal: (sumT * qu) / N,
       nB: B.length,
       nA: A.length,
-      usePrior,
       side,
       selfKeys,
     });

@@ -5,8 +5,8 @@
 // dropped and marks the capture partial — exactly like a stream without its summary record.
 
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { StreamRecord, type FrameRecord } from "../protocol/profile-stream.ts";
-import { AxisBuilder, type AxisUnit, type Capture, type Frame } from "./model.ts";
+import { STREAM_VERSION, StreamRecord, type FrameRecord } from "../protocol/profile-stream.ts";
+import { AxisBuilder, axisTotal, type AxisUnit, type Capture, type Frame } from "./model.ts";
 
 const check = TypeCompiler.Compile(StreamRecord);
 
@@ -143,7 +143,7 @@ export function toStream(c: Capture): string {
   out.push(
     JSON.stringify({
       type: "header",
-      version: 1,
+      version: STREAM_VERSION,
       workload: c.meta.workload ?? "unknown",
       probes_requested: requested,
       frequency_hz: c.meta.frequencyHz ?? 99,
@@ -172,7 +172,7 @@ export function toStream(c: Capture): string {
   }
   if (!c.meta.partial) {
     const samples: Record<string, number> = {};
-    for (const a of axes) samples[a] = c.axes[a]!.stacks.reduce((t, s) => t + s.value, 0);
+    for (const a of axes) samples[a] = axisTotal(c.axes[a]!);
     out.push(
       JSON.stringify({ type: "summary", samples, lost: {}, partial: false, ended_at_ms: (c.meta.startedAtMs ?? 0) + Math.round((c.meta.measuredSec ?? 0) * 1000), measured_sec: c.meta.measuredSec ?? 0 }),
     );
