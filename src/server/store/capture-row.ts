@@ -2,6 +2,9 @@
 // Timestamps are epoch milliseconds; PostgreSQL hands BIGINT columns over as strings.
 import type { CaptureRecord } from "./types.ts";
 
+/** capture_requests joined with its org's name: the SELECT every CaptureRow read starts with. */
+export const SELECT_CAPTURE = `SELECT c.*, o.name AS org_name FROM capture_requests c JOIN orgs o ON o.id = c.org_id`;
+
 export interface CaptureRow {
   request_id: string;
   org_name: string;

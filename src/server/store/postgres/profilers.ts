@@ -3,6 +3,7 @@ import type { SQL } from "bun";
 import type { ArtifactClass } from "../../../protocol/enroll.ts";
 import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff } from "../profiler-store.ts";
 import { requireOrgId } from "./orgs.ts";
+import { toDiff, type DiffRow } from "../diff-row.ts";
 import { StoreError, type CaptureRecord } from "../types.ts";
 import { SELECT_CAPTURE, toCapture, type PgCaptureRow } from "./rows.ts";
 
@@ -82,16 +83,7 @@ export class PgProfilers implements ProfilerStore {
 
   async getDiff(requestId: string): Promise<StoredDiff | null> {
     const [r] = await this.sql`SELECT * FROM diffs WHERE request_id = ${requestId}`;
-    if (!r) return null;
-    return {
-      requestId: r.request_id,
-      comparedWith: r.compared_with ? { requestId: r.compared_with, version: r.compared_version ?? "" } : null,
-      note: r.note,
-      verdict: r.verdict,
-      json: r.json,
-      html: r.html,
-      createdAt: Number(r.created_at),
-    };
+    return r ? toDiff(r as DiffRow) : null;
   }
 
   async findBaseline(orgName: string, workload: string, env: string, version: string, before: number): Promise<Baseline | null> {

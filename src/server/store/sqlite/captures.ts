@@ -11,9 +11,7 @@ import {
   type QueueResult,
 } from "../types.ts";
 import { requireOrgId } from "./orgs.ts";
-import { toCapture, type CaptureRow } from "./rows.ts";
-
-const SELECT = `SELECT c.*, o.name AS org_name FROM capture_requests c JOIN orgs o ON o.id = c.org_id`;
+import { SELECT_CAPTURE, toCapture, type CaptureRow } from "./rows.ts";
 
 /** Requests are identical when every field that changes what gets measured is equal. */
 export function dedupeKey(r: CaptureRequest): string {
@@ -74,14 +72,14 @@ export class SqliteCaptures implements CaptureStore {
   }
 
   async getCapture(requestId: string): Promise<CaptureRecord | null> {
-    const row = this.db.query(`${SELECT} WHERE c.request_id = ?`).get(requestId) as CaptureRow | null;
+    const row = this.db.query(`${SELECT_CAPTURE} WHERE c.request_id = ?`).get(requestId) as CaptureRow | null;
     return row ? toCapture(row) : null;
   }
 
   async listCaptures(orgName: string, limit = 1000): Promise<CaptureRecord[]> {
     const orgId = requireOrgId(this.db, orgName);
     const rows = this.db
-      .query(`${SELECT} WHERE c.org_id = ? ORDER BY c.created_at DESC, c.request_id DESC LIMIT ?`)
+      .query(`${SELECT_CAPTURE} WHERE c.org_id = ? ORDER BY c.created_at DESC, c.request_id DESC LIMIT ?`)
       .all(orgId, limit) as CaptureRow[];
     return rows.map(toCapture);
   }
@@ -124,6 +122,6 @@ export class SqliteCaptures implements CaptureStore {
   }
 
   private mustGet(requestId: string): CaptureRecord {
-    return toCapture(this.db.query(`${SELECT} WHERE c.request_id = ?`).get(requestId) as CaptureRow);
+    return toCapture(this.db.query(`${SELECT_CAPTURE} WHERE c.request_id = ?`).get(requestId) as CaptureRow);
   }
 }

@@ -3,10 +3,9 @@ import type { Database } from "bun:sqlite";
 import type { ArtifactClass } from "../../../protocol/enroll.ts";
 import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff } from "../profiler-store.ts";
 import { StoreError, type CaptureRecord } from "../types.ts";
-import { toCapture, type CaptureRow } from "./rows.ts";
+import { SELECT_CAPTURE, toCapture, type CaptureRow } from "./rows.ts";
 import { requireOrgId } from "./orgs.ts";
-
-const SELECT_CAPTURE = `SELECT c.*, o.name AS org_name FROM capture_requests c JOIN orgs o ON o.id = c.org_id`;
+import { toDiff, type DiffRow } from "../diff-row.ts";
 
 interface InstanceRow {
   org_id: number;
@@ -16,17 +15,6 @@ interface InstanceRow {
   class: ArtifactClass;
   public_key: string;
   enrolled_at: number;
-}
-
-interface DiffRow {
-  request_id: string;
-  compared_with: string | null;
-  compared_version: string | null;
-  note: string;
-  verdict: string | null;
-  json: string | null;
-  html: string | null;
-  created_at: number;
 }
 
 export class SqliteProfilers implements ProfilerStore {
@@ -104,16 +92,7 @@ export class SqliteProfilers implements ProfilerStore {
 
   async getDiff(requestId: string): Promise<StoredDiff | null> {
     const r = this.db.query("SELECT * FROM diffs WHERE request_id = ?").get(requestId) as DiffRow | null;
-    if (!r) return null;
-    return {
-      requestId: r.request_id,
-      comparedWith: r.compared_with ? { requestId: r.compared_with, version: r.compared_version ?? "" } : null,
-      note: r.note,
-      verdict: r.verdict,
-      json: r.json,
-      html: r.html,
-      createdAt: r.created_at,
-    };
+    return r ? toDiff(r) : null;
   }
 
   async findBaseline(orgName: string, workload: string, env: string, version: string, before: number): Promise<Baseline | null> {

@@ -1,6 +1,6 @@
 // Row <-> record mapping shared by the SQLite table modules.
 import type { Org } from "../types.ts";
-export { toCapture, type CaptureRow } from "../capture-row.ts";
+export { SELECT_CAPTURE, toCapture, type CaptureRow } from "../capture-row.ts";
 
 export interface OrgRow {
   id: number;
