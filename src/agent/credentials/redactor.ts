@@ -6,6 +6,8 @@ const MIN_SECRET_LENGTH = 6; // shorter values would scrub ordinary words; real 
 
 export class Redactor {
   private readonly values = new Set<string>();
+  /** The values longest first (so a value containing another is removed whole); rebuilt on add, not per scrub. */
+  private longestFirst: string[] = [];
 
   add(value: string | undefined): void {
     if (!value || value.length < MIN_SECRET_LENGTH) return;
@@ -13,12 +15,12 @@ export class Redactor {
     // Credentials also travel encoded (Basic auth, URL query); scrub those spellings too.
     this.values.add(encodeURIComponent(value));
     this.values.add(Buffer.from(value).toString("base64"));
+    this.longestFirst = [...this.values].sort((a, b) => b.length - a.length);
   }
 
   scrub(text: string): string {
     let out = text;
-    // Longest first, so a value containing another is removed whole.
-    for (const v of [...this.values].sort((a, b) => b.length - a.length)) out = out.split(v).join("[REDACTED]");
+    for (const v of this.longestFirst) out = out.split(v).join("[REDACTED]");
     return out;
   }
 }
