@@ -53,6 +53,15 @@ static int peek(struct parser *ps, char c)
 	return ps->p < ps->end && *ps->p == c;
 }
 
+/* Consumes c when it is next (after whitespace). */
+static int accept(struct parser *ps, char c)
+{
+	if (!peek(ps, c))
+		return 0;
+	ps->p++;
+	return 1;
+}
+
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9') return c - '0';
@@ -209,11 +218,8 @@ static int parse_target(struct parser *ps, struct target *t, size_t index)
 				}
 				t->ns = xstrndup(val, strlen(val));
 			}
-			if (peek(ps, ',')) {
-				ps->p++;
-				continue;
-			}
-			break;
+			if (!accept(ps, ','))
+				break;
 		}
 	}
 	if (expect(ps, '}'))
@@ -276,20 +282,14 @@ int targets_parse(const char *buf, size_t len, struct target_list *out, char *er
 					out->n++;
 					if (parse_target(&ps, &out->items[out->n - 1], out->n - 1))
 						goto bad;
-					if (peek(&ps, ',')) {
-						ps.p++;
-						continue;
-					}
-					break;
+					if (!accept(&ps, ','))
+						break;
 				}
 			}
 			if (expect(&ps, ']'))
 				goto bad;
-			if (peek(&ps, ',')) {
-				ps.p++;
-				continue;
-			}
-			break;
+			if (!accept(&ps, ','))
+				break;
 		}
 	}
 	if (expect(&ps, '}'))
