@@ -53,7 +53,7 @@ export function safeHost(url: string): string {
   }
 }
 
-/** Joins a base URL and a path plus query parameters, dropping undefined values. */
+/** Query parameters for `urlOf`: undefined values are dropped, an array repeats the key. */
 export type Query = Record<string, string | number | boolean | undefined | (string | number)[]>;
 
 /** Joins a base URL and a path plus query parameters, dropping undefined values; an array repeats the key. */
