@@ -115,6 +115,14 @@ describe.skipIf(!live)("ptop target list and refusals (live)", () => {
     expect(oneLine(run.stderr)).toContain("no process of workload");
   });
 
+  test("a workload named by a later entry of a several-entry list is accepted (not refused)", async () => {
+    const body = '{ "targets" : [ { "workload" : "nginx" } ,\n { "namespace" : "x" , "workload" : "no-such-workload-xyz" } ] }';
+    const targets = writeTargets(dir, body, "several.json");
+    const run = await runPtop(ptop, ["--targets", targets, "--workload", "no-such-workload-xyz", "--namespace", "x", "--duration", "1", "--probes", "cpu"]);
+    expect(run.exitCode).toBe(PTOP_EXIT.not_running);
+    expect(oneLine(run.stderr)).toContain("no process of workload");
+  });
+
   test("on a bare host a namespace-qualified target matches nothing (no service-account namespace file)", async () => {
     const work = spawnAsNobody([hotloop, "1", "10"]);
     try {
