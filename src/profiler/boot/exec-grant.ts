@@ -2,12 +2,12 @@
 // are honoured only if each capability is in our bounding set, no_new_privs is off, we are in the
 // initial user namespace, and ptop's file system is not mounted nosuid.
 
-import { readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { REQUIRED_CAPS } from "./capability-names.ts";
 import { deployFix, fail, pass, type Finding } from "./finding.ts";
 import { isNosuid } from "./libc.ts";
 import { mountOf, readMounts } from "./mountinfo.ts";
-import type { ProcStatus } from "./proc-status.ts";
+import { readNamespaceInode, type ProcStatus } from "./proc-status.ts";
 
 /** PROC_USER_INIT_INO: the inode of the initial user namespace, fixed by the kernel. */
 export const INITIAL_USER_NS_INODE = 4026531837;
@@ -55,16 +55,7 @@ export function checkNoNewPrivs(status: ProcStatus): Finding[] {
   ];
 }
 
-export function readUserNamespaceInode(): number | undefined {
-  try {
-    const m = /^user:\[(\d+)\]$/.exec(readlinkSync("/proc/self/ns/user"));
-    return m ? Number(m[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export function checkUserNamespace(inode = readUserNamespaceInode(), uidMap = readUidMap()): Finding[] {
+export function checkUserNamespace(inode = readNamespaceInode("user"), uidMap = readUidMap()): Finding[] {
   // The inode is authoritative; the uid map is the fallback where /proc/self/ns is unreadable.
   const initial = inode !== undefined ? inode === INITIAL_USER_NS_INODE : uidMap !== undefined && /^\s*0\s+0\s+4294967295\s*$/.test(uidMap);
   if (initial) return [pass("user-namespace", "user namespace", "running in the initial user namespace")];

@@ -2,8 +2,9 @@
 // inherits it) sees only itself and its children: the target does not exist for it. The host
 // namespace is recognised by its fixed inode; a shared namespace (a pod's) by other processes.
 
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { deployFix, fail, pass, warn, type Finding } from "./finding.ts";
+import { readNamespaceInode } from "./proc-status.ts";
 
 /** PROC_PID_INIT_INO: the inode of the initial PID namespace, fixed by the kernel. */
 export const INITIAL_PID_NS_INODE = 4026531836;
@@ -13,15 +14,6 @@ const FIX = deployFix({
   kubernetes: "hostPID: true on the Profiler pod, or shareProcessNamespace: true when the target runs in the same pod",
   systemd: "PrivatePIDs=no (run in the host PID namespace)",
 });
-
-export function readPidNamespaceInode(): number | undefined {
-  try {
-    const m = /^pid:\[(\d+)\]$/.exec(readlinkSync("/proc/self/ns/pid"));
-    return m ? Number(m[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** pid -> ppid for every process /proc shows us. */
 export function readProcessTree(proc = "/proc"): Map<number, number> {
@@ -55,7 +47,7 @@ export function strangers(tree: Map<number, number>, self: number): number[] {
   return [...tree.keys()].filter((pid) => !own.has(pid) && !isDescendant(pid));
 }
 
-export function checkPidNamespace(inode = readPidNamespaceInode(), tree?: Map<number, number>, self = process.pid): Finding[] {
+export function checkPidNamespace(inode = readNamespaceInode("pid"), tree?: Map<number, number>, self = process.pid): Finding[] {
   if (inode === INITIAL_PID_NS_INODE) return [pass("pid-namespace", "PID namespace", "the host PID namespace is shared: every host process is visible")];
   // Only outside the host namespace is /proc walked (a host has thousands of processes).
   const others = strangers(tree ?? readProcessTree(), self);

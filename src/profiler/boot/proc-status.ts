@@ -1,6 +1,6 @@
 // The lines of /proc/<pid>/status the boot reads: who we are and which capabilities we hold.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 
 export interface ProcStatus {
   /** real, effective, saved, filesystem */
@@ -40,4 +40,14 @@ export function parseProcStatus(text: string): ProcStatus {
 
 export function readProcStatus(pid: number | "self" = "self"): ProcStatus {
   return parseProcStatus(readFileSync(`/proc/${pid}/status`, "utf8"));
+}
+
+/** The inode of our `kind` namespace (/proc/self/ns/<kind> reads "<kind>:[inode]"), or undefined when unreadable. */
+export function readNamespaceInode(kind: "pid" | "user"): number | undefined {
+  try {
+    const m = /^([a-z]+):\[(\d+)\]$/.exec(readlinkSync(`/proc/self/ns/${kind}`));
+    return m?.[1] === kind ? Number(m[2]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
