@@ -9,6 +9,7 @@ import { $, SQL } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { createTestDatabase } from "../test/helpers/postgres.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 
 const root = resolve(import.meta.dir, "..");
@@ -25,12 +26,9 @@ if (!bin) {
   await $`${process.execPath} build --compile --bytecode --format=esm --minify-syntax --sourcemap=none ${join(root, "src/cli.ts")} --outfile ${bin}`.quiet();
 }
 
-const dbName = `runner_bench_${process.pid}`;
+const db = await createTestDatabase(baseUrl, "bench");
+const pgUrl = db.url;
 const adminSql = new SQL(baseUrl, { max: 1 });
-await adminSql.unsafe(`CREATE DATABASE ${dbName}`);
-const pgUrlObj = new URL(baseUrl);
-pgUrlObj.pathname = `/${dbName}`;
-const pgUrl = pgUrlObj.toString();
 
 async function startServer(storeArgs: string[]) {
   const logFile = join(work, `${running.length}.log`);
@@ -122,7 +120,7 @@ try {
 } finally {
   for (const p of running) p.kill();
   await Promise.all(running.map((p) => p.exited));
-  await adminSql.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
   await adminSql.close();
+  await db.drop().catch(() => {});
   rmSync(work, { recursive: true, force: true });
 }
