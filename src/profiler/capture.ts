@@ -8,16 +8,12 @@ import { gzipSync } from "node:zlib";
 import { ALL_PROBES, PTOP_EXIT, type ProbeName } from "../protocol/profile-stream.ts";
 import type { CaptureOrder, Instrumentation } from "../protocol/tunnel.ts";
 import { instrumentationFromStream } from "./instrumentation.ts";
-
-export interface TargetEntry {
-  workload: string;
-  namespace?: string;
-}
+import type { Target } from "./targets.ts";
 
 export interface CaptureContext {
   collectorPath: string;
   targetsFile: string;
-  targets: readonly TargetEntry[];
+  targets: readonly Target[];
   probes?: readonly ProbeName[];
   /** Called once ptop is running; lets the control plane tell "running" from "lost before start". */
   onStarted?: () => void;

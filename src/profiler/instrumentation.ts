@@ -5,7 +5,7 @@ import type { Instrumentation } from "../protocol/tunnel.ts";
 export function instrumentationFromStream(stream: string, requested: readonly ProbeName[]): Instrumentation {
   const probes = new Map<ProbeName, ProbeRecord>();
   for (const line of stream.split("\n")) {
-    if (!line.startsWith('{"type":"probe"') && !line.includes('"type":"probe"')) continue;
+    if (!line.includes('"type":"probe"')) continue;
     try {
       const rec = JSON.parse(line) as ProbeRecord;
       if (rec.type === "probe") probes.set(rec.name, rec);

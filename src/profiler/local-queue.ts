@@ -4,6 +4,7 @@
 // rule (token, opt-in, validation, rate limit, dedupe) is applied in one place. While the tunnel is
 // down it answers 503 with Retry-After — a request is never silently dropped.
 
+import { parseListen } from "../config/profiler-env.ts";
 import type { Logger } from "../log.ts";
 import type { ProfilerMessage, ServerMessage } from "../protocol/tunnel.ts";
 
@@ -26,7 +27,10 @@ export class LocalQueue {
   constructor(private readonly opts: LocalQueueOptions) {}
 
   start(): string {
-    const { hostname, port } = parseListen(this.opts.listen);
+    // The boot validated RUNNER_LOCAL_LISTEN with this same parser.
+    const addr = parseListen(this.opts.listen);
+    if (!addr) throw new Error(`RUNNER_LOCAL_LISTEN must be HOST:PORT, got "${this.opts.listen}"`);
+    const { host: hostname, port } = addr;
     this.server = Bun.serve({ hostname, port, maxRequestBodySize: MAX_BODY, fetch: (req) => this.handle(req) });
     return `http://${hostname}:${this.server.port}`;
   }
@@ -72,12 +76,4 @@ export class LocalQueue {
 
 function unavailable(why: string): string {
   return JSON.stringify({ error: `capture not queued: ${why}; retry later`, retry_after_seconds: 5 });
-}
-
-export function parseListen(listen: string): { hostname: string; port: number } {
-  const i = listen.lastIndexOf(":");
-  const hostname = listen.slice(0, i).replace(/^\[|\]$/g, "") || "127.0.0.1";
-  const port = Number(listen.slice(i + 1));
-  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`RUNNER_LOCAL_LISTEN must be HOST:PORT, got "${listen}"`);
-  return { hostname, port };
 }

@@ -4,36 +4,18 @@
 
 import { createLogger } from "../log.ts";
 import type { ProfilerMessage, ServerMessage, CaptureOrder } from "../protocol/tunnel.ts";
-import type { ProbeName } from "../protocol/profile-stream.ts";
-import { runCapture, type TargetEntry, type CaptureAnswer } from "./capture.ts";
+import type { BootResult } from "./boot/boot-result.ts";
+import { runCapture, type CaptureAnswer } from "./capture.ts";
 import { enroll, EnrollError } from "./enroll-client.ts";
 import { backoffDelayMs } from "./backoff.ts";
 import { LocalQueue } from "./local-queue.ts";
 import { trustedCertificates } from "./trust.ts";
 import { TunnelClient } from "./tunnel-client.ts";
 
-/** What the supervisor needs from the boot (src/profiler/boot/boot-result.ts provides it). */
-export interface SupervisorBoot {
-  config: {
-    tenant: string;
-    instanceId: string;
-    tunnelUrl: string;
-    enrollUrl: string;
-    targetsFile: string;
-    bootstrapToken: string;
-    collectorPath: string;
-    localListen: string;
-    caFile?: string;
-  };
-  targets: { targets: readonly TargetEntry[] } | readonly TargetEntry[];
-  identity: { publicKey: string; sign(message: Uint8Array): Uint8Array; release?(): void };
-  probesExpected?: readonly ProbeName[];
-}
-
-export async function runSupervisor(boot: SupervisorBoot): Promise<number> {
+export async function runSupervisor(boot: BootResult): Promise<number> {
   const log = createLogger("profiler");
   const { config } = boot;
-  const targets = Array.isArray(boot.targets) ? boot.targets : (boot.targets as { targets: readonly TargetEntry[] }).targets;
+  const { targets } = boot;
   const ca = trustedCertificates(config.caFile);
 
   await enrollUntilAccepted(boot, ca, log);
@@ -105,7 +87,7 @@ export async function runSupervisor(boot: SupervisorBoot): Promise<number> {
   await Bun.sleep(200);
   tunnel.stop();
   local.stop();
-  boot.identity.release?.();
+  boot.identity.release();
   return 0;
 }
 
@@ -127,7 +109,7 @@ function resultMessage(requestId: string, a: CaptureAnswer): ProfilerMessage {
   }
 }
 
-async function enrollUntilAccepted(boot: SupervisorBoot, ca: string[] | undefined, log: ReturnType<typeof createLogger>): Promise<void> {
+async function enrollUntilAccepted(boot: BootResult, ca: string[] | undefined, log: ReturnType<typeof createLogger>): Promise<void> {
   const { config } = boot;
   for (let attempt = 0; ; attempt++) {
     try {

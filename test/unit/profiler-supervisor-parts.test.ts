@@ -3,7 +3,7 @@ import { backoffDelayMs } from "../../src/profiler/backoff.ts";
 import { instrumentationFromStream } from "../../src/profiler/instrumentation.ts";
 import { describeInstrumentation } from "../../src/protocol/tunnel.ts";
 import { enrollEndpoint } from "../../src/profiler/enroll-client.ts";
-import { parseListen } from "../../src/profiler/local-queue.ts";
+import { parseListen } from "../../src/config/profiler-env.ts";
 
 describe("backoff", () => {
   test("grows exponentially and is capped", () => {
@@ -50,7 +50,7 @@ describe("addresses", () => {
     expect(enrollEndpoint("https://cp.example/custom/enroll")).toBe("https://cp.example/custom/enroll");
   });
   test("RUNNER_LOCAL_LISTEN is HOST:PORT", () => {
-    expect(parseListen("127.0.0.1:7071")).toEqual({ hostname: "127.0.0.1", port: 7071 });
-    expect(() => parseListen("7071")).toThrow(/HOST:PORT/);
+    expect(parseListen("127.0.0.1:7071")).toEqual({ host: "127.0.0.1", port: 7071 });
+    expect(parseListen("7071")).toBeUndefined();
   });
 });

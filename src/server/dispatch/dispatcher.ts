@@ -15,36 +15,23 @@
 //   rules and the in-flight state in the store, owned by replica leases instead.
 
 import type { Logger } from "../../log.ts";
-import type { CaptureOrder, Instrumentation, ProfilerMessage } from "../../protocol/tunnel.ts";
+import type { CaptureOrder, ProfilerMessage } from "../../protocol/tunnel.ts";
+import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import type { TunnelEvents, TunnelSession } from "../tunnel/listener.ts";
-import { mergeAnswers, type NodeAnswer } from "./merge.ts";
+import { mergeAnswers, toRecordInstrumentation, type NodeAnswer } from "./merge.ts";
 
 export const RECONNECT_GRACE_MS = 20_000;
 export const ACK_TIMEOUT_MS = 30_000;
 export const RESULT_GRACE_MS = 60_000;
 const POLL_MS = 250;
 
-export interface DispatchStore {
-  listQueuedCaptures(limit: number): Promise<CaptureRecord[]>;
-  markCaptureRunning(requestId: string, now?: number): Promise<CaptureRecord>;
-  requeueRunningCaptures(): Promise<number>;
-  completeCapture(
-    requestId: string,
-    result: { outcome: "pushed" | "nothing_to_push" | "failed"; reason?: string | null; instrumentation?: StoredInstrumentation | null },
-  ): Promise<CaptureRecord>;
-}
-
-export interface StoredInstrumentation {
-  probes_requested: number;
-  probes_attached: number;
-  missing: Array<{ probe: string; reason: string }>;
-}
+export type DispatchStore = Pick<Store, "listQueuedCaptures" | "markCaptureRunning" | "requeueRunningCaptures" | "completeCapture">;
 
 export interface DispatcherOptions {
   store: DispatchStore;
   logger: Logger;
-  /** A pushed profile arrived: store it and diff it. Returns a note to put in the record's reason, if any. */
+  /** A pushed profile arrived and its record is complete: store the profile and diff it. */
   onProfile?: (record: CaptureRecord, profileGz: Uint8Array, fromInstance: string) => Promise<void>;
   /** A sidecar's request bridged over the tunnel: answer it with the public API's rules. */
   onLocalCapture?: (authorization: string, body: string) => Promise<{ status: number; body: string; retryAfter?: string }>;
@@ -59,10 +46,6 @@ interface Flight {
   startedAt: number;
   lostTimers: Map<string, ReturnType<typeof setTimeout>>;
   profiles: Map<string, Uint8Array>;
-}
-
-export function toStoredInstrumentation(i: Instrumentation): StoredInstrumentation {
-  return { probes_requested: i.requested.length, probes_attached: i.attached.length, missing: i.not_attached };
 }
 
 export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
@@ -239,7 +222,7 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
       const record = await this.opts.store.completeCapture(id, {
         outcome: "pushed",
         reason: merged.reason,
-        instrumentation: toStoredInstrumentation(merged.instrumentation),
+        instrumentation: toRecordInstrumentation(merged.instrumentation),
       });
       const profile = f.profiles.get(merged.from);
       if (profile && this.opts.onProfile) {
@@ -251,7 +234,7 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
       await this.opts.store.completeCapture(id, {
         outcome: merged.outcome,
         reason: merged.reason,
-        instrumentation: merged.instrumentation ? toStoredInstrumentation(merged.instrumentation) : null,
+        instrumentation: merged.instrumentation ? toRecordInstrumentation(merged.instrumentation) : null,
       });
     }
     this.opts.logger.info({ request_id: id, outcome: merged.outcome }, "capture recorded");

@@ -10,6 +10,12 @@
 // and do not turn the outcome into a failure.
 
 import type { Instrumentation } from "../../protocol/tunnel.ts";
+import type { Instrumentation as RecordInstrumentation } from "../store/types.ts";
+
+/** The wire's probe lists (what the Profiler saw) as the record keeps them (counts + what is missing). */
+export function toRecordInstrumentation(i: Instrumentation): RecordInstrumentation {
+  return { probes_requested: i.requested.length, probes_attached: i.attached.length, missing: i.not_attached };
+}
 
 export type NodeAnswer =
   | { state: "pending" }

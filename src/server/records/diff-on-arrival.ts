@@ -22,31 +22,17 @@ export async function storeAndDiff(deps: { store: Store; logger: Logger; now: ()
 
   const afterRecords = await store.listPushedOfVersion(record.orgName, record.workload, record.env, record.version);
   const afterHead = afterRecords.filter((r) => r.kind === "head").at(-1);
+  const noDiff = (requestId: string, note: string) =>
+    store.saveDiff({ requestId, comparedWith: null, note, verdict: null, json: null, html: null, createdAt: deps.now() });
   if (!afterHead) {
-    await store.saveDiff({
-      requestId: record.requestId,
-      comparedWith: null,
-      note: `no head capture of version ${record.version} yet: replicates are compared once the head is pushed`,
-      verdict: null,
-      json: null,
-      html: null,
-      createdAt: deps.now(),
-    });
+    await noDiff(record.requestId, `no head capture of version ${record.version} yet: replicates are compared once the head is pushed`);
     return;
   }
   const baseline = await store.findBaseline(record.orgName, record.workload, record.env, record.version, afterHead.createdAt);
   // The diff belongs to the head of V; a replicate refreshes that head's diff.
   const target = afterHead.requestId;
   if (!baseline) {
-    await store.saveDiff({
-      requestId: target,
-      comparedWith: null,
-      note: `no earlier version of ${record.workload}${record.env ? ` (${record.env})` : ""} has a pushed head capture: nothing to compare with yet`,
-      verdict: null,
-      json: null,
-      html: null,
-      createdAt: deps.now(),
-    });
+    await noDiff(target, `no earlier version of ${record.workload}${record.env ? ` (${record.env})` : ""} has a pushed head capture: nothing to compare with yet`);
     return;
   }
 

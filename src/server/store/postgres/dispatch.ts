@@ -4,7 +4,7 @@ import type { SQL } from "bun";
 import type { CaptureOrder } from "../../../protocol/tunnel.ts";
 import type { AnswerResult, ClusterDispatchStore, ClusterTimeouts, LocalOrder, Overdue } from "../../dispatch/cluster-store.ts";
 import { mergeAnswers, type NodeAnswer } from "../../dispatch/merge.ts";
-import { toStoredInstrumentation } from "../../dispatch/dispatcher.ts";
+import { toRecordInstrumentation } from "../../dispatch/merge.ts";
 import { WORK_CHANNEL } from "./captures.ts";
 import { SELECT_CAPTURE, toCapture, type PgCaptureRow } from "./rows.ts";
 
@@ -193,7 +193,7 @@ export class PgDispatch implements ClusterDispatchStore {
       const merged = mergeAnswers(answers);
       if (!merged.done) return { kind: "recorded" };
       const instrumentation =
-        merged.outcome === "pushed" ? toStoredInstrumentation(merged.instrumentation) : merged.instrumentation ? toStoredInstrumentation(merged.instrumentation) : null;
+        merged.instrumentation ? toRecordInstrumentation(merged.instrumentation) : null;
       await tx`
         UPDATE capture_requests SET status = 'done', outcome = ${merged.outcome}, reason = ${merged.reason},
                instrumentation = ${instrumentation ? JSON.stringify(instrumentation) : null}, updated_at = ${now}
