@@ -4,12 +4,12 @@ import { parseArgs } from "node:util";
 import type { CaptureRequestBody } from "../protocol/capture-request.ts";
 import { attemptQueueCapture } from "./queue-capture.ts";
 
+const MAX_ATTEMPTS = 5;
 const USAGE = `usage: runner capture --url BASE --token TOKEN --workload W --version V
                       [--env E] [--kind head|replicate] [--duration S] [--warmup S] [--retry]
   The token may come from RUNNER_CAPTURE_TOKEN instead of --token.
-  --retry waits the server's retry_after_seconds after a 429 and tries again (up to ${"5"} attempts).
+  --retry waits the server's retry_after_seconds after a 429 and tries again (up to ${MAX_ATTEMPTS} attempts).
 `;
-const MAX_ATTEMPTS = 5;
 
 class UsageError extends Error {}
 
