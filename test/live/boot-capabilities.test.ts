@@ -2,13 +2,12 @@
 // supervisor's own identity (nobody vs root). Root + setcap required.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { liveAvailable } from "../helpers/runner-bin.ts";
-import { BootSandbox, bootLine, FIVE } from "./boot-setup.ts";
+import { BootSandbox, bootLine, FIVE, REFUSED } from "./boot-setup.ts";
 
 // Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
 setDefaultTimeout(60_000);
 
 const live = liveAvailable();
-const REFUSED = 78;
 let box: BootSandbox;
 
 describe.skipIf(!live)("boot: collector file capabilities and the supervisor (live)", () => {

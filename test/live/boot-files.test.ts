@@ -5,13 +5,12 @@ import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "
 import { chmodSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable } from "../helpers/runner-bin.ts";
-import { BootSandbox } from "./boot-setup.ts";
+import { BootSandbox, REFUSED } from "./boot-setup.ts";
 
 // Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
 setDefaultTimeout(60_000);
 
 const live = liveAvailable();
-const REFUSED = 78;
 let box: BootSandbox;
 
 describe.skipIf(!live)("boot: files the unprivileged supervisor must reach (live)", () => {

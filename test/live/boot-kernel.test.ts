@@ -6,13 +6,12 @@ import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable } from "../helpers/runner-bin.ts";
-import { BootSandbox, bootLine, FIVE, sh, unprivilegedUserNamespaces } from "./boot-setup.ts";
+import { BootSandbox, bootLine, FIVE, REFUSED, sh, unprivilegedUserNamespaces } from "./boot-setup.ts";
 
 // Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
 setDefaultTimeout(60_000);
 
 const live = liveAvailable();
-const REFUSED = 78;
 let box: BootSandbox;
 
 describe.skipIf(!live)("boot: kernel settings (live)", () => {

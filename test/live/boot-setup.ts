@@ -9,6 +9,9 @@ import { join } from "node:path";
 import { isNosuid } from "../../src/profiler/boot/libc.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 
+/** The exit status of a refused boot. */
+export { EXIT_REFUSED as REFUSED } from "../../src/profiler/command.ts";
+
 export const NOBODY = 65534;
 export const FIVE = "cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_search,cap_sys_admin";
 
