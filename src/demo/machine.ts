@@ -3,7 +3,8 @@
 // workload, tracefs, and a `runner` executable that user can run.
 import { $ } from "bun";
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { defaultCollectorPath } from "../config/profiler-env.ts";
 
 export const UNPRIVILEGED_UID = 65534;
 export const COLLECTOR_CAPS = "cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_search,cap_sys_admin+ep";
@@ -24,14 +25,9 @@ export async function makeTlsCertificate(dir: string): Promise<{ cert: string; k
   return { cert, key };
 }
 
-/** Where a built ptop is: beside this executable (release layout), dist/, or the native build dir. */
+/** Where a built ptop is: where the Profiler itself would look, or the native build dir. */
 export function findCollector(): string | null {
-  const candidates = [
-    process.env.RUNNER_COLLECTOR_PATH,
-    join(dirname(process.execPath), "ptop"),
-    join(REPO, "dist/ptop"),
-    join(REPO, "native/ptop/build/ptop"),
-  ];
+  const candidates = [process.env.RUNNER_COLLECTOR_PATH, defaultCollectorPath(), join(REPO, "native/ptop/build/ptop")];
   return candidates.find((c): c is string => !!c && existsSync(c)) ?? null;
 }
 
