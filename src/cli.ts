@@ -1,11 +1,12 @@
 #!/usr/bin/env bun
-import { RUNNER_VERSION } from "./version.ts";
 // Entry point of the single `runner` executable: picks a role from argv and hands over.
-// Each role lives in its own room; imports are lazy so one role never pays for another's start-up.
+// Each role lives in its own room; imports are lazy (and chunks split at build) so one role never
+// pays for another's start-up.
+import { RUNNER_VERSION } from "./version.ts";
 
 type Command = (argv: string[]) => Promise<number>;
 
-// One line per role; each role's module exports a Command. Add a line when a role lands.
+// One line per role; each role's module exports a Command.
 const ROLES: Record<string, { summary: string; load: () => Promise<Command> }> = {
   agent: { summary: "connectors: catalog [--json] | run OP --args JSON | health", load: async () => (await import("./agent/command.ts")).agentCommand },
   profiler: { summary: "Profiler supervisor: boot checks, identity, then captures (--boot-only: checks and exit)", load: async () => (await import("./profiler/command.ts")).profilerCommand },
@@ -15,7 +16,7 @@ const ROLES: Record<string, { summary: string; load: () => Promise<Command> }> =
   admin: { summary: "store administration: orgs, Profiler opt-in, tokens, captures", load: async () => (await import("./server/admin/command.ts")).adminCommand },
   capture: { summary: "pipeline client: queue a capture with a capture token", load: async () => (await import("./client/capture-command.ts")).captureCommand },
   witness: { summary: "profiles: fold | convert (pprof, folded, speedscope) | diff of two versions with a noise floor", load: async () => (await import("./witness/command.ts")).witnessCommand },
-  demo: { summary: "start a throwaway server and queue a capture end to end", load: async () => (await import("./demo/command.ts")).demoCommand },
+  demo: { summary: "the main job end to end on this machine: two versions of a sample service, captured and diffed", load: async () => (await import("./demo/command.ts")).demoCommand },
 };
 
 function usage(): string {
@@ -40,8 +41,6 @@ export async function main(argv: string[]): Promise<number> {
   }
   return (await role.load())(rest);
 }
-
-
 
 if (import.meta.main) {
   main(process.argv.slice(2)).then(
