@@ -63,8 +63,8 @@ ${v.tokens.length ? html`<table id="tokens"><thead><tr><th scope="col">Name</th>
 </section>`;
 }
 
-export function settingsPage(v: SettingsView, status = 200): { body: Html; status: number } {
+export function settingsPage(v: SettingsView): Html {
   const manage = canManageSettings(v.session.user.role);
   const body = html`<h1>Settings</h1>${v.message ?? ""}${profilerSection(v, manage)}${tokenSection(v, manage)}`;
-  return { body: layout("Settings", body, v.session, "settings"), status };
+  return layout("Settings", body, v.session, "settings");
 }
