@@ -30,7 +30,7 @@ export interface Identity {
   publicKey: string;
   /** true when this boot created the key pair */
   created: boolean;
-  /** modes corrected from group/other-readable to 0600 (e.g. by a Kubernetes fsGroup) */
+  /** modes found group/other-readable (e.g. by a Kubernetes fsGroup), corrected to 0600 unless inspecting */
   repairedModes: string[];
   /** entries of the volume that are not the Profiler's (reported; key-like ones refuse) */
   foreignEntries: string[];
@@ -49,7 +49,7 @@ export class IdentityError extends Error {
 }
 
 export interface OpenOptions {
-  /** false: inspect only (doctor) — never create keys, release the lock at once. */
+  /** false: inspect only (doctor) — never create keys or change modes, release the lock at once. */
   create?: boolean;
 }
 
@@ -75,7 +75,7 @@ export async function openIdentity(dir: string, instanceId: string, opts: OpenOp
     let created = false;
     const repairedModes: string[] = [];
     if (existing) {
-      for (const f of [IDENTITY_FILE, KEY_FILE]) if (repairMode(join(dir, f))) repairedModes.push(f);
+      for (const f of [IDENTITY_FILE, KEY_FILE]) if (looseMode(join(dir, f), create)) repairedModes.push(f);
       secretKey = readSecretKey(dir);
       publicKey = sodium.to_base64(secretKey.slice(32), sodium.base64_variants.ORIGINAL);
       if (publicKey !== existing.publicKey) throw new IdentityError(`identity volume ${dir}: ${KEY_FILE} does not match the public key recorded in ${IDENTITY_FILE}`, "files");
@@ -194,10 +194,11 @@ function describeHolder(path: string): string {
   }
 }
 
-function repairMode(path: string): boolean {
+/** Whether group or others may read `path`; with `repair`, its mode is reset to 0600. */
+function looseMode(path: string, repair: boolean): boolean {
   const mode = statSync(path).mode & 0o777;
   if ((mode & 0o077) === 0) return false;
-  chmodSync(path, 0o600);
+  if (repair) chmodSync(path, 0o600);
   return true;
 }
 

@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import sodium from "libsodium-wrappers";
+import { checkIdentity } from "../../src/profiler/boot/identity.ts";
 import { IDENTITY_FILE, IdentityError, KEY_FILE, openIdentity } from "../../src/profiler/identity.ts";
 
 // Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
@@ -104,6 +105,27 @@ describe("identity volume", () => {
     expect(id.repairedModes).toEqual([KEY_FILE]);
     expect(statSync(join(dir, KEY_FILE)).mode & 0o777).toBe(0o600);
     id.release();
+  });
+
+  test("inspect mode reports group-readable files but leaves their mode alone", async () => {
+    (await openIdentity(dir, "node-1")).release();
+    chmodSync(join(dir, KEY_FILE), 0o640);
+    const id = await openIdentity(dir, "node-1", { create: false });
+    expect(id.repairedModes).toEqual([KEY_FILE]);
+    expect(statSync(join(dir, KEY_FILE)).mode & 0o777).toBe(0o640);
+  });
+
+  test("inspect (doctor): a volume locked by the running Profiler is a warning, at boot a failure", async () => {
+    const running = await openIdentity(dir, "node-1");
+    try {
+      const inspect = await checkIdentity(dir, "node-1", false);
+      expect(inspect.findings.map((f) => f.status)).toEqual(["warn"]);
+      expect(inspect.findings[0]!.message).toContain("is in use by PID");
+      const boot = await checkIdentity(dir, "node-1", true);
+      expect(boot.findings.map((f) => f.status)).toEqual(["fail"]);
+    } finally {
+      running.release();
+    }
   });
 
   test("inspect mode creates nothing", async () => {

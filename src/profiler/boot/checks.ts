@@ -79,10 +79,6 @@ export async function runChecks(env: Record<string, string | undefined>, opts: C
   const failed = findings.some((f) => f.status === "fail");
   if (config && (opts.identity === "inspect" || !failed)) {
     const id = await checkIdentity(config.identityDir, config.instanceId, opts.identity === "boot");
-    if (opts.identity === "inspect") {
-      // The running Profiler holds the lock: for doctor that is information, not a failure.
-      for (const f of id.findings) if (f.status === "fail" && /is in use by/.test(f.message)) f.status = "warn";
-    }
     findings.push(...id.findings);
     identity = id.identity;
   }
