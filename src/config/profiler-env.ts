@@ -46,6 +46,12 @@ export function defaultCollectorPath(): string {
   return resolve(import.meta.dir, "../../dist/ptop");
 }
 
+/** RUNNER_COLLECTOR_PATH (resolved), or the default collector when it is unset or empty. */
+export function collectorPathFrom(env: Record<string, string | undefined>): string {
+  const p = env.RUNNER_COLLECTOR_PATH;
+  return p === undefined || p === "" ? defaultCollectorPath() : resolve(p);
+}
+
 export function readProfilerEnv(env: Record<string, string | undefined> = process.env): EnvResult {
   const problems: EnvProblem[] = [];
   const fail = (variable: string, message: string) => problems.push({ variable, severity: "fail", message: `${variable} ${message}` });
@@ -102,9 +108,7 @@ export function readProfilerEnv(env: Record<string, string | undefined> = proces
 
   const token = readBootstrapToken(env, fail, warn);
 
-  let collectorPath = env.RUNNER_COLLECTOR_PATH;
-  if (collectorPath === undefined || collectorPath === "") collectorPath = defaultCollectorPath();
-  else collectorPath = resolve(collectorPath);
+  const collectorPath = collectorPathFrom(env);
 
   const listenRaw = env.RUNNER_LOCAL_LISTEN === undefined || env.RUNNER_LOCAL_LISTEN === "" ? DEFAULT_LOCAL_LISTEN : env.RUNNER_LOCAL_LISTEN;
   const localListen = parseListen(listenRaw);

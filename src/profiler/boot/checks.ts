@@ -1,7 +1,7 @@
 // Runs every boot check in order and collects the findings; shared by the boot (which refuses on
 // any failure) and `runner doctor` (which prints them all).
 
-import { defaultCollectorPath, type ProfilerConfig } from "../../config/profiler-env.ts";
+import { collectorPathFrom, type ProfilerConfig } from "../../config/profiler-env.ts";
 import type { ProbeName } from "../../protocol/profile-stream.ts";
 import type { Identity } from "../identity.ts";
 import type { Target } from "../targets.ts";
@@ -59,7 +59,7 @@ export async function runChecks(env: Record<string, string | undefined>, opts: C
   }
   if (status) findings.push(...checkSupervisor(status));
 
-  const collectorPath = config?.collectorPath ?? (env.RUNNER_COLLECTOR_PATH ? env.RUNNER_COLLECTOR_PATH : defaultCollectorPath());
+  const collectorPath = collectorPathFrom(env);
   findings.push(...checkCollectorCapabilities(collectorPath));
   if (status) {
     findings.push(...checkBoundingSet(status));

@@ -5,8 +5,8 @@
 // tampering that matters most. RUNNER_ALLOW_UNSIGNED=1 skips the check, loudly, for development.
 
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { defaultCollectorPath } from "../../config/profiler-env.ts";
+import { dirname, join } from "node:path";
+import { collectorPathFrom } from "../../config/profiler-env.ts";
 import { digestFile } from "../../release/digest.ts";
 import { embeddedReleaseKey, type TrustedKey } from "../../release/keys.ts";
 import { BUNDLE_FILE, findBinary, MANIFEST_FILE, type BinaryName } from "../../release/manifest.ts";
@@ -32,7 +32,7 @@ const COST = "a modified or replaced ptop would run with five capabilities (BPF,
 export function checkSignature(env: Record<string, string | undefined>): Finding[] {
   return checkSignatureWith({
     selfPath: process.execPath,
-    collectorPath: env.RUNNER_COLLECTOR_PATH ? resolve(env.RUNNER_COLLECTOR_PATH) : defaultCollectorPath(),
+    collectorPath: collectorPathFrom(env),
     manifestDir: dirname(process.execPath),
     arch: archName(),
     releaseKey: embeddedReleaseKey(),
