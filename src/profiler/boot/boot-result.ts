@@ -22,7 +22,6 @@ export interface BootResult {
   probesUnavailable: { probe: ProbeName; reason: string }[];
   /** "fully instrumented (3 probes)" or "1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing" */
   instrumentation: string;
+  /** The boot's warnings (logged before the boot line). */
   warnings: Finding[];
-  /** Every check's verdict, passes included (what `runner doctor` prints). */
-  findings: Finding[];
 }

@@ -27,6 +27,5 @@ export async function boot(env: Record<string, string | undefined> = process.env
     probesUnavailable: run.probesUnavailable,
     instrumentation: describeInstrumentation(run.probesExpected, run.probesUnavailable),
     warnings: run.findings.filter((f) => f.status === "warn"),
-    findings: run.findings,
   };
 }
