@@ -79,6 +79,12 @@ describe.skipIf(!live)("ptop target list and refusals (live)", () => {
     expect(oneLine(run.stderr)).toContain("cannot open target list");
   });
 
+  test("a list whose size shows only when read (a /proc file, stat size 0) is refused past the cap", async () => {
+    const run = await runPtop(ptop, ["--targets", "/proc/kallsyms", "--workload", "hotloop", "--duration", "1"]);
+    expect(run.exitCode).toBe(PTOP_EXIT.refused);
+    expect(oneLine(run.stderr)).toContain("is larger than 262144 bytes");
+  });
+
   test("usage errors exit 2 with one line", async () => {
     const targets = writeTargets(dir, { targets: [{ workload: "hotloop" }] });
     for (const args of [["--workload", "hotloop"], ["--targets", targets, "--workload", "hotloop", "--probes", "gpu"],

@@ -3,6 +3,7 @@
  * length is capped, and the whole file is read with a size cap. */
 #include "targets.h"
 #include "strtab.h"
+#include "rootfs.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -335,27 +336,18 @@ int targets_load(const char *path, struct target_list *out, char *err, size_t er
 		close(fd);
 		return -1;
 	}
-	char *buf = xcalloc(TARGETS_MAX_FILE + 1, 1);
 	size_t len = 0;
-	for (;;) {
-		ssize_t r = read(fd, buf + len, TARGETS_MAX_FILE + 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			snprintf(err, errlen, "cannot read target list %s: %s", path, strerror(errno));
-			free(buf);
-			close(fd);
-			return -1;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > TARGETS_MAX_FILE) {
-			snprintf(err, errlen, "target list %s is larger than %d bytes", path, TARGETS_MAX_FILE);
-			free(buf);
-			close(fd);
-			return -1;
-		}
+	char *buf = read_fd_all(fd, TARGETS_MAX_FILE + 1, &len); /* one byte over the cap tells "too large" */
+	if (!buf) {
+		snprintf(err, errlen, "cannot read target list %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (len > TARGETS_MAX_FILE) {
+		snprintf(err, errlen, "target list %s is larger than %d bytes", path, TARGETS_MAX_FILE);
+		free(buf);
+		close(fd);
+		return -1;
 	}
 	close(fd);
 	char perr[200];
