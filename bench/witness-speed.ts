@@ -6,7 +6,7 @@ import { diffCaptures } from "../src/witness/diff.ts";
 import { functionTotals } from "../src/witness/aggregate.ts";
 import { toPprof, parsePprof } from "../src/witness/pprof.ts";
 import { toStream, parseStream } from "../src/witness/stream.ts";
-import type { Capture } from "../src/witness/model.ts";
+import { axisTotal, type Capture } from "../src/witness/model.ts";
 import { makeProgram, rng, sampleCapture } from "../test/fixtures/profiles/synthetic.ts";
 
 const stacks = Number(process.argv[2] ?? 90_000);
@@ -16,7 +16,7 @@ const r = rng(9);
 const before = sampleCapture(prog, r, { samples, name: "before" });
 const after = sampleCapture(prog, r, { samples, change: { leaf_3: 1.2 }, name: "after" });
 const count = (c: Capture) => c.axes.cpu!.stacks.length;
-const total = (c: Capture) => c.axes.cpu!.stacks.reduce((t, s) => t + s.value, 0);
+const total = (c: Capture) => axisTotal(c.axes.cpu!);
 console.log(`${new Date().toISOString()}, load average ${(await import("node:os")).loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 console.log(`captures: ${total(before)} / ${total(after)} samples, ${count(before)} / ${count(after)} distinct stacks, ${prog.leaf.length} stacks in program`);
 
