@@ -7,39 +7,26 @@
 // Scenarios: "429" (an org that already queued its 20 requests this hour; every request refused)
 // and "202 deduped" (one request repeated; it is queued once, then deduped). Both run every check:
 // token shape + hash lookup, opt-in, body validation, one IMMEDIATE transaction.
-import { $ } from "bun";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { runnerBinary, startJsonUrlProcess } from "./bench-process.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 
-const root = resolve(import.meta.dir, "..");
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const concurrencies = (process.env.BENCH_CONNECTIONS ?? "16,64").split(",").map(Number);
 const threads = Number(process.env.BENCH_THREADS ?? 2);
 const work = mkdtempSync(join(tmpdir(), "runner-bench-"));
 const running: Array<ReturnType<typeof Bun.spawn>> = [];
 
-let bin = process.env.RUNNER_BIN;
-if (!bin) {
-  bin = join(work, "runner");
-  await $`${process.execPath} build --compile --bytecode --format=esm --minify-syntax --sourcemap=none ${join(root, "src/cli.ts")} --outfile ${bin}`.quiet();
-}
+const bin = await runnerBinary(work);
 
-async function startJsonUrlProcess(cmd: string[], env: Record<string, string> = {}) {
-  // stdout to a file, not a pipe: nothing has to drain it while wrk runs
-  const logFile = join(work, `${running.length}.log`);
-  const proc = Bun.spawn(cmd, { stdout: Bun.file(logFile), stderr: "inherit", env: { ...process.env, ...env } });
-  for (let i = 0; i < 200; i++) {
-    const m = /"url":"(http[^"]+)"/.exec(await Bun.file(logFile).text().catch(() => ""));
-    if (m) return { proc, url: m[1]! };
-    await Bun.sleep(25);
-  }
-  throw new Error(`${cmd.join(" ")} did not report its URL`);
+function startProcess(cmd: string[], env: Record<string, string> = {}) {
+  return startJsonUrlProcess(cmd, join(work, `${running.length}.log`), env);
 }
 
 function admin(...args: string[]): string {
-  const r = Bun.spawnSync([bin!, "admin", "--data", join(work, "data"), ...args], { stderr: "inherit" });
+  const r = Bun.spawnSync([bin, "admin", "--data", join(work, "data"), ...args], { stderr: "inherit" });
   if (r.exitCode !== 0) throw new Error(`admin ${args.join(" ")} failed`);
   return r.stdout.toString().trimEnd().split("\n").at(-1)!;
 }
@@ -56,9 +43,9 @@ try {
   admin("profiler", "enable", "bench-dedupe");
   const dedupeToken = admin("token", "create", "bench-dedupe", "wrk");
 
-  const server = await startJsonUrlProcess([bin, "server", "--listen", "127.0.0.1:0", "--data", join(work, "data")], { RUNNER_LOG_LEVEL: "info" });
+  const server = await startProcess([bin, "server", "--listen", "127.0.0.1:0", "--data", join(work, "data")], { RUNNER_LOG_LEVEL: "info" });
   running.push(server.proc);
-  const hello = await startJsonUrlProcess([process.execPath, join(import.meta.dir, "capture-endpoint-hello.ts")]);
+  const hello = await startProcess([process.execPath, join(import.meta.dir, "capture-endpoint-hello.ts")]);
   running.push(hello.proc);
   const captures = `${server.url}/api/profiling/captures`;
 

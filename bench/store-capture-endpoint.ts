@@ -5,14 +5,14 @@
 // plus the PostgreSQL store with three replicas, each driven by its own wrk, summed.
 //   RUNNER_TEST_DATABASE_URL=postgres://… bun bench/store-capture-endpoint.ts
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default "16,64"), RUNNER_BIN.
-import { $, SQL } from "bun";
+import { SQL } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createTestDatabase } from "../test/helpers/postgres.ts";
+import { runnerBinary, startJsonUrlProcess } from "./bench-process.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 
-const root = resolve(import.meta.dir, "..");
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const concurrencies = (process.env.BENCH_CONNECTIONS ?? "16,64").split(",").map(Number);
 const baseUrl = process.env.RUNNER_TEST_DATABASE_URL;
@@ -20,34 +20,22 @@ if (!baseUrl) throw new Error("set RUNNER_TEST_DATABASE_URL to a PostgreSQL serv
 const work = mkdtempSync(join(tmpdir(), "runner-store-bench-"));
 const running: Array<ReturnType<typeof Bun.spawn>> = [];
 
-let bin = process.env.RUNNER_BIN;
-if (!bin) {
-  bin = join(work, "runner");
-  await $`${process.execPath} build --compile --bytecode --format=esm --minify-syntax --sourcemap=none ${join(root, "src/cli.ts")} --outfile ${bin}`.quiet();
-}
+const bin = await runnerBinary(work);
 
 const db = await createTestDatabase(baseUrl, "bench");
 const pgUrl = db.url;
 const adminSql = new SQL(baseUrl, { max: 1 });
 
 async function startServer(storeArgs: string[]) {
-  const logFile = join(work, `${running.length}.log`);
-  const proc = Bun.spawn([bin!, "server", "--listen", "127.0.0.1:0", ...storeArgs], {
-    stdout: Bun.file(logFile),
-    stderr: "inherit",
-    env: { ...process.env, RUNNER_LOG_LEVEL: "info" },
+  const { proc, url } = await startJsonUrlProcess([bin, "server", "--listen", "127.0.0.1:0", ...storeArgs], join(work, `${running.length}.log`), {
+    RUNNER_LOG_LEVEL: "info",
   });
   running.push(proc);
-  for (let i = 0; i < 400; i++) {
-    const m = /"url":"(http[^"]+)"/.exec(await Bun.file(logFile).text().catch(() => ""));
-    if (m) return m[1]!;
-    await Bun.sleep(25);
-  }
-  throw new Error("server did not report its URL");
+  return url;
 }
 
 function admin(storeArgs: string[], ...args: string[]): string {
-  const r = Bun.spawnSync([bin!, "admin", ...storeArgs, ...args], { stderr: "inherit" });
+  const r = Bun.spawnSync([bin, "admin", ...storeArgs, ...args], { stderr: "inherit" });
   if (r.exitCode !== 0) throw new Error(`admin ${args.join(" ")} failed`);
   return r.stdout.toString().trimEnd().split("\n").at(-1)!;
 }
