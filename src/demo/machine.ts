@@ -5,6 +5,7 @@ import { $ } from "bun";
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defaultCollectorPath } from "../config/profiler-env.ts";
+import { TRACEFS } from "../profiler/boot/tracing.ts";
 
 export const UNPRIVILEGED_UID = 65534;
 export const COLLECTOR_CAPS = "cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_search,cap_sys_admin+ep";
@@ -53,10 +54,10 @@ export async function runnerExecutable(dir: string): Promise<string> {
 
 /** Mounts tracefs when absent (the offcpu and syscalls probes need it); returns how to undo it. */
 export async function ensureTracefs(): Promise<() => Promise<void>> {
-  if (existsSync("/sys/kernel/tracing/events")) return async () => {};
-  await $`mount -t tracefs nodev /sys/kernel/tracing`.quiet();
+  if (existsSync(`${TRACEFS}/events`)) return async () => {};
+  await $`mount -t tracefs nodev ${TRACEFS}`.quiet();
   return async () => {
-    await $`umount /sys/kernel/tracing`.quiet().nothrow();
+    await $`umount ${TRACEFS}`.quiet().nothrow();
   };
 }
 

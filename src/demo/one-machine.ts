@@ -197,6 +197,11 @@ export class OneMachine {
     return path;
   }
 
+  /** Only for tests that prove the token never reaches a log line. */
+  get bootstrapTokenForTests(): string {
+    return this.bootstrapToken;
+  }
+
   private collect(label: string, p: Subprocess): void {
     for (const stream of [p.stdout, p.stderr]) {
       if (!stream || typeof stream === "number") continue;

@@ -8,7 +8,7 @@ import sodium from "libsodium-wrappers";
 import { createLogger } from "../../src/log.ts";
 import { ENROLL_PATH, TENANT_HEADER } from "../../src/protocol/enroll.ts";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../src/protocol/token-format.ts";
-import { handshakeMessage, type ServerMessage } from "../../src/protocol/tunnel.ts";
+import { HEARTBEAT_DEAD_MS, handshakeMessage, type ServerMessage } from "../../src/protocol/tunnel.ts";
 import { freePort } from "../../src/demo/machine.ts";
 import { startServer, type RunningServer } from "../../src/server/start-server.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
@@ -144,4 +144,23 @@ describe("tunnel handshake", () => {
     });
     expect(closed).toBe(4401);
   });
+
+  test("a Profiler that goes silent is dropped by the heartbeat (dead peer within 30 s)", async () => {
+    expect((await enrol()).status).toBe(200);
+    const started = Date.now();
+    const closed = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(server.tunnelUrl!);
+      ws.onmessage = (ev) => {
+        const msg = JSON.parse(String(ev.data)) as ServerMessage;
+        if (msg.type !== "challenge") return; // after the hello: silence, no heartbeat from us
+        const signature = b64(sodium.crypto_sign_detached(handshakeMessage(msg.challenge, "acme", "node-a"), keys.privateKey));
+        ws.send(JSON.stringify({ type: "hello", tenant: "acme", instance_id: "node-a", signature }));
+      };
+      ws.onclose = (ev) => resolve(ev.code);
+    });
+    expect(closed).not.toBe(1000);
+    // dropped after HEARTBEAT_DEAD_MS of silence, checked every few seconds
+    expect(Date.now() - started).toBeGreaterThanOrEqual(HEARTBEAT_DEAD_MS);
+    expect(Date.now() - started).toBeLessThan(HEARTBEAT_DEAD_MS + 15_000);
+  }, 60_000);
 });

@@ -120,6 +120,14 @@ describe.skipIf(!live || !collector)("capture flow end to end", () => {
     expect(r.outcome).toBe("pushed");
   }, 120_000);
 
+  test("no credential appears in any log line of the server or the Profiler", () => {
+    expect(m.logs.length).toBeGreaterThan(20);
+    for (const line of m.logs) {
+      expect(line).not.toContain(m.captureToken);
+      expect(line).not.toContain(m.bootstrapTokenForTests);
+    }
+  });
+
   test("a Profiler lost mid-capture: the record fails with the reason, never stuck", async () => {
     const q = await m.queue({ workload: "shop", version: "3.0.0", duration_sec: 20, warmup_sec: 0 });
     const id = String(q.body.request_id);
