@@ -7,16 +7,13 @@ import type { Subprocess } from "bun";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { createLogger } from "../../src/log.ts";
-import { storeAndDiff } from "../../src/server/records/diff-on-arrival.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
 import type { Instrumentation } from "../../src/server/store/types.ts";
 import type { Capture } from "../../src/witness/model.ts";
-import { toStream } from "../../src/witness/stream.ts";
 import { makeProgram, rng, version } from "../fixtures/profiles/synthetic.ts";
 import { REPO_ROOT, runnerCommand } from "../helpers/runner-bin.ts";
+import { pushCaptureAt } from "../unit/web-harness.ts";
 
 const CHROMIUM = process.env.RUNNER_CHROMIUM ?? "/usr/bin/chromium";
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
@@ -61,14 +58,8 @@ async function startServer(): Promise<string> {
   throw new Error(`runner server did not start: ${out}`);
 }
 
-async function push(org: string, req: { workload: string; version: string; kind?: "head" | "replicate" }, c: Capture, instrumentation: Instrumentation, at: number): Promise<string> {
-  const o = (await store.getOrg(org))!;
-  const q = await store.queueCapture(o.id, "release-pipeline", { env: "prod", kind: "head", duration_sec: 60, warmup_sec: 5, ...req }, { limit: 1e9, windowMs: 1, now: at });
-  if (q.kind !== "queued") throw new Error(q.kind);
-  await store.markCaptureRunning(q.requestId, at);
-  const rec = await store.completeCapture(q.requestId, { outcome: "pushed", instrumentation }, at);
-  await storeAndDiff({ store, logger: createLogger("test", "silent"), now: () => at }, rec, gzipSync(toStream(c)), "node-a");
-  return q.requestId;
+function push(org: string, req: { workload: string; version: string; kind?: "head" | "replicate" }, c: Capture, instrumentation: Instrumentation, at: number): Promise<string> {
+  return pushCaptureAt(store, org, { env: "prod", ...req }, c, instrumentation, at, "release-pipeline");
 }
 
 async function shot(name: string): Promise<void> {

@@ -63,14 +63,8 @@ export async function startWebOn<S extends Store>(store: S, opts: { rateLimit?: 
       return t;
     },
     async pushCapture(org, req, capture, instrumentation) {
-      const o = (await store.getOrg(org))!;
       clock += 60_000;
-      const q = await store.queueCapture(o.id, "ci", { env: "", kind: "head", duration_sec: 60, warmup_sec: 5, ...req }, { limit: 1e9, windowMs: 1, now: clock });
-      if (q.kind !== "queued") throw new Error(`not queued: ${q.kind}`);
-      await store.markCaptureRunning(q.requestId, clock);
-      const rec = await store.completeCapture(q.requestId, { outcome: "pushed", instrumentation }, clock);
-      await storeAndDiff({ store, logger, now: () => clock }, rec, gzipSync(toStream(capture)), "node-a");
-      return q.requestId;
+      return pushCaptureAt(store, org, req, capture, instrumentation, clock);
     },
     async stop() {
       await server.stop();
@@ -78,6 +72,25 @@ export async function startWebOn<S extends Store>(store: S, opts: { rateLimit?: 
     },
   };
   return web;
+}
+
+/** Queues, runs and pushes a capture at time `at` as a Profiler would, then diffs it on arrival. */
+export async function pushCaptureAt(
+  store: Store,
+  org: string,
+  req: { workload: string; version: string; env?: string; kind?: "head" | "replicate" },
+  capture: Capture,
+  instrumentation: Instrumentation,
+  at: number,
+  requester = "ci",
+): Promise<string> {
+  const o = (await store.getOrg(org))!;
+  const q = await store.queueCapture(o.id, requester, { env: "", kind: "head", duration_sec: 60, warmup_sec: 5, ...req }, { limit: 1e9, windowMs: 1, now: at });
+  if (q.kind !== "queued") throw new Error(`not queued: ${q.kind}`);
+  await store.markCaptureRunning(q.requestId, at);
+  const rec = await store.completeCapture(q.requestId, { outcome: "pushed", instrumentation }, at);
+  await storeAndDiff({ store, logger: createLogger("test", "silent"), now: () => at }, rec, gzipSync(toStream(capture)), "node-a");
+  return q.requestId;
 }
 
 export class Client {
