@@ -1,7 +1,7 @@
 // Composes the control plane HTTP app. Later modules (enrolment, tunnel, dispatch) `.use()` theirs.
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
-import { DEFAULT_RATE_LIMIT, queueCaptureRequest, type HttpAnswer, type RateLimit } from "./captures/queue-capture.ts";
+import { DEFAULT_RATE_LIMIT, queueCaptureRequest, type HttpAnswer, type QueueCaptureDeps, type RateLimit } from "./captures/queue-capture.ts";
 import { openApiDocument } from "./openapi.ts";
 import { enrolRoutes } from "./profiler-plane.ts";
 import { docsRoutes } from "./docs/routes.ts";
@@ -22,13 +22,18 @@ function reply(set: { status?: number | string; headers: Record<string, string |
   return answer.body;
 }
 
-export function createApp(opts: AppOptions) {
-  const deps = {
+/** The options with their defaults filled in: what the routes and the Profiler plane share. */
+export function appDeps(opts: AppOptions): QueueCaptureDeps {
+  return {
     store: opts.store,
     logger: opts.logger,
     rateLimit: opts.rateLimit ?? DEFAULT_RATE_LIMIT,
     now: opts.now ?? Date.now,
   };
+}
+
+export function createApp(opts: AppOptions) {
+  const deps = appDeps(opts);
   const openapi = openApiDocument();
   return new Elysia()
     .onError(({ code, error, set, request }) => {

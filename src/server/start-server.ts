@@ -1,9 +1,8 @@
 // Starts the control plane on a listen address; used by `runner server`, the demo and tests.
 import type { Logger } from "../log.ts";
-import { createApp, type AppOptions } from "./app.ts";
+import { appDeps, createApp, type AppOptions } from "./app.ts";
 import type { Store } from "./store/store.ts";
 import { startProfilerPlane } from "./profiler-plane.ts";
-import { DEFAULT_RATE_LIMIT } from "./captures/queue-capture.ts";
 
 export interface ServerOptions extends AppOptions {
   hostname: string;
@@ -29,7 +28,8 @@ const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const app = createApp(opts);
-  const tls = opts.tls ? { cert: Bun.file(opts.tls.certFile), key: Bun.file(opts.tls.keyFile) } : undefined;
+  // Read once: the HTTP listener and the tunnel listener serve the same certificate.
+  const tls = opts.tls ? { cert: await Bun.file(opts.tls.certFile).text(), key: await Bun.file(opts.tls.keyFile).text() } : undefined;
   app.listen({ hostname: opts.hostname, port: opts.port, tls, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
   const server = app.server;
   if (!server) throw new Error(`could not listen on ${opts.hostname}:${opts.port}`);
@@ -38,11 +38,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // The tunnel listener and dispatcher run only where Profilers connect (--tunnel-listen).
   const plane = opts.tunnelListen
     ? await startProfilerPlane({
-        store: opts.store,
-        logger: opts.logger,
-        rateLimit: opts.rateLimit ?? DEFAULT_RATE_LIMIT,
-        now: opts.now ?? Date.now,
-        tunnel: { ...opts.tunnelListen, tls: opts.tls ? { cert: await Bun.file(opts.tls.certFile).text(), key: await Bun.file(opts.tls.keyFile).text() } : undefined },
+        ...appDeps(opts),
+        tunnel: { ...opts.tunnelListen, tls },
       })
     : null;
   return {
