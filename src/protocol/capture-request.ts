@@ -5,6 +5,9 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 
+export const CaptureKind = Type.Union([Type.Literal("head"), Type.Literal("replicate")]);
+export type CaptureKind = Static<typeof CaptureKind>;
+
 const Duration = Type.Number({ minimum: 5, maximum: 300, description: "must be a number from 5 to 300 (seconds)" });
 const Warmup = Type.Number({ minimum: 0, maximum: 60, description: "must be a number from 0 to 60 (seconds)" });
 
@@ -13,7 +16,7 @@ export const CaptureRequestBody = Type.Object(
     workload: Type.String({ minLength: 1, maxLength: 256, description: "must be a non-empty string of at most 256 characters (process name as in the target list)" }),
     version: Type.String({ minLength: 1, maxLength: 256, description: "must be a non-empty string of at most 256 characters" }),
     env: Type.Optional(Type.String({ maxLength: 256, default: "", description: "must be a string of at most 256 characters (may be empty)" })),
-    kind: Type.Optional(Type.Union([Type.Literal("head"), Type.Literal("replicate")], { default: "head", description: 'must be "head" or "replicate"' })),
+    kind: Type.Optional({ default: "head", description: 'must be "head" or "replicate"', ...CaptureKind }),
     duration_sec: Type.Optional({ ...Duration, default: 60 }),
     durationSec: Type.Optional({ ...Duration, description: `alias of duration_sec; ${Duration.description}` }),
     warmup_sec: Type.Optional({ ...Warmup, default: 5 }),
@@ -22,9 +25,6 @@ export const CaptureRequestBody = Type.Object(
   { additionalProperties: false },
 );
 export type CaptureRequestBody = Static<typeof CaptureRequestBody>;
-
-export const CaptureKind = Type.Union([Type.Literal("head"), Type.Literal("replicate")]);
-export type CaptureKind = Static<typeof CaptureKind>;
 
 /** A request after defaults and aliases are applied: what the store keeps and dedupes on. */
 export interface CaptureRequest {
