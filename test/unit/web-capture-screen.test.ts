@@ -123,7 +123,11 @@ describe("diff", () => {
   });
 
   test("a replicate points to its version's head; a first version says there is nothing to compare", async () => {
-    expect(await screen(v2rep)).toContain(`this replicate feeds the diff of <a href="/profiling/captures/${v2}">the head of 2</a>`);
+    const rep = await screen(v2rep);
+    expect(rep).toContain(`this replicate feeds the diff of <a href="/profiling/captures/${v2}">the head of 2</a>`);
+    // the head's diff, so the head's flame graph: both versions' three captures on each side
+    expect(flameData(rep, "cpu")).toEqual(flameData(await screen(v2), "cpu"));
+    expect(flameData(rep, "cpu").captures).toEqual({ before: 3, after: 3 });
     const html = await screen(lonely);
     expect(html).toContain("nothing to compare with yet");
     expect(html).not.toContain('class="flame"');

@@ -29,17 +29,27 @@ export async function loadCapture(store: Store, requestId: string): Promise<Capt
   return parseProfile(gunzipSync(gz), `${requestId}.jsonl`);
 }
 
-async function loadAll(store: Store, records: CaptureRecord[]): Promise<Capture[]> {
+async function loadAll(load: (requestId: string) => Promise<Capture | null>, records: CaptureRecord[]): Promise<Capture[]> {
   const heads = records.filter((r) => r.kind === "head");
   const ordered = [...heads, ...records.filter((r) => r.kind !== "head")];
-  return (await Promise.all(ordered.map((r) => loadCapture(store, r.requestId)))).filter((c): c is Capture => c !== null);
+  return (await Promise.all(ordered.map((r) => load(r.requestId)))).filter((c): c is Capture => c !== null);
 }
 
 export async function captureView(store: Store, record: CaptureRecord): Promise<CaptureView> {
+  // Each profile is read and parsed once per view: the record's own one is also on the "after" side.
+  const loaded = new Map<string, Promise<Capture | null>>();
+  const load = (requestId: string) => {
+    let p = loaded.get(requestId);
+    if (!p) loaded.set(requestId, (p = loadCapture(store, requestId)));
+    return p;
+  };
+  // The pushed captures of this record's version: a replicate's head is among them, and they are the diff's "after" side.
+  let pushedOfVersion: CaptureRecord[] | null = null;
+  const ofVersion = async () => (pushedOfVersion ??= await store.listPushedOfVersion(record.orgName, record.workload, record.env, record.version));
   let head: CaptureRecord | null = null;
   let diff = await store.getDiff(record.requestId);
   if (record.kind === "replicate") {
-    const pushed = await store.listPushedOfVersion(record.orgName, record.workload, record.env, record.version);
+    const pushed = await ofVersion();
     head = pushed.filter((r) => r.kind === "head").at(-1) ?? null;
     diff = head ? await store.getDiff(head.requestId) : diff;
   }
@@ -53,7 +63,7 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
       return fallback;
     }
   };
-  const own = record.outcome === "pushed" ? await readable(() => loadCapture(store, record.requestId), null) : null;
+  const own = record.outcome === "pushed" ? await readable(() => load(record.requestId), null) : null;
   const absent = new Map<string, string>();
   for (const m of record.instrumentation?.missing ?? []) absent.set(m.probe, m.reason);
   for (const m of own?.missing ?? []) if (!absent.has(m.axis)) absent.set(m.axis, m.reason);
@@ -62,8 +72,8 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
   let flames: FlameAxis[] = [];
   if (result && diff?.comparedWith) {
     const sides = await readable(async () => {
-      const after = await loadAll(store, await store.listPushedOfVersion(record.orgName, record.workload, record.env, (head ?? record).version));
-      const before = await loadAll(store, await store.listPushedOfVersion(record.orgName, record.workload, record.env, diff!.comparedWith!.version));
+      const after = await loadAll(load, await ofVersion());
+      const before = await loadAll(load, await store.listPushedOfVersion(record.orgName, record.workload, record.env, diff!.comparedWith!.version));
       return { before, after };
     }, null);
     if (sides) flames = result.axes_compared.map((a) => flameAxis(a.axis, a.unit, sides.before, sides.after, result.changes));
