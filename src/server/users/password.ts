@@ -3,7 +3,16 @@
 // OWASP's argon2id setting (19 MiB, 2 passes, 1 lane): Bun's default (64 MiB) took over a second
 // per sign-in on a loaded 2-core control plane, which turns the sign-in form into a DoS lever.
 const ARGON2 = { algorithm: "argon2id", memoryCost: 19456, timeCost: 2 } as const;
-const DUMMY_HASH = Bun.password.hash("runner: no such member", ARGON2);
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * The hash an unknown member is verified against, made on first call rather than at import
+ * (`runner admin` imports this module and never verifies). The app calls it when it is built,
+ * so the first sign-in of an unknown email costs no more than any other.
+ */
+export function prepareDummyHash(): Promise<string> {
+  return (dummyHash ??= Bun.password.hash("runner: no such member", ARGON2));
+}
 
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -16,7 +25,7 @@ export function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
   if (password.length > MAX_PASSWORD_LENGTH) return false;
   if (hash === null) {
-    await Bun.password.verify(password, await DUMMY_HASH);
+    await Bun.password.verify(password, await prepareDummyHash());
     return false;
   }
   return Bun.password.verify(password, hash);

@@ -1,7 +1,7 @@
 // Sign-in and sign-out. A failed sign-in never says whether the org or the email exists.
 import { Elysia } from "elysia";
 import { normaliseEmail } from "../users/create-user.ts";
-import { verifyPassword } from "../users/password.ts";
+import { prepareDummyHash, verifyPassword } from "../users/password.ts";
 import { SignInThrottle } from "../users/sign-in-throttle.ts";
 import { clearSessionCookie, newSessionValue, sessionCookie, sessionHash, sessionSetCookie, SESSION_TTL_MS } from "../users/session.ts";
 import { formSession, isSecure, type WebDeps } from "./context.ts";
@@ -15,6 +15,7 @@ export function safeNext(next: string | null): string {
 }
 
 export function authRoutes(deps: WebDeps, throttle = new SignInThrottle()) {
+  void prepareDummyHash();
   return new Elysia()
     .get("/login", ({ request }) => page(loginPage({ next: safeNext(new URL(request.url).searchParams.get("next")) })))
     .post(
