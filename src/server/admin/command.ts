@@ -114,8 +114,8 @@ const COMMANDS: Record<string, Handler> = {
     if (!record) throw new StoreError(`capture request "${id}" does not exist`, "not_found");
     const diff = await store.getDiff(id!);
     const diffInfo = diff && { compared_with: diff.comparedWith?.requestId ?? null, compared_version: diff.comparedWith?.version ?? null, verdict: diff.verdict, note: diff.note };
-    if (json) return printJson({ ...captureJson(record), diff: diffInfo });
     const j = captureJson(record);
+    if (json) return printJson({ ...j, diff: diffInfo });
     for (const [k, v] of Object.entries(j)) if (k !== "instrumentation") out(`${k.padEnd(14)} ${v ?? "-"}`);
     out(`${"instrumentation".padEnd(14)} ${instrumentationSummary(record.instrumentation)}`);
     if (diffInfo) out(`${"diff".padEnd(14)} ${diffInfo.verdict ?? "none"}: ${diffInfo.note}`);
