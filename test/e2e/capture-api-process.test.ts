@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken } from "../../src/protocol/token-format.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
+import { mustAdmin } from "../helpers/runner-admin.ts";
 
 // Each test starts several `runner` processes; from source on a busy machine that takes seconds.
 const PROCESS_TIMEOUT = 60_000;
@@ -42,11 +43,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function admin(...args: string[]): string {
-  const r = Bun.spawnSync([...runnerCommand(), "admin", "--data", dir, ...args], { stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`admin ${args.join(" ")}: ${r.stderr.toString()}`);
-  return r.stdout.toString();
-}
+const admin = (...args: string[]): string => mustAdmin(dir, args);
 
 /** Starts `runner server` on a free port; resolves with its URL and everything it logged so far. */
 async function startServer(): Promise<{ url: string; proc: Subprocess<"ignore", "pipe", "pipe">; log: () => string }> {

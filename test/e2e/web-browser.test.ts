@@ -13,6 +13,7 @@ import type { Instrumentation } from "../../src/server/store/types.ts";
 import type { Capture } from "../../src/witness/model.ts";
 import { makeProgram, rng, version } from "../fixtures/profiles/synthetic.ts";
 import { REPO_ROOT, runnerCommand } from "../helpers/runner-bin.ts";
+import { mustAdmin } from "../helpers/runner-admin.ts";
 import { pushCaptureAt } from "../unit/web-harness.ts";
 
 const CHROMIUM = process.env.RUNNER_CHROMIUM ?? "/usr/bin/chromium";
@@ -36,8 +37,7 @@ let diffId: string;
 let partialId: string;
 
 function admin(args: string[], stdin?: string): void {
-  const r = Bun.spawnSync([...runnerCommand(), "admin", "--data", dir, ...args], { stdin: stdin === undefined ? "ignore" : Buffer.from(stdin), stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`admin ${args.join(" ")}: ${r.stderr.toString()}`);
+  mustAdmin(dir, args, stdin);
 }
 
 async function startServer(): Promise<string> {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, hashToken, isWellFormedToken } from "../../src/protocol/token-format.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
+import { runAdmin } from "../helpers/runner-admin.ts";
 
 // Each test starts several `runner` processes; from source on a busy machine that takes seconds.
 const PROCESS_TIMEOUT = 60_000;
@@ -16,10 +17,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function admin(...args: string[]) {
-  const r = Bun.spawnSync([...runnerCommand(), "admin", "--data", dir, ...args], { stdout: "pipe", stderr: "pipe" });
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
-}
+const admin = (...args: string[]) => runAdmin(dir, args);
 const lastLine = (s: string) => s.trimEnd().split("\n").at(-1)!;
 
 describe("runner admin", () => {

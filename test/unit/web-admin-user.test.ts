@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
 import { verifyPassword } from "../../src/server/users/password.ts";
-import { runnerCommand } from "../helpers/runner-bin.ts";
+import { runAdmin } from "../helpers/runner-admin.ts";
 
 setDefaultTimeout(60_000);
 let dir: string;
@@ -14,10 +14,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function admin(args: string[], stdin?: string) {
-  const r = Bun.spawnSync([...runnerCommand(), "admin", "--data", dir, ...args], { stdin: stdin === undefined ? "ignore" : Buffer.from(stdin), stdout: "pipe", stderr: "pipe" });
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
-}
+const admin = (args: string[], stdin?: string) => runAdmin(dir, args, stdin);
 
 describe("admin user create", () => {
   test("creates a member from the password on stdin; the store holds an argon2id hash of it", async () => {
