@@ -6,6 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { signedPercent as pct } from "../witness/table.ts";
 import { OneMachine } from "./one-machine.ts";
 import { buildShop, DEMO_WORKLOAD, REGRESSED_FUNCTION } from "./workload.ts";
 
@@ -82,7 +83,6 @@ export async function runEndToEndDemo(o: EndToEndOptions): Promise<number> {
     say(`   verdict: ${diff.diff.verdict} — ${diff.diff.reason} (normalisation: ${diff.diff.normalisation})`);
     const flagged = diff.diff.changes.filter((c) => c.flagged);
     for (const c of flagged.slice(0, 8)) {
-      const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
       say(`   ${c.function.padEnd(24)} ${c.axis.padEnd(8)} ${c.kind.padEnd(9)} ${pct(c.relative_change).padStart(8)}  [${pct(c.interval[0])}, ${pct(c.interval[1])}]  ${c.confirmation ?? ""}`);
     }
     const named = flagged.some((c) => c.function === REGRESSED_FUNCTION && c.relative_change > 0);

@@ -6,9 +6,9 @@
 import type { Capture } from "./model.ts";
 import type { Change, DiffResult } from "./diff.ts";
 import { addStackShares, shareRoot, type ShareNode as Node } from "./aggregate.ts";
+import { signedPercent as pct } from "./table.ts";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 
 function colour(c: Change | undefined): string {
   if (!c) return "#e6e6e6";

@@ -2,7 +2,9 @@
 
 import type { Change, DiffResult } from "./diff.ts";
 
-const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+/** A relative change as a signed percentage: 0.123 → "+12.3%". */
+export const signedPercent = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+const pct = signedPercent;
 
 function row(c: Change): string[] {
   const state = c.flagged ? (c.confirmation === "confirmed" ? "CHANGED (confirmed)" : "CHANGED (suspect)") : c.verdict;

@@ -7,8 +7,8 @@ import { html, isoTime, jsonScript, type Html } from "../html.ts";
 import { instrumentationBlock } from "../instrumentation.ts";
 import { layout } from "../layout.ts";
 import { requesterLabel, stateBadge } from "../records.ts";
+import { signedPercent as pct } from "../../../witness/table.ts";
 
-const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 const TABLE_ROWS = 100;
 
 function ranked(changes: Change[]): Change[] {
