@@ -20,6 +20,11 @@ export const REDACT_PATHS = [
   "*.password",
 ];
 
+// Synchronous writes: one-shot commands exit with process.exit, which would drop lines still
+// queued in an asynchronous destination (a refusal's reason, an operation's failure). The volume
+// is a few lines per capture, never per request, so the write per line costs nothing measurable.
+export const syncDestination = (fd: 1 | 2) => pino.destination({ dest: fd, sync: true });
+
 export function createLogger(name: string, level = process.env.RUNNER_LOG_LEVEL ?? "info") {
   return pino({
     name,
@@ -33,7 +38,7 @@ export function createLogger(name: string, level = process.env.RUNNER_LOG_LEVEL 
         return method.apply(this, scrubbed as Parameters<typeof method>);
       },
     },
-  });
+  }, syncDestination(1));
 }
 
 export type Logger = ReturnType<typeof createLogger>;

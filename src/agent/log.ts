@@ -1,5 +1,5 @@
 import pino from "pino";
-import { REDACT_PATHS, redactSecrets } from "../log.ts";
+import { REDACT_PATHS, redactSecrets, syncDestination } from "../log.ts";
 import type { Redactor } from "./credentials/redactor.ts";
 
 // The Agent logs to stderr (stdout carries command results) with the project's redaction, plus
@@ -23,6 +23,6 @@ export function createAgentLogger(redactor: Redactor, level = process.env.RUNNER
         },
       },
     },
-    pino.destination(2),
+    syncDestination(2),
   );
 }
