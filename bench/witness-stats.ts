@@ -87,7 +87,7 @@ for (let t = 0; t < trials; t++) {
 const secs = (performance.now() - t0) / 1000;
 const med = stats.needed.sort((a, b) => a - b)[Math.floor(stats.needed.length / 2)];
 console.log(`synthetic: ${trials} trials, ${stacks} stacks / ${leaves} leaf functions, mean run-to-run CV ${cv * 100}%, load CV 5%, ${SAMPLES} samples per capture, ${N} captures per version; ~${Math.round(stats.testsM / trials)} distinct tests per diff; ${secs.toFixed(0)} s`);
-console.log(`A/A comparisons flagging anything:        witness ${rate(stats.aa)} (5 v 5)   ${rate(stats.aa1)} (1 v 1, prior)   uniform-BY ${rate(stats.aaUniform)}   plain diff ${rate(stats.aaPlain)}`);
+console.log(`A/A comparisons flagging anything:        witness ${rate(stats.aa)} (5 v 5)   ${rate(stats.aa1)} (1 v 1, prior)   uniform-Holm ${rate(stats.aaUniform)}   plain diff ${rate(stats.aaPlain)}`);
 console.log(`A/A verdicts (5 v 5): changed ${stats.aaVerdict.changed}, unchanged ${stats.aaVerdict.unchanged}, insufficient ${stats.aaVerdict.insufficient}; median replicates asked for when insufficient: ${med ?? "-"}`);
-console.log(`power, 1%-share function +10%:            witness ${rate(stats.power)}   uniform-BY ${rate(stats.powerUniform)}   plain diff (heads) ${rate(stats.powerPlain)}`);
+console.log(`power, 1%-share function +10%:            witness ${rate(stats.power)}   uniform-Holm ${rate(stats.powerUniform)}   plain diff (heads) ${rate(stats.powerPlain)}`);
 console.log(`one function doubles: caught ${rate(stats.doubled)}; trials with a bystander flagged: witness ${rate(stats.byst)}   share normalisation ${rate(stats.bystShare)}   plain diff ${rate(stats.bystPlain)}`);

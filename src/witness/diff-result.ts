@@ -6,7 +6,7 @@ import type { Normalisation } from "./stats/normalise.ts";
 export interface DiffOptions {
   /** Normalisation the verdict uses (default median-ratio). */
   normalisation?: Normalisation;
-  /** False discovery rate for Benjamini–Yekutieli (default 0.05). */
+  /** Family-wise error rate: the chance that any flagged function is unchanged (default 0.05). */
   q?: number;
   /** Smallest relative change worth flagging (default 0.05 = 5%). */
   minEffect?: number;
@@ -22,7 +22,7 @@ export interface DiffOptions {
   detectShare?: number;
   /** … with this probability (default 0.8). */
   targetPower?: number;
-  /** How BY spreads q over the tests: by detectability of a detectEffect change (default) or evenly. */
+  /** How Holm spreads q over the tests: toward the functions the verdict's promise covers, by detectability of a detectEffect change (default), or evenly. */
   weighting?: "detectability" | "uniform";
 }
 
@@ -56,9 +56,11 @@ export interface Change {
   relative_change: number;
   interval: [number, number];
   p: number;
-  q_value: number;
+  /** Weighted-Holm adjusted p-value on the overall scale: flagged ⇔ adjusted_p ≤ q (and ≥ min effect). */
+  adjusted_p: number;
   /** Smallest relative change that could be flagged for this function here. */
   noise_floor: number;
+  /** The run-to-run α (squared CV) this function's moderated variance amounts to. */
   dispersion: number;
   normalisations: Partial<Record<Normalisation, NormalisedChange>>;
 }
@@ -75,8 +77,12 @@ export interface AxisReport {
     /** Pooled α (squared run-to-run CV) of single functions. */
     pooled: number;
     run_to_run_cv: number;
-    /** Standard deviation of α between functions (random-effects τ). */
-    between_function_sd: number;
+    /**
+     * How much functions differ from the pool: the moderated quasi-dispersion prior — scale s0²
+     * (1 = as modelled) and degrees of freedom d0 (null: they agree, the tests are normal) — and
+     * the functions far louder than the rest, which keep their own variance.
+     */
+    moderation: { prior_scale: number; prior_df: number | null; loud: number } | null;
     /** Replicate degrees of freedom per function (captures − 2). */
     df: number;
     functions_pooled: number;
@@ -98,10 +104,10 @@ export interface DiffResult {
   q: number;
   min_effect: number;
   multiple_testing: {
-    method: "Benjamini-Yekutieli";
+    method: "Holm";
     weighting: "detectability" | "uniform";
     tests: number;
-    /** Self counts (where cost lives) and inclusive-only aggregates are separate families; their q add up to q. */
+    /** Self counts (where cost lives) and inclusive-only aggregates are separate families; their q add up to q (Bonferroni). */
     families: { family: "self" | "inclusive"; tests: number; q: number }[];
   };
   detect: { effect: number; share: number; power: number };

@@ -2,21 +2,23 @@
 // The statistical design is explained in README.md ("witness: the version diff"); in short:
 //   1. per axis, self and inclusive counts of every function in every capture;
 //   2. size factors (median-ratio for the verdict; share and rate reported beside it);
-//   3. run-to-run dispersion α per function from the replicates (method of moments), shrunk
-//      toward the precision-weighted pooled α of all functions; a conservative prior with none;
-//   4. a t-test of the log rate ratio, BY-adjusted across every tested function×kind×axis,
-//      flagged when q ≤ 0.05 and the change is at least the minimum effect;
+//   3. run-to-run dispersion: the pool's α0 from the replicates, each function's departure from it
+//      (quasi-dispersion) moderated across functions; a conservative prior with no replicates;
+//   4. a t-test of the log rate ratio with the function's variance moderated across functions,
+//      weighted-Holm-adjusted across every tested function×kind×axis (family-wise error ≤ q),
+//      flagged when adjusted p ≤ 0.05 and the change is at least the minimum effect;
 //   5. a confirmation window over later after-replicates, a power calculation for the verdict.
 
 import { instrumentation, type Capture } from "./model.ts";
 import { functionTotals } from "./aggregate.ts";
 import { medianRatioFactors, rateFactors, shareFactors, type Normalisation } from "./stats/normalise.ts";
-import { dispersionMoM, rateTest, replicateAgrees, type Groups } from "./stats/rate-test.ts";
-import { byAdjust, harmonic } from "./stats/multiple-testing.ts";
+import { dispersionMoM, quasiDispersion, rateTest, replicateAgrees, type Groups } from "./stats/rate-test.ts";
+import { holmAdjust } from "./stats/multiple-testing.ts";
 import { tQuantile } from "./stats/distributions.ts";
 import { planTests, power, replicatesNeeded, type PlanTest } from "./stats/power.ts";
-import { detectabilityWeights } from "./stats/weights.ts";
-import { estimatePrior, shrinkDispersion, type DispersionPrior } from "./stats/shrink.ts";
+import { detectabilityWeights, FOCUS_MARGIN } from "./stats/weights.ts";
+import { estimatePrior, STRONG_COUNT, type DispersionPrior } from "./stats/dispersion-pool.ts";
+import { fitPrior, squeeze, type VariancePrior } from "./stats/squeeze.ts";
 
 export type { Normalisation } from "./stats/normalise.ts";
 export type { DiffOptions, DiffResult, Change, AxisReport, Side, NormalisedChange, CaptureInfo } from "./diff-result.ts";
@@ -44,7 +46,8 @@ interface PerNorm {
   norm: Normalisation;
   groups: Groups;
   alpha0: number;
-  tests: { alpha: number; df: number; dfFloor: number; r: ReturnType<typeof rateTest> }[];
+  variance: VariancePrior | null;
+  tests: { phi: number; df: number; alpha: number; r: ReturnType<typeof rateTest> }[];
 }
 
 export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opts: DiffOptions = {}): DiffResult {
@@ -89,6 +92,8 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     perNorm: PerNorm[];
     afterCols: number[];
     meanTotal: number;
+    /** Σ over captures of the axis total, in counting quanta: a test's pooled share is Σy / this. */
+    sumT: number;
     nB: number;
     nA: number;
     side: (y: Float64Array, cs: number[]) => Side;
@@ -207,14 +212,23 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       // The prior comes from self vectors only: an inclusive count sums many self counts, so its
       // run-to-run noise averages out and would drag the pool below what a single function shows.
       const atoms = distinct.map((_, i) => ({ alpha: moms[i]!.alpha, df: moms[i]!.df, mu: mus[i]! })).filter((_, i) => selfKeys.has(i) || selfKeys.size < 3);
-      const prior: DispersionPrior = usePrior ? { alpha0: priorAlpha, tau2: 0, varAlpha0: 0, atoms: 0 } : estimatePrior(atoms, priorAlpha);
+      const prior: DispersionPrior = usePrior ? { alpha0: priorAlpha, atoms: 0 } : estimatePrior(atoms, priorAlpha);
       const alpha0 = prior.alpha0;
       priors.set(n, prior);
+      // Each function's own departure from α0 (quasi-dispersion), moderated across the self
+      // vectors — the same atoms as α0, for the same reason — then applied to every test.
+      const quasi = distinct.map((y) => (usePrior ? { phi: NaN, df: 0 } : quasiDispersion(y, groups, alpha0)));
+      const fitOn = quasi.filter((_, i) => (selfKeys.has(i) || selfKeys.size < 3) && mus[i]! >= STRONG_COUNT).map((x) => x.phi);
+      const fitAll = quasi.filter((_, i) => selfKeys.has(i) || selfKeys.size < 3).map((x) => x.phi);
+      const variance = usePrior ? null : fitPrior(fitOn.length >= 5 ? fitOn : fitAll, quasi.find((x) => x.df > 0)?.df ?? 0);
       const tests = distinct.map((y, i) => {
-        const sh = usePrior ? { alpha: priorAlpha, dfAlpha: Infinity } : shrinkDispersion({ ...moms[i]!, mu: mus[i]! }, prior);
-        return { alpha: sh.alpha, df: sh.dfAlpha, dfFloor: moms[i]!.df, r: rateTest(y, groups, sh.alpha, sh.dfAlpha, moms[i]!.df) };
+        const sq = variance ? squeeze(quasi[i]!.phi, quasi[i]!.df, variance) : { phi: 1, df: Infinity };
+        // The run-to-run α this amounts to at this function's size, for the report.
+        const mu = mus[i]!;
+        const alpha = Math.max(0, sq.phi * (1 / Math.max(mu, 1e-9) + alpha0) - 1 / Math.max(mu, 1e-9));
+        return { phi: sq.phi, df: sq.df, alpha, r: rateTest(y, groups, alpha0, sq.phi, sq.df) };
       });
-      perNorm.push({ norm: n, groups, alpha0, tests });
+      perNorm.push({ norm: n, groups, alpha0, variance, tests });
     }
 
     const side = (y: Float64Array, cs: number[]): Side => {
@@ -244,7 +258,9 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
         source: usePrior ? "prior" : "replicates",
         pooled: verdictNorm.alpha0,
         run_to_run_cv: Math.sqrt(verdictNorm.alpha0),
-        between_function_sd: Math.sqrt(priors.get(used)!.tau2),
+        moderation: verdictNorm.variance
+          ? { prior_scale: verdictNorm.variance.s02, prior_df: Number.isFinite(verdictNorm.variance.d0) ? verdictNorm.variance.d0 : null, loud: verdictNorm.variance.loud }
+          : null,
         df: B.length - (B.length > 0 ? 1 : 0) + A.length - (A.length > 0 ? 1 : 0),
         functions_pooled: priors.get(used)!.atoms,
       },
@@ -266,6 +282,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       perNorm,
       afterCols: cols.after,
       meanTotal: (sumT * qu) / N,
+      sumT,
       nB: B.length,
       nA: A.length,
       side,
@@ -273,36 +290,44 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     });
   }
 
-  // Multiple testing across all axes, per normalisation: the family is every distinct test, each
-  // weighted by how well it could see a detectEffect change (stats/weights.ts).
+  // Multiple testing across all axes, per normalisation: weighted Holm over every distinct test,
+  // the weights spending q where the verdict's promise lies (stats/weights.ts).
   const flaggedSets = new Map<Normalisation, Map<AxisWork, boolean[]>>();
-  const qValues = new Map<AxisWork, number[]>();
-  const weightOf = new Map<AxisWork, number[]>();
+  const adjusted = new Map<AxisWork, number[]>();
+  const firstStep = new Map<AxisWork, number[]>();
   const mTotal = work.reduce((t, w) => t + w.distinct.length, 0);
   const delta = Math.log(1 + detectEffect);
-  // Two families. One regression moves its own self count *and* the inclusive count of every
-  // ancestor; in a single step-up family those ~20 true discoveries would lower the bar for
-  // everything else (FDR lets 5% of ~20 discoveries be false) and bystanders would get flagged.
-  // Self counts (one per place where cost lives) form their own family; inclusive-only aggregates
-  // (vectors no function has as self) the other. FDR of the union ≤ q_self + q_inclusive = q.
+  const pooledShare = (w: AxisWork, y: Float64Array) => y.reduce((a, b) => a + b, 0) / w.sumT;
+  // Two families, so inclusive aggregates (a regression moves its own self count *and* the
+  // inclusive count of every ancestor: ~20 tests saying one thing) do not take the budget of the
+  // places where cost lives. Self counts form one family, inclusive-only aggregates (vectors no
+  // function has as self) the other; Bonferroni across them: FWER ≤ q_self + q_inclusive = q.
   const qFam = { self: q * 0.8, inclusive: q * 0.2 };
   const famSize = { self: 0, inclusive: 0 };
   for (const n of ALL_NORMS) {
     const map = new Map<AxisWork, boolean[]>();
     for (const fam of ["self", "inclusive"] as const) {
-      const entries: { w: AxisWork; i: number; p: number; L: number; xi: number }[] = [];
+      const entries: { w: AxisWork; i: number; p: number; L: number; xi: number; focus: boolean }[] = [];
       for (const w of work) {
         const pn = w.perNorm.find((x) => x.norm === n);
         if (!pn) continue;
         pn.tests.forEach((t, i) => {
-          if (w.selfKeys.has(i) === (fam === "self")) entries.push({ w, i, p: t.r.p, L: t.r.logRatio, xi: delta / t.r.seNull });
+          if (w.selfKeys.has(i) !== (fam === "self")) return;
+          entries.push({ w, i, p: t.r.p, L: t.r.logRatio, xi: delta / t.r.seNull, focus: pooledShare(w, w.distinct[i]!) >= FOCUS_MARGIN * detectShare });
         });
       }
       if (n === "median-ratio" || !famSize[fam]) famSize[fam] = Math.max(famSize[fam], entries.length);
       if (!entries.length) continue;
       const qf = qFam[fam];
-      const weights = weighting === "uniform" ? entries.map(() => 1) : detectabilityWeights(entries.map((e) => e.xi), qf / harmonic(entries.length));
-      const adj = byAdjust(
+      const weights =
+        weighting === "uniform"
+          ? entries.map(() => 1)
+          : detectabilityWeights(
+              entries.map((e) => e.xi),
+              entries.map((e) => e.focus),
+              qf,
+            );
+      const adj = holmAdjust(
         entries.map((e) => e.p),
         weights,
       );
@@ -311,13 +336,13 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
         if (!arr) map.set(e.w, (arr = new Array(e.w.distinct.length).fill(false)));
         arr[e.i] = adj[k]! <= qf && Math.abs(Math.expm1(e.L)) >= minEffect;
         if (e.w.report.normalisation === n) {
-          let qa = qValues.get(e.w);
-          if (!qa) qValues.set(e.w, (qa = new Array(e.w.distinct.length).fill(1)));
-          // Reported on the overall q scale: flagged ⇔ q_value ≤ q.
-          qa[e.i] = Math.min(1, (adj[k]! * q) / qf);
-          let wa = weightOf.get(e.w);
-          if (!wa) weightOf.set(e.w, (wa = new Array(e.w.distinct.length).fill(1)));
-          wa[e.i] = (weights[k]! * qf * mTotal * harmonic(Math.max(1, mTotal))) / (q * entries.length * harmonic(entries.length));
+          let aa = adjusted.get(e.w);
+          if (!aa) adjusted.set(e.w, (aa = new Array(e.w.distinct.length).fill(1)));
+          // Reported on the overall q scale: flagged ⇔ adjusted_p ≤ q.
+          aa[e.i] = Math.min(1, (adj[k]! * q) / qf);
+          let fs = firstStep.get(e.w);
+          if (!fs) firstStep.set(e.w, (fs = new Array(e.w.distinct.length).fill(q / Math.max(1, mTotal))));
+          fs[e.i] = (weights[k]! * qf) / entries.length;
         }
       });
     }
@@ -332,7 +357,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       if (!w.selfKeys.has(i)) return; // the reference function is a self test: plan in that family
       let s = 0;
       for (let c = 0; c < N; c++) s += y[c]!;
-      family.push({ mu: s / N, alpha: vn.tests[i]!.alpha });
+      family.push({ mu: s / N, alpha: vn.tests[i]!.alpha, focus: s / w.sumT >= FOCUS_MARGIN * detectShare });
     });
   }
   const planned = planTests(family);
@@ -342,12 +367,12 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     const used = w.report.normalisation;
     const vn = w.perNorm.find((p) => p.norm === used)!;
     const flags = flaggedSets.get(used)?.get(w) ?? [];
-    const qa = qValues.get(w) ?? [];
+    const adj = adjusted.get(w) ?? [];
     for (const n of ALL_NORMS) {
       const f = flaggedSets.get(n)?.get(w);
       if (f) w.report.flagged_by_normalisation[n] = w.hyps.filter((h) => f[h.key]).length;
     }
-    const wts = weightOf.get(w) ?? [];
+    const level = firstStep.get(w) ?? [];
     const side = w.side;
     for (const h of w.hyps) {
       const t = vn.tests[h.key]!;
@@ -360,7 +385,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       if (flagged) {
         const later = w.afterCols.slice(1);
         const dir: 1 | -1 = L > 0 ? 1 : -1;
-        const ok = later.some((c) => replicateAgrees(h.y, c, vn.groups, t.alpha, t.df, dir, 0.05 / Math.max(1, later.length), t.dfFloor));
+        const ok = later.some((c) => replicateAgrees(h.y, c, vn.groups, vn.alpha0, t.phi, t.df, dir, 0.05 / Math.max(1, later.length)));
         confirmation = later.length > 0 && ok ? "confirmed" : "suspect";
       }
       const normalisations: Change["normalisations"] = {};
@@ -373,8 +398,8 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
           flagged: flaggedSets.get(pn.norm)?.get(w)?.[h.key] ?? false,
         };
       }
-      // The bar this test must clear when it is the only discovery: BY's first step, weighted.
-      const zThr = tQuantile(1 - (q * (wts[h.key] ?? 1)) / (Math.max(1, mTotal) * harmonic(Math.max(1, mTotal))) / 2, t.r.df);
+      // The bar this test must clear when it is the only discovery: weighted Holm's first step.
+      const zThr = tQuantile(1 - (level[h.key] ?? q / Math.max(1, mTotal)) / 2, t.r.df);
       changes.push({
         function: w.names[h.fn]!,
         axis: w.report.axis,
@@ -389,17 +414,20 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
         relative_change: Math.expm1(L),
         interval: [lo, hi],
         p: t.r.p,
-        q_value: qa[h.key] ?? 1,
+        adjusted_p: adj[h.key] ?? 1,
         noise_floor: Math.max(minEffect, Math.expm1(zThr * t.r.seNull)),
         dispersion: t.alpha,
         normalisations,
       });
     }
     w.report.flagged = w.hyps.filter((h) => flags[h.key]).length;
+    const refMu = (detectShare * w.meanTotal) / quantum(w.report.unit);
+    // The reference function is as noisy as the pool after moderation: α0 scaled by the prior s0².
+    const s02 = vn.variance?.s02 ?? 1;
     const pin = {
       effect: detectEffect,
-      refMu: (detectShare * w.meanTotal) / quantum(w.report.unit),
-      refAlpha: vn.alpha0,
+      refMu,
+      refAlpha: Math.max(0, s02 * (1 / refMu + vn.alpha0) - 1 / refMu),
       tests: planned,
       m: famSize.self + 1,
       q: qFam.self,
@@ -421,7 +449,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     reason = "no axis is present in both head captures";
   } else if (flaggedCount > 0) {
     verdict = "changed";
-    reason = `${flaggedCount} function×axis change(s) clear the noise floor at BY q=${q} and ≥${Math.round(minEffect * 100)}%`;
+    reason = `${flaggedCount} function×axis change(s) clear the noise floor (weighted Holm, family-wise error ≤ ${q}) and ≥${Math.round(minEffect * 100)}%`;
   } else if (minPower >= targetPower) {
     verdict = "unchanged";
     reason = `nothing flagged, and a ${Math.round(detectEffect * 100)}% change of a ${detectShare * 100}%-share function would have been flagged with probability ${minPower.toFixed(2)}`;
@@ -443,7 +471,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     q,
     min_effect: minEffect,
     multiple_testing: {
-      method: "Benjamini-Yekutieli",
+      method: "Holm",
       weighting,
       tests: mTotal,
       families: [

@@ -104,7 +104,7 @@ describe("witness diff", () => {
     expect(top.confirmation).toBe("confirmed");
     expect(top.interval[0]).toBeLessThan(0.5);
     expect(top.interval[1]).toBeGreaterThan(0.5);
-    for (const k of ["before", "after", "relative_change", "p", "q_value", "verdict", "normalisations"]) expect(top).toHaveProperty(k);
+    for (const k of ["before", "after", "relative_change", "p", "adjusted_p", "verdict", "normalisations"]) expect(top).toHaveProperty(k);
     expect(top.normalisations.share).toBeDefined();
     expect(typeof j.changes[j.changes.length - 1].flagged).toBe("boolean");
     expect(j.changes.filter((c: { flagged: boolean }) => c.flagged).every((c: { function: string }) => c.function === "target" || p.stacks.some((s, i) => p.leaf[i] === "target" && s.includes(c.function)))).toBe(true);

@@ -3,7 +3,9 @@
 // (Poisson-only noise, share normalisation, no multiple-testing control).
 import { describe, expect, test } from "bun:test";
 import { normalCdf, normalQuantile, tQuantile, tTwoSided } from "../../src/witness/stats/distributions.ts";
-import { byAdjust } from "../../src/witness/stats/multiple-testing.ts";
+import { holmAdjust } from "../../src/witness/stats/multiple-testing.ts";
+import { detectabilityWeights } from "../../src/witness/stats/weights.ts";
+import { digamma, fitPrior, squeeze, trigamma, trigammaInverse } from "../../src/witness/stats/squeeze.ts";
 import { dispersionMoM } from "../../src/witness/stats/rate-test.ts";
 import { medianRatioFactors } from "../../src/witness/stats/normalise.ts";
 import { diffCaptures, type DiffResult } from "../../src/witness/diff.ts";
@@ -23,11 +25,68 @@ describe("distributions", () => {
   });
 });
 
-describe("Benjamini–Yekutieli", () => {
-  test("adjusts like p.adjust(method = 'BY')", () => {
-    const adj = byAdjust([0.041, 0.001, 0.205, 0.008, 0.039, 0.042, 0.06, 0.074]);
-    const want = [0.18264, 0.021743, 0.557161, 0.086971, 0.18264, 0.18264, 0.217429, 0.229851];
-    adj.forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 5));
+describe("weighted Holm", () => {
+  test("unweighted, adjusts like p.adjust(method = 'holm')", () => {
+    const adj = holmAdjust([0.041, 0.001, 0.205, 0.008, 0.039, 0.042, 0.06, 0.074]);
+    const want = [0.234, 0.008, 0.234, 0.056, 0.234, 0.234, 0.234, 0.234];
+    adj.forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 9));
+  });
+
+  test("weighted: ordered by p/w, each step divides by the weight still in play", () => {
+    const adj = holmAdjust([0.01, 0.005, 0.02, 0.03], [2, 0.5, 0.5, 1]);
+    [0.02, 0.02, 0.045, 0.045].forEach((want, i) => expect(adj[i]!).toBeCloseTo(want, 9));
+  });
+
+  test("weights go to the tests the verdict promises to see; the rest keep a floor", () => {
+    const xi = [0.5, 1, 2, 4, 6, 30];
+    const focus = [false, false, false, true, true, true];
+    const w = detectabilityWeights(xi, focus, 0.04);
+    expect(w.reduce((a, b) => a + b, 0) / w.length).toBeCloseTo(1, 9);
+    expect(w[3]!).toBeGreaterThan(w[4]!); // the least detectable in focus needs the level most
+    expect(w[4]!).toBeGreaterThan(w[5]!);
+    expect(w[0]!).toBeCloseTo(w[2]!, 9); // out of focus: the floor
+    expect(w[3]!).toBeGreaterThan(10 * w[0]!);
+    expect(detectabilityWeights(xi, xi.map(() => false), 0.04)).toEqual(xi.map(() => 1));
+  });
+});
+
+describe("variance moderation (squeeze)", () => {
+  test("digamma, trigamma and its inverse match known values", () => {
+    expect(digamma(1)).toBeCloseTo(-0.5772156649, 8);
+    expect(digamma(0.5)).toBeCloseTo(-1.9635100260, 8);
+    expect(trigamma(1)).toBeCloseTo((Math.PI * Math.PI) / 6, 8);
+    expect(trigamma(0.5)).toBeCloseTo((Math.PI * Math.PI) / 2, 7);
+    for (const x of [0.2, 1, 3.7, 40, 900]) expect(trigammaInverse(trigamma(x)) / x).toBeCloseTo(1, 6);
+  });
+
+  const chi2 = (r: () => number, k: number) => {
+    let s = 0;
+    for (let i = 0; i < k; i++) s += normal(r) ** 2;
+    return s;
+  };
+
+  test("recovers the prior of scaled inverse-χ² variances; a loud function keeps its own", () => {
+    const r = rng(7);
+    const d = 8;
+    const phi = Array.from({ length: 4000 }, () => ((1.5 * 20) / chi2(r, 20)) * (chi2(r, d) / d));
+    const prior = fitPrior(phi, d);
+    expect(prior.d0).toBeGreaterThan(15);
+    expect(prior.d0).toBeLessThan(27);
+    expect(prior.s02).toBeGreaterThan(1.4);
+    expect(prior.s02).toBeLessThan(1.6);
+    const mid = squeeze(1, d, prior);
+    expect(mid.phi).toBeGreaterThan(1);
+    expect(mid.phi).toBeLessThan(prior.s02);
+    expect(mid.df).toBeCloseTo(prior.d0 + d, 9);
+    expect(squeeze(60, d, prior)).toEqual({ phi: 60, df: d });
+  });
+
+  test("functions that agree: infinite prior degrees of freedom, every test on the pool's scale", () => {
+    const r = rng(8);
+    const phi = Array.from({ length: 2000 }, () => chi2(r, 8) / 8);
+    const prior = fitPrior(phi, 8);
+    expect(prior.d0 > 200).toBe(true);
+    expect(prior.s02).toBeCloseTo(1, 1);
   });
 });
 

@@ -1,11 +1,10 @@
 // Planning: the chance that a change of `effect` (relative) on a function holding `share` of the
 // axis is flagged, given the run-to-run dispersion, the samples per capture, the captures per
-// version and the rest of the test family (which sets the multiple-testing bar, weighted as in
-// weights.ts). Normal approximation; the t correction is small at the degrees of freedom the
+// version and the rest of the test family (which sets the multiple-testing bar: weighted Holm's
+// first step, weights as in weights.ts). Normal approximation; the t correction is small at the degrees of freedom the
 // Satterthwaite formula gives when sampling noise is part of the variance.
 
 import { normalCdf, normalQuantile } from "./distributions.ts";
-import { harmonic } from "./multiple-testing.ts";
 import { levelFor } from "./weights.ts";
 
 export interface PlanTest {
@@ -13,6 +12,8 @@ export interface PlanTest {
   mu: number;
   /** Run-to-run dispersion α. */
   alpha: number;
+  /** Covered by the verdict's promise (weights.ts). */
+  focus: boolean;
 }
 
 export interface PlanInput {
@@ -41,13 +42,17 @@ export function power(inp: PlanInput, nBefore: number, nAfter: number): number {
   const d = Math.log(1 + inp.effect);
   const se = (mu: number, a: number) => Math.sqrt(1 / (mu * nBefore) + 1 / (mu * nAfter) + a / nBefore + a / nAfter);
   const m = Math.max(1, inp.m);
-  const total = inp.q / harmonic(m);
   const xiRef = d / se(inp.refMu, inp.refAlpha);
-  let level = total / m;
+  let level = inp.q / m;
   if (inp.weighted && inp.tests.length) {
     const xi = inp.tests.map((t) => d / se(t.mu, t.alpha));
     // levelFor sees a sample of the family: its per-test level scales with the sample, not m.
-    level = levelFor(xiRef, xi, (total * (xi.length + 1)) / m);
+    level = levelFor(
+      xiRef,
+      xi,
+      inp.tests.map((t) => t.focus),
+      (inp.q * (xi.length + 1)) / m,
+    );
   }
   return normalCdf(xiRef - normalQuantile(1 - level / 2));
 }

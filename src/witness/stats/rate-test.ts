@@ -6,6 +6,8 @@
 // With size factors s (normalise.ts) the rate of group g is λ_g = Σy / Σs, and
 //   Var(log λ̂_g) ≈ 1/(λ_g·S_g) + α·C_g,   S_g = Σ s,  C_g = Σ s² / S_g²  (= 1/n for equal s).
 // The first term shrinks with samples, the second only with replicates — the noise floor.
+// α0 is the pool's (shrink.ts); how far one function departs from it is its quasi-dispersion φ
+// (below), moderated across functions (squeeze.ts) before it scales that function's variance.
 
 import { tQuantile, tTwoSided, tUpper } from "./distributions.ts";
 
@@ -44,6 +46,29 @@ export function dispersionMoM(y: ArrayLike<number>, g: Groups): { alpha: number;
   return { alpha: num / den, df };
 }
 
+/**
+ * Quasi-dispersion φ: the Pearson statistic of the replicates against the model (each group's own
+ * rate, Var = μ + α0·μ²) over its degrees of freedom — ≈ 1 when the function is as noisy as the
+ * pool says, 3 when its run-to-run noise triples the modelled variance. NaN without replicates.
+ */
+export function quasiDispersion(y: ArrayLike<number>, g: Groups, alpha0: number): { phi: number; df: number } {
+  let x2 = 0;
+  let df = 0;
+  for (const cols of [g.before, g.after]) {
+    if (cols.length < 2) continue;
+    const { Y, S } = sums(y, cols, g.size);
+    if (Y === 0) continue; // all zero: no information about spread
+    df += cols.length - 1;
+    const lam = Y / S;
+    for (const c of cols) {
+      const mu = g.size[c]! * lam;
+      // (1 − h): the group mean was fitted from these same counts (leverage h = s_c / S).
+      x2 += (y[c]! - mu) ** 2 / ((mu + alpha0 * mu * mu) * (1 - g.size[c]! / S));
+    }
+  }
+  return df > 0 ? { phi: x2 / df, df } : { phi: NaN, df: 0 };
+}
+
 export interface RateTest {
   /** log(after rate / before rate) */
   logRatio: number;
@@ -53,18 +78,8 @@ export interface RateTest {
   p: number;
   lo: number;
   hi: number;
-  /** Satterthwaite degrees of freedom of the variance (the Poisson part is known exactly). */
+  /** Degrees of freedom of the t reference (Infinity: normal). */
   df: number;
-}
-
-/**
- * Degrees of freedom of V = P + αK where P (Poisson) is exact and α̂ carries dfAlpha:
- * Satterthwaite's V² / ((αK)² / dfAlpha). When sampling noise dominates, the test is ~normal;
- * when run-to-run noise dominates, it is a t with the dispersion estimate's df.
- */
-export function satterthwaite(v: number, alphaPart: number, dfAlpha: number): number {
-  if (!Number.isFinite(dfAlpha) || alphaPart <= 0) return Infinity;
-  return (v * v * dfAlpha) / (alphaPart * alphaPart);
 }
 
 function sums(y: ArrayLike<number>, cols: number[], size: number[]) {
@@ -80,24 +95,25 @@ function sums(y: ArrayLike<number>, cols: number[], size: number[]) {
 }
 
 /**
- * dfFloor: the replicate degrees of freedom. Estimating the whole variance (sampling + run-to-run)
- * from the replicates alone would give exactly that many; shrinking α toward the pool only adds
- * information, so the test never has fewer — Satterthwaite alone would, when α̂ is small and noisy.
+ * Variance of a log rate ratio: Poisson part P plus run-to-run part α0·K, scaled by the function's
+ * moderated quasi-dispersion φ (squeeze.ts) — but never below P: sampled counts cannot be quieter
+ * than their sampling, however closely a few replicates happen to agree.
  */
-export function rateTest(y: ArrayLike<number>, g: Groups, alpha: number, dfAlpha: number, dfFloor = 0): RateTest {
+const scaledVariance = (phi: number, poisson: number, alpha0: number, k: number) => Math.max(phi * (poisson + alpha0 * k), poisson);
+
+/** The scaled variance referred to a t on df degrees of freedom. */
+export function rateTest(y: ArrayLike<number>, g: Groups, alpha0: number, phi: number, df: number): RateTest {
   const b = sums(y, g.before, g.size);
   const a = sums(y, g.after, g.size);
   // +0.5 keeps a function that vanished (or appeared) finite; its effect is negligible at real counts.
   const logRatio = Math.log((a.Y + 0.5) / a.S) - Math.log((b.Y + 0.5) / b.S);
   const lam0 = (a.Y + b.Y + 1) / (a.S + b.S);
-  const vNull = 1 / (lam0 * a.S) + 1 / (lam0 * b.S) + alpha * (a.C + b.C);
-  const v = 1 / (a.Y + 0.5) + 1 / (b.Y + 0.5) + alpha * (a.C + b.C);
+  const vNull = scaledVariance(phi, 1 / (lam0 * a.S) + 1 / (lam0 * b.S), alpha0, a.C + b.C);
+  const v = scaledVariance(phi, 1 / (a.Y + 0.5) + 1 / (b.Y + 0.5), alpha0, a.C + b.C);
   const seNull = Math.sqrt(vNull);
   const se = Math.sqrt(v);
-  const aPart = alpha * (a.C + b.C);
-  const df = Math.max(dfFloor, satterthwaite(vNull, aPart, dfAlpha));
   const p = tTwoSided(logRatio / seNull, df);
-  const t975 = tQuantile(0.975, Math.max(dfFloor, satterthwaite(v, aPart, dfAlpha)));
+  const t975 = tQuantile(0.975, df);
   return { logRatio, seNull, se, p, lo: logRatio - t975 * se, hi: logRatio + t975 * se, df };
 }
 
@@ -105,11 +121,11 @@ export function rateTest(y: ArrayLike<number>, g: Groups, alpha: number, dfAlpha
  * One later after-replicate alone against the whole before side, one-sided in `direction`:
  * the confirmation window's question "does this replicate show the change again?".
  */
-export function replicateAgrees(y: ArrayLike<number>, col: number, g: Groups, alpha: number, dfAlpha: number, direction: 1 | -1, level: number, dfFloor = 0): boolean {
+export function replicateAgrees(y: ArrayLike<number>, col: number, g: Groups, alpha0: number, phi: number, df: number, direction: 1 | -1, level: number): boolean {
   const b = sums(y, g.before, g.size);
   const s = g.size[col]!;
   const L = Math.log((y[col]! + 0.5) / s) - Math.log((b.Y + 0.5) / b.S);
   const lam0 = (y[col]! + b.Y + 1) / (s + b.S);
-  const v = 1 / (lam0 * s) + 1 / (lam0 * b.S) + alpha * (1 + b.C);
-  return tUpper((direction * L) / Math.sqrt(v), Math.max(dfFloor, satterthwaite(v, alpha * (1 + b.C), dfAlpha))) < level;
+  const v = scaledVariance(phi, 1 / (lam0 * s) + 1 / (lam0 * b.S), alpha0, 1 + b.C);
+  return tUpper((direction * L) / Math.sqrt(v), df) < level;
 }

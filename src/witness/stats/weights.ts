@@ -1,15 +1,21 @@
-// Where to spend the false-discovery budget. Plain BY gives every test the same share of q, so a
-// profile with hundreds of functions sets a bar no 10% change can clear with 5 replicates. Weighted
-// BY (Genovese, Roeder & Wasserman 2006; valid under any dependence with weights averaging 1,
-// Blanchard & Roquain 2008) lets the budget follow detectability instead: with ξᵢ = the z a change
-// of the relevant size (detectEffect, default 10%) would produce on test i — known before looking
-// at the direction of the data, from pooled counts and dispersion only — Roeder & Wasserman's
-// (2009) optimal per-test level is aᵢ = Φ̄(ξᵢ/2 + c/ξᵢ), with c such that Σaᵢ equals the total level.
-// Tests that would see a 10% change trivially (big functions) or never (tiny ones) get little; the
-// budget goes to tests where it decides. A floor keeps every test testable (a tiny function that
-// triples is still flagged: its p-value is far below even the floored threshold).
+// Where to spend the error budget. Plain Holm gives every test q/m, so a profile with hundreds of
+// small functions sets a bar no 10% change of a 1%-share function clears with 5 replicates. The
+// verdict promises something specific: a detectEffect (10%) change of a function holding at least
+// detectShare (1%) is found. So the budget goes to the tests that promise covers ("focus": pooled
+// share ≥ FOCUS_MARGIN × detectShare, the margin absorbing the share's own sampling noise), split
+// among them by Roeder & Wasserman's (2009) optimal per-test level for that effect:
+//   aᵢ = Φ̄(ξᵢ/2 + c/ξᵢ),  Σ aᵢ = total,  ξᵢ = the z a detectEffect change would produce on test i
+// (known before the direction of the data is looked at: pooled counts and dispersion only).
+// Big functions see a 10% change trivially and get little; the ones near the promise get most.
+// Every other test keeps a floor (as a fraction of the uniform weight): a small function that
+// triples is still flagged, its p-value being far below even the floored threshold.
+// Weights fixed before testing and averaging 1 keep weighted Holm's guarantee.
 
 import { normalCdf } from "./distributions.ts";
+
+/** How far below detectShare a test's pooled share may sit and still be in focus. */
+export const FOCUS_MARGIN = 0.8;
+export const WEIGHT_FLOOR = 0.05;
 
 const upper = (x: number) => normalCdf(-x);
 
@@ -31,25 +37,26 @@ export function solveC(xi: readonly number[], total: number): number {
 }
 
 /**
- * Weights (mean 1) for m tests with detectability ξ, for a procedure whose total level is `total`
- * (BY's first step: q / c(m)). `floor` is the smallest weight, as a fraction of the uniform one.
+ * Weights (mean 1) for m tests with detectability ξ, of which `focus` are covered by the verdict's
+ * promise, for a procedure whose first step spends `total` (Holm: q). No test in focus (or none
+ * detectable): uniform.
  */
-export function detectabilityWeights(xi: readonly number[], total: number, floor = 0.02): number[] {
+export function detectabilityWeights(xi: readonly number[], focus: readonly boolean[], total: number, floor = WEIGHT_FLOOR): number[] {
   const m = xi.length;
   if (m === 0) return [];
-  if (xi.every((x) => !(x > 1e-9))) return xi.map(() => 1);
-  const c = solveC(xi, Math.min(total, m * 0.999));
-  const a = levels(xi, c);
-  const sum = a.reduce((s, v) => s + v, 0);
-  let w = a.map((v) => Math.max(floor, (v * m) / sum));
+  const inFocus = xi.map((_, i) => i).filter((i) => focus[i] && xi[i]! > 1e-9);
+  if (inFocus.length === 0) return xi.map(() => 1);
+  const fx = inFocus.map((i) => xi[i]!);
+  const c = solveC(fx, Math.min(total, inFocus.length * 0.999));
+  const a = levels(fx, c);
+  const w = xi.map(() => floor);
+  inFocus.forEach((i, k) => (w[i] = Math.max(floor, (a[k]! * m) / total)));
   const mean = w.reduce((s, v) => s + v, 0) / m;
-  w = w.map((v) => v / mean);
-  return w;
+  return w.map((v) => v / mean);
 }
 
-/** The per-test level a hypothetical test of detectability ξ would get among tests `xi`. */
-export function levelFor(xiRef: number, xi: readonly number[], total: number, floor = 0.02): number {
-  const all = [...xi, xiRef];
-  const w = detectabilityWeights(all, total, floor);
-  return (w[w.length - 1]! * total) / all.length;
+/** The first-step level a hypothetical in-focus test of detectability ξ would get among `xi`. */
+export function levelFor(xiRef: number, xi: readonly number[], focus: readonly boolean[], total: number, floor = WEIGHT_FLOOR): number {
+  const w = detectabilityWeights([...xi, xiRef], [...focus, true], total, floor);
+  return (w[w.length - 1]! * total) / w.length;
 }

@@ -12,7 +12,7 @@ import { signedPercent as pct } from "../../../witness/table.ts";
 const TABLE_ROWS = 100;
 
 function ranked(changes: Change[]): Change[] {
-  return [...changes].sort((a, b) => Number(b.flagged) - Number(a.flagged) || a.q_value - b.q_value || Math.abs(b.relative_change) - Math.abs(a.relative_change));
+  return [...changes].sort((a, b) => Number(b.flagged) - Number(a.flagged) || a.adjusted_p - b.adjusted_p || Math.abs(b.relative_change) - Math.abs(a.relative_change));
 }
 
 function changeTable(changes: Change[]): Html {
