@@ -1,9 +1,10 @@
 // Real captures: a C workload with a tunable slow function (bench/witness-workload.c), sampled
 // with `perf record -g` (cpu-clock) — the collector-independent way to get real stacks here —
-// folded, and diffed by witness. Versions: V1 (slow_path = 500 units), V1 again (A/A), V2 with
-// slow_path +10% (550 units) and V3 with slow_path doubled (1000 units, bystander check).
-// Needs root (or perf_event_paranoid ≤ 1), cc and perf.
-//   bun bench/witness-real.ts [captures per version=5] [seconds per capture=20] [frequency=20000]
+// folded, and diffed by witness. Versions: V1 (slow_path = BASE units), V1 again (A/A), V2 with
+// slow_path +10% and V3 with slow_path doubled (bystander check). BASE 500 puts slow_path near
+// 3% of CPU, 150 near 1%. Needs root (or perf_event_paranoid ≤ 1), cc and perf.
+//   bun bench/witness-real.ts [captures per version=5] [seconds per capture=20] [frequency=20000] [BASE=500]
+// WITNESS_REAL_KEEP=DIR keeps the folded captures for bench/witness-real-thinned.ts.
 import { $ } from "bun";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import type { Capture } from "../src/witness/model.ts";
 const N = Number(process.argv[2] ?? 5);
 const SECONDS = Number(process.argv[3] ?? 20);
 const HZ = Number(process.argv[4] ?? 20000);
+const BASE = Number(process.argv[5] ?? 500);
 const dir = mkdtempSync(join(tmpdir(), "witness-real-"));
 const bin = join(dir, "workload");
 await $`cc -O1 -fno-omit-frame-pointer -fno-inline -o ${bin} ${resolve(import.meta.dir, "witness-workload.c")}`.quiet();
@@ -58,10 +60,10 @@ const v2: Capture[] = [];
 const v3: Capture[] = [];
 // Interleaved, so slow drifts of the machine hit every version alike.
 for (let i = 0; i < N; i++) {
-  v1.push(await capture(500, `v1-${i}`));
-  v1b.push(await capture(500, `v1b-${i}`));
-  v2.push(await capture(550, `v2-${i}`));
-  v3.push(await capture(1000, `v3-${i}`));
+  v1.push(await capture(BASE, `v1-${i}`));
+  v1b.push(await capture(BASE, `v1b-${i}`));
+  v2.push(await capture(Math.round(BASE * 1.1), `v2-${i}`));
+  v3.push(await capture(BASE * 2, `v3-${i}`));
 }
 const total = (c: Capture) => c.axes.cpu!.stacks.reduce((t, s) => t + s.value, 0);
 const samples = [...v1, ...v1b, ...v2, ...v3].map(total);

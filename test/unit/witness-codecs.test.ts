@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { gunzipSync } from "node:zlib";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import protobuf from "protobufjs";
 import { parseStream, toStream, StreamError } from "../../src/witness/stream.ts";
 import { parseFolded, toFolded, FoldedError, axisFromName } from "../../src/witness/folded.ts";
@@ -166,6 +167,33 @@ describe("pprof", () => {
     expect(back.meta.measuredSec).toBe(60);
     expect(back.missing).toEqual([{ axis: "offcpu", reason: "tracefs not mounted at /sys/kernel/tracing" }]);
     expect(back.axes.offcpu).toBeUndefined();
+  });
+  // The reader users have: `go tool pprof` (Debian's golang-go on CI; elsewhere it skips).
+  const go = Bun.which("go");
+  test.skipIf(!go && process.env.RUNNER_REQUIRE_LIVE !== "1")("go tool pprof reads it: the stacks with -traces, the cpu time with -top", () => {
+    if (!go) throw new Error("RUNNER_REQUIRE_LIVE=1 but `go` is not installed (apt-get install golang-go)");
+    const dir = mkdtempSync(join(tmpdir(), "witness-pprof-"));
+    try {
+      const file = join(dir, "head.pb.gz");
+      writeFileSync(file, toPprof(c));
+      const env = { PATH: process.env.PATH ?? "", HOME: dir, GOCACHE: join(dir, "cache"), PPROF_TMPDIR: dir };
+      const pprof = (...args: string[]) => {
+        const r = Bun.spawnSync([go, "tool", "pprof", ...args, file], { env, stdout: "pipe", stderr: "pipe" });
+        expect(r.stderr.toString()).not.toContain("failed");
+        expect(r.exitCode).toBe(0);
+        return r.stdout.toString();
+      };
+      // -traces: one block per sample, leaf first, with the sample's value.
+      const traces = pprof("-traces", "-sample_index=samples");
+      expect(traces).toMatch(/\b600\s+parse_json\n\s+handle_request\n\s+main\n/);
+      // -top on the cpu column: 600 samples × the 10.1 ms period flat, 750 with its memcpy.
+      const top = pprof("-top", "-sample_index=cpu");
+      expect(top).toContain("Type: cpu\n");
+      expect(top).toContain("Duration: 60s");
+      expect(top).toMatch(/6060\.61ms\s+60\.00%\s+[\d.]+%\s+7575\.76ms\s+75\.00%\s+parse_json\n/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   test("a single-axis export holds only that axis", () => {
     const one = parsePprof(toPprof(c, ["syscalls"]));
