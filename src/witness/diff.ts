@@ -217,10 +217,14 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       priors.set(n, prior);
       // Each function's own departure from α0 (quasi-dispersion), moderated across the self
       // vectors — the same atoms as α0, for the same reason — then applied to every test.
+      // The fit needs one df: the full replicate df (a group of all zeros has none, and such a
+      // function is far below STRONG_COUNT anyway).
       const quasi = distinct.map((y) => (usePrior ? { phi: NaN, df: 0 } : quasiDispersion(y, groups, alpha0)));
-      const fitOn = quasi.filter((_, i) => (selfKeys.has(i) || selfKeys.size < 3) && mus[i]! >= STRONG_COUNT).map((x) => x.phi);
-      const fitAll = quasi.filter((_, i) => selfKeys.has(i) || selfKeys.size < 3).map((x) => x.phi);
-      const variance = usePrior ? null : fitPrior(fitOn.length >= 5 ? fitOn : fitAll, quasi.find((x) => x.df > 0)?.df ?? 0);
+      const fullDf = quasi.reduce((d, x) => Math.max(d, x.df), 0);
+      const atom = (i: number) => (selfKeys.has(i) || selfKeys.size < 3) && quasi[i]!.df === fullDf;
+      const fitOn = quasi.filter((_, i) => atom(i) && mus[i]! >= STRONG_COUNT).map((x) => x.phi);
+      const fitAll = quasi.filter((_, i) => atom(i)).map((x) => x.phi);
+      const variance = usePrior ? null : fitPrior(fitOn.length >= 5 ? fitOn : fitAll, fullDf);
       const tests = distinct.map((y, i) => {
         const sq = variance ? squeeze(quasi[i]!.phi, quasi[i]!.df, variance) : { phi: 1, df: Infinity };
         // The run-to-run α this amounts to at this function's size, for the report.
