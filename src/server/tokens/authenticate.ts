@@ -1,8 +1,8 @@
 // Capture-token authentication: header or `token` query parameter -> principal, or the reason for 401.
-import { timingSafeEqual } from "node:crypto";
 import { CAPTURE_TOKEN_PREFIX, hashToken, isWellFormedToken } from "../../protocol/token-format.ts";
 import type { TokenStore } from "../store/store.ts";
 import type { CaptureTokenPrincipal } from "../store/types.ts";
+import { sameSecret } from "../same-secret.ts";
 
 export type AuthResult = { ok: true; principal: CaptureTokenPrincipal } | { ok: false; error: string };
 
@@ -27,7 +27,7 @@ export async function authenticateCaptureToken(tokens: TokenStore, token: string
   const principal = await tokens.findCaptureToken(hash);
   // The lookup is by hash; the constant-time compare guards against a store whose index
   // comparison is not exact (collation, trailing space) ever accepting a near miss.
-  if (!principal || !timingSafeEqual(Buffer.from(principal.tokenHash), Buffer.from(hash))) {
+  if (!principal || !sameSecret(principal.tokenHash, hash)) {
     return { ok: false, error: "invalid or revoked capture token" };
   }
   return { ok: true, principal };

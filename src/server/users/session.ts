@@ -1,7 +1,6 @@
 // App sessions: a random 256-bit value in an HttpOnly, SameSite=Strict cookie; the store keeps only
 // its SHA-256. The CSRF token of a session is derived from the cookie value (HMAC-like, separate
 // label), so it needs no storage, differs per session and cannot be turned back into the cookie.
-import { timingSafeEqual } from "node:crypto";
 import type { AppSession } from "../store/user-store.ts";
 import type { UserStore } from "../store/user-store.ts";
 
@@ -53,8 +52,3 @@ export async function resolveSession(store: UserStore, request: Request, now: nu
   return session ? { ...session, cookie, csrf: csrfToken(cookie) } : null;
 }
 
-export function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}

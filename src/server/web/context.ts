@@ -2,7 +2,8 @@
 // and the signed-in member, resolved from the session cookie and nothing else — a capture token in
 // an Authorization header or query string never opens a page.
 import type { QueueCaptureDeps } from "../captures/queue-capture.ts";
-import { resolveSession, sameToken, type SignedIn } from "../users/session.ts";
+import { resolveSession, type SignedIn } from "../users/session.ts";
+import { sameSecret } from "../same-secret.ts";
 import { readForm } from "./form.ts";
 import { plain, redirect, sameOrigin } from "./respond.ts";
 
@@ -34,6 +35,6 @@ export async function formSession(deps: WebDeps, request: Request): Promise<{ se
   const f = await readForm(request);
   if (!f.ok) return plain(f.status, f.error);
   const token = f.form.get("_csrf") ?? "";
-  if (!sameToken(token, s.csrf)) return plain(403, "the form expired or did not come from this app; reload the page and try again");
+  if (!sameSecret(token, s.csrf)) return plain(403, "the form expired or did not come from this app; reload the page and try again");
   return { session: s, form: f.form };
 }
