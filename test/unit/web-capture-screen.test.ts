@@ -75,6 +75,20 @@ describe("instrumentation", () => {
     const html = await screen((q as { requestId: string }).requestId);
     expect(html).toContain("Not run yet");
     expect(html).not.toContain("Downloads");
+    expect(html).toContain('<meta http-equiv="refresh" content="3">');
+  });
+
+  test("a head recorded pushed before its diff is stored says the diff is being computed, and reloads", async () => {
+    const org = (await web.store.getOrg("acme"))!;
+    const q = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "4", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
+    const id = (q as { requestId: string }).requestId;
+    await web.store.markCaptureRunning(id, Date.now());
+    await web.store.completeCapture(id, { outcome: "pushed", instrumentation: null }, Date.now());
+    const html = await screen(id);
+    expect(html).toContain("Computing the diff against the prior version");
+    expect(html).toContain('<meta http-equiv="refresh" content="3">');
+    // Done with its diff stored: no reload.
+    expect(await screen(v2)).not.toContain('http-equiv="refresh"');
   });
 
   test("fixes: a reason that already carries its fix is not given a second one", () => {

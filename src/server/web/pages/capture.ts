@@ -30,7 +30,10 @@ function changeTable(changes: Change[]): Html {
 function diffSection(v: CaptureView): Html {
   const link = v.head && v.head.requestId !== v.record.requestId ? html`<p>Diffs belong to the head capture of a version; this replicate feeds the diff of <a href="/profiling/captures/${encodeURIComponent(v.head.requestId)}">the head of ${v.head.version}</a>.</p>` : "";
   if (!v.diff) {
-    return html`<section class="card" aria-labelledby="diff-h"><h2 id="diff-h">Diff against the prior version</h2>${link}<p class="muted">No diff yet: it is computed when a head capture of this version is pushed.</p></section>`;
+    const why = diffPending(v)
+      ? "Computing the diff against the prior version: this page reloads when it is stored."
+      : "No diff yet: it is computed when a head capture of this version is pushed.";
+    return html`<section class="card" aria-labelledby="diff-h"><h2 id="diff-h">Diff against the prior version</h2>${link}<p class="muted" id="diff-status">${why}</p></section>`;
   }
   const r = v.result;
   const compared = v.diff.comparedWith
@@ -63,6 +66,11 @@ function downloads(v: CaptureView): Html {
 ${v.presentAxes.map((a) => html`<li><a href="${base}/folded?axis=${encodeURIComponent(a)}" download>folded stacks, ${a} axis</a></li>`)}</ul></section>`;
 }
 
+/** A pushed head is recorded done a moment before its diff is stored (diff-on-arrival). */
+function diffPending(v: CaptureView): boolean {
+  return v.record.kind === "head" && v.record.outcome === "pushed" && !v.diff;
+}
+
 export function capturePage(session: SignedIn, v: CaptureView): Html {
   const r = v.record;
   const body = html`<p><a href="/profiling">← Profiling</a></p>
@@ -71,5 +79,7 @@ export function capturePage(session: SignedIn, v: CaptureView): Html {
 <dt>State</dt><dd>${stateBadge(r)}${r.reason ? html` — <span id="reason">${r.reason}</span>` : ""}</dd>
 <dt>Requested</dt><dd>${isoTime(r.createdAt)}</dd><dt>Request id</dt><dd><code>${r.requestId}</code></dd></dl>
 ${instrumentationBlock(r.instrumentation)}${v.profileError ? html`<p class="flash error" role="alert">Flame graphs and downloads unavailable: ${v.profileError}</p>` : ""}${diffSection(v)}${downloads(v)}`;
-  return layout(`${r.workload} ${r.version}`, body, session, "profiling");
+  // Reload while something on this screen is still to come: the outcome, or the head's diff.
+  const inFlight = r.status !== "done" || diffPending(v);
+  return layout(`${r.workload} ${r.version}`, body, session, "profiling", inFlight ? 3 : undefined);
 }
