@@ -232,6 +232,23 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
         await store.deleteSession("s2");
         expect(await store.findSession("s2", T0)).toBeNull();
       });
+
+      test("failed sign-ins: listed oldest first after `since`, per account (any org name), cleared, forgotten when old", async () => {
+        await store.recordSignInFailure("acme", "ann@acme.test", T0 + 2, T0 - 1000);
+        await store.recordSignInFailure("acme", "ann@acme.test", T0 + 1, T0 - 1000);
+        await store.recordSignInFailure("acme", "bob@acme.test", T0 + 3, T0 - 1000);
+        await store.recordSignInFailure("no-such-org", "ann@acme.test", T0 + 4, T0 - 1000);
+        expect(await store.signInFailures("acme", "ann@acme.test", T0)).toEqual([T0 + 1, T0 + 2]);
+        expect(await store.signInFailures("acme", "ann@acme.test", T0 + 1)).toEqual([T0 + 2]);
+        expect(await store.signInFailures("no-such-org", "ann@acme.test", T0)).toEqual([T0 + 4]);
+        await store.clearSignInFailures("acme", "ann@acme.test");
+        expect(await store.signInFailures("acme", "ann@acme.test", T0)).toEqual([]);
+        expect(await store.signInFailures("acme", "bob@acme.test", T0)).toEqual([T0 + 3]);
+        // Recording forgets every account's failures at or before forgetBefore.
+        await store.recordSignInFailure("acme", "cy@acme.test", T0 + 10, T0 + 3);
+        expect(await store.signInFailures("acme", "bob@acme.test", 0)).toEqual([]);
+        expect(await store.signInFailures("no-such-org", "ann@acme.test", 0)).toEqual([T0 + 4]);
+      });
     });
 
     describe("web app reads", () => {

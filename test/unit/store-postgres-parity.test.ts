@@ -124,7 +124,7 @@ d("PostgreSQL answers as SQLite does", () => {
     const run = (args: string[]) => Bun.spawnSync([...runnerCommand(), "admin", "--database-url", imported.url, ...args], { stdout: "pipe", stderr: "pipe" });
     const m = run(["migrate"]);
     expect(m.stderr.toString()).toBe("");
-    expect(m.stdout.toString()).toMatch(/^applied migrations 1, 2, 3; schema at version 3/);
+    expect(m.stdout.toString()).toMatch(/^applied migrations 1, 2, 3, 4; schema at version 4/);
     const imp = run(["import-sqlite", join(dir, "runner.db")]);
     expect(imp.exitCode).toBe(0);
     expect(imp.stdout.toString()).toContain("orgs 2, capture_tokens 0, bootstrap_tokens 0, capture_requests 6, instances 2, profiles 2, diffs 1, users 2, sessions 1");

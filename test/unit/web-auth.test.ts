@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from
 import { safeNext } from "../../src/server/web/auth-routes.ts";
 import { isSecure } from "../../src/server/web/context.ts";
 import { csrfToken, sessionCookie, sessionHash, sessionSetCookie } from "../../src/server/users/session.ts";
-import { Client, PASSWORD, startWeb, type Web } from "./web-harness.ts";
+import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
+import { Client, PASSWORD, startWeb, startWebOn, type Web } from "./web-harness.ts";
 
 // Members sign in with real argon2id hashes; a loaded 2-core machine needs more than 5 s.
 setDefaultTimeout(30_000);
@@ -61,6 +62,31 @@ describe("sign-in", () => {
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(800);
     expect(locked.headers.get("set-cookie")).toBeNull();
     expect((await new Client(web.url).signIn("acme", "b@acme.test", PASSWORD)).status).toBe(303);
+  });
+
+  test("the count is shared by replicas on one store: 5 failures on each of two servers lock the account on both", async () => {
+    await web.member("acme", "a@acme.test", "member");
+    // A second server process's worth: its own store connection to the same database file.
+    const second = await startWebOn(new SqliteStore(web.store.path), {}, async () => {});
+    try {
+      for (let i = 0; i < 5; i++) {
+        expect((await new Client(web.url).signIn("acme", "a@acme.test", `wrong ${i}`)).status).toBe(401);
+        expect((await new Client(second.url).signIn("acme", "a@acme.test", `wrong ${i}`)).status).toBe(401);
+      }
+      expect((await new Client(web.url).signIn("acme", "a@acme.test", PASSWORD)).status).toBe(429);
+      expect((await new Client(second.url).signIn("acme", "a@acme.test", PASSWORD)).status).toBe(429);
+    } finally {
+      await second.stop();
+      await second.store.close();
+    }
+  });
+
+  test("a successful sign-in clears the account's failures", async () => {
+    await web.member("acme", "a@acme.test", "member");
+    for (let i = 0; i < 9; i++) expect((await new Client(web.url).signIn("acme", "a@acme.test", `wrong ${i}`)).status).toBe(401);
+    expect((await new Client(web.url).signIn("acme", "a@acme.test", PASSWORD)).status).toBe(303);
+    for (let i = 0; i < 9; i++) expect((await new Client(web.url).signIn("acme", "a@acme.test", `wrong again ${i}`)).status).toBe(401);
+    expect((await new Client(web.url).signIn("acme", "a@acme.test", PASSWORD)).status).toBe(303);
   });
 
   test("sign-in from another origin is refused", async () => {

@@ -35,4 +35,13 @@ export interface UserStore {
   deleteSession(sessionHash: string): Promise<void>;
   /** Drops expired sessions; returns how many. */
   pruneSessions(now: number): Promise<number>;
+  /**
+   * Failed sign-ins, kept in the store so every replica counts the same ones. Keyed by the org and
+   * email as typed (normalised by the caller), whether or not they exist: unknown accounts are
+   * throttled like real ones. Recording forgets every failure at or before `forgetBefore`.
+   */
+  recordSignInFailure(org: string, email: string, at: number, forgetBefore: number): Promise<void>;
+  /** Times of the failures for (org, email) after `since`, oldest first. */
+  signInFailures(org: string, email: string, since: number): Promise<number[]>;
+  clearSignInFailures(org: string, email: string): Promise<void>;
 }

@@ -14,7 +14,7 @@ export function safeNext(next: string | null): string {
   return next && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) && !next.startsWith("/login") ? next : "/profiling";
 }
 
-export function authRoutes(deps: WebDeps, throttle = new SignInThrottle()) {
+export function authRoutes(deps: WebDeps, throttle = new SignInThrottle(deps.store)) {
   void prepareDummyHash();
   return new Elysia()
     .get("/login", ({ request }) => page(loginPage({ next: safeNext(new URL(request.url).searchParams.get("next")) })))
@@ -29,7 +29,7 @@ export function authRoutes(deps: WebDeps, throttle = new SignInThrottle()) {
         const password = f.form.get("password") ?? "";
         const next = safeNext(f.form.get("next"));
         const now = deps.now();
-        const wait = throttle.retryAfter(org, email, now);
+        const wait = await throttle.retryAfter(org, email, now);
         if (wait > 0) {
           deps.logger.info({ org }, "app sign-in throttled");
           return page(loginPage({ error: `Too many failed sign-ins for this account; try again in ${wait} s.`, org, email, next }), 429, { "retry-after": String(wait) });
@@ -37,11 +37,11 @@ export function authRoutes(deps: WebDeps, throttle = new SignInThrottle()) {
         const user = org && email ? await deps.store.findUserCredentials(org, email) : null;
         const ok = await verifyPassword(password, user?.passwordHash ?? null);
         if (!ok || !user) {
-          throttle.fail(org, email, now);
+          await throttle.fail(org, email, now);
           deps.logger.info({ org }, "app sign-in refused");
           return page(loginPage({ error: "Organization, email or password is wrong.", org, email, next }), 401);
         }
-        throttle.succeed(org, email);
+        await throttle.succeed(org, email);
         const value = newSessionValue();
         await deps.store.createSession(user.id, sessionHash(value), now + SESSION_TTL_MS, now);
         await deps.store.pruneSessions(now);

@@ -154,4 +154,18 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX profiles_instance ON profiles(instance_id, created_at);
     `,
   },
+
+  {
+    version: 4,
+    name: "failed sign-ins, shared by every replica (SQLite migration 4)",
+    sql: `
+      CREATE TABLE sign_in_failures (
+        org   TEXT NOT NULL,
+        email TEXT NOT NULL,
+        at    BIGINT NOT NULL
+      );
+      CREATE INDEX sign_in_failures_key ON sign_in_failures(org, email, at);
+      CREATE INDEX sign_in_failures_at ON sign_in_failures(at);
+    `,
+  },
 ];

@@ -71,4 +71,20 @@ export class PgUsers implements UserStore {
   async pruneSessions(now: number): Promise<number> {
     return (await this.sql`DELETE FROM sessions WHERE expires_at <= ${now}`).count;
   }
+
+  async recordSignInFailure(org: string, email: string, at: number, forgetBefore: number): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      await tx`DELETE FROM sign_in_failures WHERE at <= ${forgetBefore}`;
+      await tx`INSERT INTO sign_in_failures (org, email, at) VALUES (${org}, ${email}, ${at})`;
+    });
+  }
+
+  async signInFailures(org: string, email: string, since: number): Promise<number[]> {
+    const rows: { at: string | number }[] = await this.sql`SELECT at FROM sign_in_failures WHERE org = ${org} AND email = ${email} AND at > ${since} ORDER BY at`;
+    return rows.map((r) => Number(r.at));
+  }
+
+  async clearSignInFailures(org: string, email: string): Promise<void> {
+    await this.sql`DELETE FROM sign_in_failures WHERE org = ${org} AND email = ${email}`;
+  }
 }

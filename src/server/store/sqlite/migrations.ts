@@ -123,4 +123,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX profiles_instance ON profiles(instance_id, created_at);
     `,
   },
+  {
+    version: 4,
+    name: "failed sign-ins, shared by every replica (was per process)",
+    sql: `
+      CREATE TABLE sign_in_failures (
+        org   TEXT NOT NULL,
+        email TEXT NOT NULL,
+        at    INTEGER NOT NULL
+      );
+      CREATE INDEX sign_in_failures_key ON sign_in_failures(org, email, at);
+      CREATE INDEX sign_in_failures_at ON sign_in_failures(at);
+    `,
+  },
 ];

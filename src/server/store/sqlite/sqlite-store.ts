@@ -16,7 +16,7 @@ export class SqliteStore implements Store {
   private readonly profilers: SqliteProfilers;
   private readonly users: SqliteUsers;
 
-  constructor(path: string) {
+  constructor(readonly path: string) {
     this.db = openDatabase(path);
     this.orgs = new SqliteOrgs(this.db);
     this.tokens = new SqliteTokens(this.db);
@@ -64,6 +64,9 @@ export class SqliteStore implements Store {
   findSession: Store["findSession"] = (...a) => this.users.findSession(...a);
   deleteSession: Store["deleteSession"] = (...a) => this.users.deleteSession(...a);
   pruneSessions: Store["pruneSessions"] = (...a) => this.users.pruneSessions(...a);
+  recordSignInFailure: Store["recordSignInFailure"] = (...a) => this.users.recordSignInFailure(...a);
+  signInFailures: Store["signInFailures"] = (...a) => this.users.signInFailures(...a);
+  clearSignInFailures: Store["clearSignInFailures"] = (...a) => this.users.clearSignInFailures(...a);
 
   async ping(): Promise<void> {
     this.db.query("SELECT 1").get();

@@ -64,4 +64,20 @@ export class SqliteUsers implements UserStore {
   async pruneSessions(now: number): Promise<number> {
     return this.db.query("DELETE FROM sessions WHERE expires_at <= ?").run(now).changes;
   }
+
+  async recordSignInFailure(org: string, email: string, at: number, forgetBefore: number): Promise<void> {
+    this.db.transaction(() => {
+      this.db.query("DELETE FROM sign_in_failures WHERE at <= ?").run(forgetBefore);
+      this.db.query("INSERT INTO sign_in_failures (org, email, at) VALUES (?, ?, ?)").run(org, email, at);
+    })();
+  }
+
+  async signInFailures(org: string, email: string, since: number): Promise<number[]> {
+    const rows = this.db.query("SELECT at FROM sign_in_failures WHERE org = ? AND email = ? AND at > ? ORDER BY at").all(org, email, since) as { at: number }[];
+    return rows.map((r) => r.at);
+  }
+
+  async clearSignInFailures(org: string, email: string): Promise<void> {
+    this.db.query("DELETE FROM sign_in_failures WHERE org = ? AND email = ?").run(org, email);
+  }
 }
