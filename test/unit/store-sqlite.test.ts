@@ -39,6 +39,18 @@ describe("SqliteStore on a file", () => {
     db.close();
   });
 
+  test("the queries of pages that scale with records use an index, not a scan of the org's rows", async () => {
+    const path = tempDb();
+    await new SqliteStore(path).close();
+    const db = new Database(path);
+    const plan = (sql: string) => (db.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join("; ");
+    // Settings: each token's last request.
+    expect(plan("SELECT max(created_at) FROM capture_requests WHERE org_id = 1 AND requester = 'ci' AND created_at >= 0 AND created_at <= 9")).toContain("USING COVERING INDEX capture_requests_requester");
+    // The sign-in throttle's count.
+    expect(plan("SELECT at FROM sign_in_failures WHERE org = 'a' AND email = 'b' AND at > 0 ORDER BY at")).toContain("USING COVERING INDEX sign_in_failures_key");
+    db.close();
+  });
+
   test("the hourly limit is exact across 4 processes racing on the same file", async () => {
     const path = tempDb();
     const s = new SqliteStore(path);

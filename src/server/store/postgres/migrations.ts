@@ -157,7 +157,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
 
   {
     version: 4,
-    name: "failed sign-ins, shared by every replica (SQLite migration 4)",
+    name: "failed sign-ins shared by every replica; the Settings page's per-token last request (SQLite migration 4)",
     sql: `
       CREATE TABLE sign_in_failures (
         org   TEXT NOT NULL,
@@ -166,6 +166,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
       CREATE INDEX sign_in_failures_key ON sign_in_failures(org, email, at);
       CREATE INDEX sign_in_failures_at ON sign_in_failures(at);
+      CREATE INDEX capture_requests_requester ON capture_requests(org_id, requester, created_at);
     `,
   },
 ];

@@ -125,7 +125,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    name: "failed sign-ins, shared by every replica (was per process)",
+    name: "failed sign-ins shared by every replica (was per process); the Settings page's per-token last request",
     sql: `
       CREATE TABLE sign_in_failures (
         org   TEXT NOT NULL,
@@ -134,6 +134,8 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX sign_in_failures_key ON sign_in_failures(org, email, at);
       CREATE INDEX sign_in_failures_at ON sign_in_failures(at);
+      -- Settings shows each token's last request: max(created_at) by (org, requester) in one seek
+      CREATE INDEX capture_requests_requester ON capture_requests(org_id, requester, created_at);
     `,
   },
 ];
