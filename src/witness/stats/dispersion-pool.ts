@@ -4,6 +4,8 @@
 // functions where run-to-run noise shows. How far a single function departs from it is not
 // decided here: that is its quasi-dispersion, moderated across functions (squeeze.ts).
 
+import { median } from "./normalise.ts";
+
 /** Counts per capture from which run-to-run noise is no longer buried under Poisson noise. */
 export const STRONG_COUNT = 200;
 
@@ -17,12 +19,6 @@ export interface DispersionPrior {
   alpha0: number;
   /** Functions α0 was taken from. */
   atoms: number;
-}
-
-function median(xs: number[]): number {
-  const a = [...xs].sort((x, y) => x - y);
-  const n = a.length;
-  return n % 2 ? a[(n - 1) / 2]! : (a[n / 2 - 1]! + a[n / 2]!) / 2;
 }
 
 /**

@@ -12,6 +12,8 @@
 // test keeps its tails). Functions far louder than the pool are left out of the fit and keep
 // their own φᵢ, so one noisy kernel function neither hides nor taxes the rest.
 
+import { median } from "./normalise.ts";
+
 /** ψ(x), x > 0: recurrence up to 6, then the asymptotic series. */
 export function digamma(x: number): number {
   let r = 0;
@@ -72,12 +74,6 @@ export interface VariancePrior {
 
 /** log φ centred for its degrees of freedom: E[log χ²_d / d] = ψ(d/2) − log(d/2). */
 const centred = (phi: number, d: number) => Math.log(phi) - digamma(d / 2) + Math.log(d / 2);
-
-function median(xs: number[]): number {
-  const a = [...xs].sort((x, y) => x - y);
-  const n = a.length;
-  return n % 2 ? a[(n - 1) / 2]! : (a[n / 2 - 1]! + a[n / 2]!) / 2;
-}
 
 /**
  * Fit (s0², d0) to quasi-dispersions φ that each carry d degrees of freedom (limma's fitFDist by
