@@ -87,6 +87,14 @@ describe("instrumentation", () => {
     const html = await screen(id);
     expect(html).toContain("Computing the diff against the prior version");
     expect(html).toContain('<meta http-equiv="refresh" content="3">');
+    // A minute on without a diff, computing it failed: said so, and no endless reload.
+    const q2 = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "5", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: Date.now() - 120_000 });
+    const old = (q2 as { requestId: string }).requestId;
+    await web.store.markCaptureRunning(old, Date.now() - 120_000);
+    await web.store.completeCapture(old, { outcome: "pushed", instrumentation: null }, Date.now() - 61_000);
+    const failed = await screen(old);
+    expect(failed).toContain("computing it failed");
+    expect(failed).not.toContain('http-equiv="refresh"');
     // Done with its diff stored: no reload.
     expect(await screen(v2)).not.toContain('http-equiv="refresh"');
   });

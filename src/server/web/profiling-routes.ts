@@ -90,7 +90,7 @@ export function profilingRoutes(deps: WebDeps) {
       if (s instanceof Response) return s;
       const rec = await ownRecord(deps, s, params.id);
       if (!rec) return plain(404, "no such capture record in your organization");
-      return page(capturePage(s, await captureView(deps.store, rec)));
+      return page(capturePage(s, await captureView(deps.store, rec), deps.now()));
     })
     .get("/profiling/captures/:id/download/:format", async ({ request, params }) => {
       const s = await pageSession(deps, request);

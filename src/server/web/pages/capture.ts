@@ -27,12 +27,14 @@ function changeTable(changes: Change[]): Html {
 <tbody>${rows}</tbody></table>${changes.length > TABLE_ROWS ? html`<p class="muted">${TABLE_ROWS} of ${changes.length} tested functions shown; the full list is in the downloads of witness.</p>` : ""}`;
 }
 
-function diffSection(v: CaptureView): Html {
+function diffSection(v: CaptureView, now: number): Html {
   const link = v.head && v.head.requestId !== v.record.requestId ? html`<p>Diffs belong to the head capture of a version; this replicate feeds the diff of <a href="/profiling/captures/${encodeURIComponent(v.head.requestId)}">the head of ${v.head.version}</a>.</p>` : "";
   if (!v.diff) {
-    const why = diffPending(v)
+    const why = diffPending(v, now)
       ? "Computing the diff against the prior version: this page reloads when it is stored."
-      : "No diff yet: it is computed when a head capture of this version is pushed.";
+      : v.record.kind === "head" && v.record.outcome === "pushed"
+        ? "No diff was stored for this capture: computing it failed (the control plane's log has the reason)."
+        : "No diff yet: it is computed when a head capture of this version is pushed.";
     return html`<section class="card" aria-labelledby="diff-h"><h2 id="diff-h">Diff against the prior version</h2>${link}<p class="muted" id="diff-status">${why}</p></section>`;
   }
   const r = v.result;
@@ -66,20 +68,24 @@ function downloads(v: CaptureView): Html {
 ${v.presentAxes.map((a) => html`<li><a href="${base}/folded?axis=${encodeURIComponent(a)}" download>folded stacks, ${a} axis</a></li>`)}</ul></section>`;
 }
 
-/** A pushed head is recorded done a moment before its diff is stored (diff-on-arrival). */
-function diffPending(v: CaptureView): boolean {
-  return v.record.kind === "head" && v.record.outcome === "pushed" && !v.diff;
+/**
+ * A pushed head is recorded done a moment before its diff is stored (diff-on-arrival). Past a
+ * minute without one, the diff failed: say so rather than reload forever.
+ */
+const DIFF_GRACE_MS = 60_000;
+function diffPending(v: CaptureView, now: number): boolean {
+  return v.record.kind === "head" && v.record.outcome === "pushed" && !v.diff && now - v.record.updatedAt < DIFF_GRACE_MS;
 }
 
-export function capturePage(session: SignedIn, v: CaptureView): Html {
+export function capturePage(session: SignedIn, v: CaptureView, now = Date.now()): Html {
   const r = v.record;
   const body = html`<p><a href="/profiling">← Profiling</a></p>
 <h1>${r.workload} <span class="muted">${r.version}${r.env ? ` · ${r.env}` : ""}</span></h1>
 <dl class="meta"><dt>Kind</dt><dd>${r.kind}</dd><dt>Requester</dt><dd>${requesterLabel(r.requester)}</dd>
 <dt>State</dt><dd>${stateBadge(r)}${r.reason ? html` — <span id="reason">${r.reason}</span>` : ""}</dd>
 <dt>Requested</dt><dd>${isoTime(r.createdAt)}</dd><dt>Request id</dt><dd><code>${r.requestId}</code></dd></dl>
-${instrumentationBlock(r.instrumentation)}${v.profileError ? html`<p class="flash error" role="alert">Flame graphs and downloads unavailable: ${v.profileError}</p>` : ""}${diffSection(v)}${downloads(v)}`;
+${instrumentationBlock(r.instrumentation)}${v.profileError ? html`<p class="flash error" role="alert">Flame graphs and downloads unavailable: ${v.profileError}</p>` : ""}${diffSection(v, now)}${downloads(v)}`;
   // Reload while something on this screen is still to come: the outcome, or the head's diff.
-  const inFlight = r.status !== "done" || diffPending(v);
+  const inFlight = r.status !== "done" || diffPending(v, now);
   return layout(`${r.workload} ${r.version}`, body, session, "profiling", inFlight ? 3 : undefined);
 }
