@@ -8,6 +8,7 @@ import { findCollector, freePort } from "../../src/demo/machine.ts";
 import { OneMachine } from "../../src/demo/one-machine.ts";
 import { buildShop } from "../../src/demo/workload.ts";
 import { liveAvailable } from "../helpers/runner-bin.ts";
+import { until } from "../helpers/until.ts";
 
 const live = liveAvailable();
 const collector = live ? findCollector() : null;
@@ -141,12 +142,6 @@ describe.skipIf(!live || !collector)("capture flow end to end", () => {
   }, 90_000);
 });
 
-async function waitForDiff(m: OneMachine, id: string): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const diff = (await m.capture(id)).diff as Record<string, unknown> | null;
-    if (diff) return diff;
-    if (Date.now() > deadline) throw new Error(`capture ${id} has no diff 15 s after its outcome`);
-    await Bun.sleep(250);
-  }
+function waitForDiff(m: OneMachine, id: string): Promise<Record<string, unknown>> {
+  return until(`a diff of capture ${id} within 15 s of its outcome`, 15_000, async () => (await m.capture(id)).diff as Record<string, unknown> | null, 250);
 }

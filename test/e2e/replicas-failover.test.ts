@@ -13,20 +13,11 @@ import { LEASE_MS } from "../../src/server/dispatch/cluster-dispatcher.ts";
 import { RECONNECT_GRACE_MS } from "../../src/server/dispatch/dispatcher.ts";
 import { PostgresStore } from "../../src/server/store/postgres/postgres-store.ts";
 import { createTestDatabase, postgresUrl } from "../helpers/postgres.ts";
+import { until } from "../helpers/until.ts";
 import { admin, lastLine, startProfiler, startReplica, type Replica, type TestProfiler } from "../helpers/replicas.ts";
 
 const base = postgresUrl();
 const d = base ? describe : describe.skip;
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | null | undefined | false>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(200);
-  }
-}
 
 d("a replica dies mid-capture", () => {
   let db: { url: string; drop(): Promise<void> };

@@ -12,20 +12,11 @@ import { toStream } from "../../src/witness/stream.ts";
 import type { DiffResult } from "../../src/witness/diff.ts";
 import { makeProgram, rng, sampleCapture } from "../fixtures/profiles/synthetic.ts";
 import { createTestDatabase, postgresUrl } from "../helpers/postgres.ts";
+import { until } from "../helpers/until.ts";
 import { admin, lastLine, startProfiler, startReplica, type Replica, type TestProfiler } from "../helpers/replicas.ts";
 
 const base = postgresUrl();
 const d = base ? describe : describe.skip;
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | null | undefined | false>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(200);
-  }
-}
 
 d("a profile pushed through another replica", () => {
   let db: { url: string; drop(): Promise<void> };

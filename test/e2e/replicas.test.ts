@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PostgresStore } from "../../src/server/store/postgres/postgres-store.ts";
 import { createTestDatabase, postgresUrl } from "../helpers/postgres.ts";
+import { until } from "../helpers/until.ts";
 import { admin, lastLine, startProfiler, startReplica, type Replica, type TestProfiler } from "../helpers/replicas.ts";
 
 const base = postgresUrl();
@@ -69,11 +70,10 @@ d("three replicas on one PostgreSQL", () => {
     }
     store = new PostgresStore(db.url, { max: 4 });
     // welcome is sent before the replica has recorded the tunnel; wait until both are recorded
-    for (let i = 0; i < 100; i++) {
+    await until("both tunnels recorded", 10_000, async () => {
       const [{ n }] = await store.sql`SELECT count(*)::int AS n FROM tunnel_sessions WHERE down_at IS NULL`;
-      if (n === 2) break;
-      await Bun.sleep(100);
-    }
+      return n === 2;
+    }, 100);
   }, 60_000);
 
   afterAll(async () => {
