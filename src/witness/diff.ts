@@ -46,6 +46,7 @@ interface PerNorm {
   norm: Normalisation;
   groups: Groups;
   alpha0: number;
+  prior: DispersionPrior;
   variance: VariancePrior | null;
   tests: { phi: number; df: number; alpha: number; r: ReturnType<typeof rateTest> }[];
 }
@@ -90,12 +91,10 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     hyps: Hypothesis[];
     distinct: Float64Array[];
     perNorm: PerNorm[];
-    afterCols: number[];
-    meanTotal: number;
+    /** The normalisation the verdict uses on this axis. */
+    verdict: PerNorm;
     /** Σ over captures of the axis total, in counting quanta: a test's pooled share is Σy / this. */
     sumT: number;
-    nB: number;
-    nA: number;
     side: (y: Float64Array, cs: number[]) => Side;
     selfKeys: Set<number>;
   }
@@ -198,7 +197,6 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
 
     const usePrior = B.length < 2 && A.length < 2;
     const perNorm: PerNorm[] = [];
-    const priors = new Map<Normalisation, DispersionPrior>();
     for (const n of ALL_NORMS) {
       const size = factors[n];
       if (!size) continue;
@@ -214,7 +212,6 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       const atoms = distinct.map((_, i) => ({ alpha: moms[i]!.alpha, df: moms[i]!.df, mu: mus[i]! })).filter((_, i) => selfKeys.has(i) || selfKeys.size < 3);
       const prior: DispersionPrior = usePrior ? { alpha0: priorAlpha, atoms: 0 } : estimatePrior(atoms, priorAlpha);
       const alpha0 = prior.alpha0;
-      priors.set(n, prior);
       // Each function's own departure from α0 (quasi-dispersion), moderated across the self
       // vectors — the same atoms as α0, for the same reason — then applied to every test.
       // The fit needs one df: the full replicate df (a group of all zeros has none, and such a
@@ -232,7 +229,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
         const alpha = Math.max(0, sq.phi * (1 / Math.max(mu, 1e-9) + alpha0) - 1 / Math.max(mu, 1e-9));
         return { phi: sq.phi, df: sq.df, alpha, r: rateTest(y, groups, alpha0, sq.phi, sq.df) };
       });
-      perNorm.push({ norm: n, groups, alpha0, variance, tests });
+      perNorm.push({ norm: n, groups, alpha0, prior, variance, tests });
     }
 
     const side = (y: Float64Array, cs: number[]): Side => {
@@ -266,7 +263,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
           ? { prior_scale: verdictNorm.variance.s02, prior_df: Number.isFinite(verdictNorm.variance.d0) ? verdictNorm.variance.d0 : null, loud: verdictNorm.variance.loud }
           : null,
         df: B.length - (B.length > 0 ? 1 : 0) + A.length - (A.length > 0 ? 1 : 0),
-        functions_pooled: priors.get(used)!.atoms,
+        functions_pooled: verdictNorm.prior.atoms,
       },
       tested: hyps.length,
       distinct_tests: distinct.length,
@@ -284,44 +281,44 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       hyps,
       distinct,
       perNorm,
-      afterCols: cols.after,
-      meanTotal: (sumT * qu) / N,
+      verdict: verdictNorm,
       sumT,
-      nB: B.length,
-      nA: A.length,
       side,
       selfKeys,
     });
   }
 
-  // Multiple testing across all axes, per normalisation: weighted Holm over every distinct test,
-  // the weights spending q where the verdict's promise lies (stats/weights.ts).
-  const flaggedSets = new Map<Normalisation, Map<AxisWork, boolean[]>>();
-  const adjusted = new Map<AxisWork, number[]>();
-  const firstStep = new Map<AxisWork, number[]>();
+  // Multiple testing: weighted Holm over every distinct test of every axis, the weights spending
+  // q where the verdict's promise lies (stats/weights.ts). Two families, so inclusive aggregates (a
+  // regression moves its own self count *and* the inclusive count of every ancestor: ~20 tests
+  // saying one thing) do not take the budget of the places where cost lives. Self counts form one
+  // family, inclusive-only aggregates (vectors no function has as self) the other; Bonferroni
+  // across them: FWER ≤ q_self + q_inclusive = q.
   const mTotal = work.reduce((t, w) => t + w.distinct.length, 0);
   const delta = Math.log(1 + detectEffect);
-  const pooledShare = (w: AxisWork, y: Float64Array) => y.reduce((a, b) => a + b, 0) / w.sumT;
-  // Two families, so inclusive aggregates (a regression moves its own self count *and* the
-  // inclusive count of every ancestor: ~20 tests saying one thing) do not take the budget of the
-  // places where cost lives. Self counts form one family, inclusive-only aggregates (vectors no
-  // function has as self) the other; Bonferroni across them: FWER ≤ q_self + q_inclusive = q.
   const qFam = { self: q * 0.8, inclusive: q * 0.2 };
-  const famSize = { self: 0, inclusive: 0 };
-  for (const n of ALL_NORMS) {
-    const map = new Map<AxisWork, boolean[]>();
+  const isFocus = (w: AxisWork, y: Float64Array) => y.reduce((a, b) => a + b, 0) / w.sumT >= FOCUS_MARGIN * detectShare;
+  interface Adjusted {
+    flagged: boolean[];
+    /** On the overall q scale: flagged ⇔ adjusted ≤ q (and the minimum effect). */
+    adjusted: number[];
+    /** The first-step level of each test (its bar when it is the only discovery). */
+    level: number[];
+  }
+  /** One Holm run per family over the tests `pick` chooses on each axis (one normalisation each). */
+  const holm = (pick: (w: AxisWork) => PerNorm | undefined) => {
+    const byAxis = new Map<AxisWork, Adjusted>();
+    const sizes = { self: 0, inclusive: 0 };
     for (const fam of ["self", "inclusive"] as const) {
       const entries: { w: AxisWork; i: number; p: number; L: number; xi: number; focus: boolean }[] = [];
       for (const w of work) {
-        const pn = w.perNorm.find((x) => x.norm === n);
+        const pn = pick(w);
         if (!pn) continue;
         pn.tests.forEach((t, i) => {
-          if (w.selfKeys.has(i) !== (fam === "self")) return;
-          entries.push({ w, i, p: t.r.p, L: t.r.logRatio, xi: delta / t.r.seNull, focus: pooledShare(w, w.distinct[i]!) >= FOCUS_MARGIN * detectShare });
+          if (w.selfKeys.has(i) === (fam === "self")) entries.push({ w, i, p: t.r.p, L: t.r.logRatio, xi: delta / t.r.seNull, focus: isFocus(w, w.distinct[i]!) });
         });
       }
-      if (n === "median-ratio" || !famSize[fam]) famSize[fam] = Math.max(famSize[fam], entries.length);
-      if (!entries.length) continue;
+      sizes[fam] = entries.length;
       const qf = qFam[fam];
       const weights =
         weighting === "uniform"
@@ -336,58 +333,51 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
         weights,
       );
       entries.forEach((e, k) => {
-        let arr = map.get(e.w);
-        if (!arr) map.set(e.w, (arr = new Array(e.w.distinct.length).fill(false)));
-        arr[e.i] = adj[k]! <= qf && Math.abs(Math.expm1(e.L)) >= minEffect;
-        if (e.w.report.normalisation === n) {
-          let aa = adjusted.get(e.w);
-          if (!aa) adjusted.set(e.w, (aa = new Array(e.w.distinct.length).fill(1)));
-          // Reported on the overall q scale: flagged ⇔ adjusted_p ≤ q.
-          aa[e.i] = Math.min(1, (adj[k]! * q) / qf);
-          let fs = firstStep.get(e.w);
-          if (!fs) firstStep.set(e.w, (fs = new Array(e.w.distinct.length).fill(q / Math.max(1, mTotal))));
-          fs[e.i] = (weights[k]! * qf) / entries.length;
-        }
+        let a = byAxis.get(e.w);
+        if (!a) byAxis.set(e.w, (a = { flagged: [], adjusted: [], level: [] }));
+        a.flagged[e.i] = adj[k]! <= qf && Math.abs(Math.expm1(e.L)) >= minEffect;
+        a.adjusted[e.i] = Math.min(1, (adj[k]! * q) / qf);
+        a.level[e.i] = (weights[k]! * qf) / entries.length;
       });
     }
-    flaggedSets.set(n, map);
-  }
+    return { byAxis, sizes };
+  };
+  // The verdict: each axis under its own normalisation, all in one run — an axis that fell back to
+  // share (too few common functions for median-ratio) is still in the same family, not a second one.
+  const verdictRun = holm((w) => w.verdict);
+  const famSize = verdictRun.sizes;
+  // The other normalisations, reported beside it (their flags never make the verdict).
+  const byNorm = new Map(ALL_NORMS.map((n) => [n, holm((w) => w.perNorm.find((p) => p.norm === n)).byAxis]));
   // The family as the planner sees it: mean count and dispersion of every test (verdict normalisation).
   const family: PlanTest[] = [];
   for (const w of work) {
-    const vn = w.perNorm.find((p) => p.norm === w.report.normalisation)!;
-    const N = w.nB + w.nA;
+    const N = w.report.captures.before + w.report.captures.after;
     w.distinct.forEach((y, i) => {
       if (!w.selfKeys.has(i)) return; // the reference function is a self test: plan in that family
-      let s = 0;
-      for (let c = 0; c < N; c++) s += y[c]!;
-      family.push({ mu: s / N, alpha: vn.tests[i]!.alpha, focus: s / w.sumT >= FOCUS_MARGIN * detectShare });
+      family.push({ mu: y.reduce((a, b) => a + b, 0) / N, alpha: w.verdict.tests[i]!.alpha, focus: isFocus(w, y) });
     });
   }
   const planned = planTests(family);
 
   const changes: Change[] = [];
   for (const w of work) {
-    const used = w.report.normalisation;
-    const vn = w.perNorm.find((p) => p.norm === used)!;
-    const flags = flaggedSets.get(used)?.get(w) ?? [];
-    const adj = adjusted.get(w) ?? [];
-    for (const n of ALL_NORMS) {
-      const f = flaggedSets.get(n)?.get(w);
-      if (f) w.report.flagged_by_normalisation[n] = w.hyps.filter((h) => f[h.key]).length;
+    const vn = w.verdict;
+    const { flagged: flags, adjusted: adj, level } = verdictRun.byAxis.get(w)!;
+    for (const pn of w.perNorm) {
+      const f = byNorm.get(pn.norm)!.get(w)!.flagged;
+      w.report.flagged_by_normalisation[pn.norm] = w.hyps.filter((h) => f[h.key]).length;
     }
-    const level = firstStep.get(w) ?? [];
     const side = w.side;
     for (const h of w.hyps) {
       const t = vn.tests[h.key]!;
-      const flagged = flags[h.key] ?? false;
+      const flagged = flags[h.key]!;
       const L = t.r.logRatio;
       const lo = Math.expm1(t.r.lo);
       const hi = Math.expm1(t.r.hi);
       const verdict = flagged ? "changed" : lo >= -minEffect / (1 + minEffect) && hi <= minEffect ? "unchanged" : "insufficient";
       let confirmation: Change["confirmation"] = null;
       if (flagged) {
-        const later = w.afterCols.slice(1);
+        const later = vn.groups.after.slice(1);
         const dir: 1 | -1 = L > 0 ? 1 : -1;
         const ok = later.some((c) => replicateAgrees(h.y, c, vn.groups, vn.alpha0, t.phi, t.df, dir, 0.05 / Math.max(1, later.length)));
         confirmation = later.length > 0 && ok ? "confirmed" : "suspect";
@@ -399,11 +389,11 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
           relative_change: Math.expm1(tt.r.logRatio),
           interval: [Math.expm1(tt.r.lo), Math.expm1(tt.r.hi)],
           p: tt.r.p,
-          flagged: flaggedSets.get(pn.norm)?.get(w)?.[h.key] ?? false,
+          flagged: byNorm.get(pn.norm)!.get(w)!.flagged[h.key]!,
         };
       }
       // The bar this test must clear when it is the only discovery: weighted Holm's first step.
-      const zThr = tQuantile(1 - (level[h.key] ?? q / Math.max(1, mTotal)) / 2, t.r.df);
+      const zThr = tQuantile(1 - level[h.key]! / 2, t.r.df);
       changes.push({
         function: w.names[h.fn]!,
         axis: w.report.axis,
@@ -418,14 +408,16 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
         relative_change: Math.expm1(L),
         interval: [lo, hi],
         p: t.r.p,
-        adjusted_p: adj[h.key] ?? 1,
+        adjusted_p: adj[h.key]!,
         noise_floor: Math.max(minEffect, Math.expm1(zThr * t.r.seNull)),
         dispersion: t.alpha,
         normalisations,
       });
     }
     w.report.flagged = w.hyps.filter((h) => flags[h.key]).length;
-    const refMu = (detectShare * w.meanTotal) / quantum(w.report.unit);
+    const nB = w.report.captures.before;
+    const nA = w.report.captures.after;
+    const refMu = (detectShare * w.sumT) / (nB + nA);
     // The reference function is as noisy as the pool after moderation: α0 scaled by the prior s0².
     const s02 = vn.variance?.s02 ?? 1;
     const pin = {
@@ -437,7 +429,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
       q: qFam.self,
       weighted: weighting === "detectability",
     };
-    w.report.power = power(pin, w.nB, w.nA);
+    w.report.power = power(pin, nB, nA);
     w.report.replicates_needed = replicatesNeeded(pin, targetPower);
   }
   changes.sort((a, b) => Number(b.flagged) - Number(a.flagged) || a.p - b.p || Math.abs(b.relative_change) - Math.abs(a.relative_change));

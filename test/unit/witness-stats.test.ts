@@ -10,6 +10,7 @@ import { dispersionMoM } from "../../src/witness/stats/rate-test.ts";
 import { medianRatioFactors } from "../../src/witness/stats/normalise.ts";
 import { diffCaptures, type DiffResult } from "../../src/witness/diff.ts";
 import { parseFolded } from "../../src/witness/folded.ts";
+import type { Capture } from "../../src/witness/model.ts";
 import { makeProgram, normal, poisson, rng, version, type Program } from "../fixtures/profiles/synthetic.ts";
 
 describe("distributions", () => {
@@ -255,6 +256,20 @@ describe("diff edge cases", () => {
     expect(d.axes_compared[0]!.normalisation).toBe("share");
     expect(d.notes.join("\n")).toContain("rate normalisation needs the measured time");
   });
+  test("an axis that falls back to share is tested in the same Holm families as the others, not in a second run at full q", () => {
+    const p = makeProgram({ seed: 31, stacks: 150, leaves: 50, cv: 0.01 });
+    const r = rng(32);
+    const withSyscalls = (c: Capture, k: number) => {
+      // Three syscalls only: too few functions for median-ratio, so this axis uses share.
+      c.axes.syscalls = parseFolded(`main;read ${900 + k}\nmain;write ${400 + 2 * k}\nmain;futex ${200 + k}\n`, "syscalls").axes.syscalls!;
+      return c;
+    };
+    const d = diffCaptures({ before: version(p, r, 3, { samples: 50_000 }).map(withSyscalls), after: version(p, r, 3, { samples: 50_000 }).map(withSyscalls) });
+    expect(d.axes_compared.map((a) => `${a.axis}:${a.normalisation}`)).toEqual(["cpu:median-ratio", "syscalls:share"]);
+    const [self, inclusive] = d.multiple_testing.families;
+    expect(self!.tests + inclusive!.tests).toBe(d.multiple_testing.tests);
+  });
+
   test("needs a capture on each side", () => {
     expect(() => diffCaptures({ before: [], after: [parseFolded("a 1\n")] })).toThrow();
   });
