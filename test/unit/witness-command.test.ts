@@ -95,7 +95,7 @@ describe("witness diff", () => {
     expect(res.code).toBe(0);
     const j = JSON.parse(res.out);
     expect(j.verdict).toBe("changed");
-    expect(j.normalisation).toBe("median-ratio");
+    expect(j.axes_compared[0].normalisation).toBe("median-ratio");
     expect(Array.isArray(j.changes)).toBe(true);
     const top = j.changes[0];
     expect(top.function).toBe("target");

@@ -6,7 +6,7 @@
 // With size factors s (normalise.ts) the rate of group g is λ_g = Σy / Σs, and
 //   Var(log λ̂_g) ≈ 1/(λ_g·S_g) + α·C_g,   S_g = Σ s,  C_g = Σ s² / S_g²  (= 1/n for equal s).
 // The first term shrinks with samples, the second only with replicates — the noise floor.
-// α0 is the pool's (shrink.ts); how far one function departs from it is its quasi-dispersion φ
+// α0 is the pool's (dispersion-pool.ts); how far one function departs from it is its quasi-dispersion φ
 // (below), moderated across functions (squeeze.ts) before it scales that function's variance.
 
 import { tQuantile, tTwoSided, tUpper } from "./distributions.ts";
