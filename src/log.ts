@@ -20,12 +20,12 @@ export const REDACT_PATHS = [
   "*.password",
 ];
 
-// Synchronous writes: one-shot commands exit with process.exit, which would drop lines still
-// queued in an asynchronous destination (a refusal's reason, an operation's failure). The volume
-// is a few lines per capture, never per request, so the write per line costs nothing measurable.
+// Synchronous writes for one-shot commands: they end with process.exit, which drops lines still
+// queued in an asynchronous destination (the boot line of --boot-only, an operation's failure).
+// Long-running roles (the server logs every queued request) keep pino's asynchronous default.
 export const syncDestination = (fd: 1 | 2) => pino.destination({ dest: fd, sync: true });
 
-export function createLogger(name: string, level = process.env.RUNNER_LOG_LEVEL ?? "info") {
+export function createLogger(name: string, level = process.env.RUNNER_LOG_LEVEL ?? "info", opts: { sync?: boolean } = {}) {
   return pino({
     name,
     level,
@@ -38,7 +38,7 @@ export function createLogger(name: string, level = process.env.RUNNER_LOG_LEVEL 
         return method.apply(this, scrubbed as Parameters<typeof method>);
       },
     },
-  }, syncDestination(1));
+  }, opts.sync ? syncDestination(1) : undefined);
 }
 
 export type Logger = ReturnType<typeof createLogger>;

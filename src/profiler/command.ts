@@ -17,7 +17,8 @@ export async function profilerCommand(argv: string[]): Promise<number> {
   const stop = checkFlags("profiler", argv, ["--boot-only"], USAGE);
   if (stop !== undefined) return stop;
   const bootOnly = argv.includes("--boot-only");
-  const log = createLogger("profiler");
+  // One-shot with --boot-only: the boot line must be written before the process exits.
+  const log = createLogger("profiler", undefined, { sync: true });
   let result: BootResult;
   try {
     result = await boot(process.env);
