@@ -148,7 +148,8 @@ static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 	}
 	if (symtab && read_symbols(e, elf, symtab, &symtab_sh) == 0)
 		e->has_symtab = true;
-	if (dynsym && !symbols_only)
+	/* .dynsym only when there is no .symtab: the full table already holds the exported ones. */
+	if (dynsym && !symbols_only && !e->has_symtab)
 		read_symbols(e, elf, dynsym, &dynsym_sh);
 	return 0;
 }
