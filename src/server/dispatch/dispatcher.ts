@@ -98,10 +98,12 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
 
   private async drain(): Promise<void> {
     if (this.live.size === 0) return;
-    const queued = await this.opts.store.listQueuedCaptures(500);
+    // Only orgs with a live Profiler: the others' requests wait, and however many of them pile
+    // up, they never fill the page and starve an org whose Profiler is here.
+    const queued = await this.opts.store.listQueuedCaptures([...this.live.keys()], 500);
     for (const rec of queued) {
       const sessions = this.live.get(rec.orgName);
-      if (!sessions || sessions.size === 0) continue; // waits for a Profiler of its tenant
+      if (!sessions || sessions.size === 0) continue; // its Profiler left meanwhile
       let running: CaptureRecord;
       try {
         running = await this.opts.store.markCaptureRunning(rec.requestId);

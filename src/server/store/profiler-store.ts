@@ -55,8 +55,8 @@ export interface ProfilerStore {
   enrolInstance(orgId: number, instanceId: string, artifactClass: ArtifactClass, publicKey: string, now?: number): Promise<{ alreadyEnrolled: boolean }>;
   findInstance(orgName: string, instanceId: string): Promise<EnrolledInstance | null>;
 
-  /** Queued requests of every org, oldest first. */
-  listQueuedCaptures(limit: number): Promise<CaptureRecord[]>;
+  /** Queued requests of these orgs (the ones with a live Profiler), oldest first. */
+  listQueuedCaptures(orgNames: readonly string[], limit: number): Promise<CaptureRecord[]>;
   /** running → queued for every request (a previous process died mid-flight). Returns how many. */
   requeueRunningCaptures(now?: number): Promise<number>;
 

@@ -47,8 +47,8 @@ export class PgProfilers implements ProfilerStore {
     };
   }
 
-  async listQueuedCaptures(limit: number): Promise<CaptureRecord[]> {
-    const rows = await this.sql.unsafe(`${SELECT_CAPTURE} WHERE c.status = 'queued' ORDER BY c.created_at, c.request_id LIMIT $1`, [limit]);
+  async listQueuedCaptures(orgNames: readonly string[], limit: number): Promise<CaptureRecord[]> {
+    const rows = await this.sql.unsafe(`${SELECT_CAPTURE} WHERE c.status = 'queued' AND o.name = ANY($1) ORDER BY c.created_at, c.request_id LIMIT $2`, [orgNames, limit]);
     return (rows as PgCaptureRow[]).map(toCapture);
   }
 

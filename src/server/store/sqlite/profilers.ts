@@ -61,8 +61,11 @@ export class SqliteProfilers implements ProfilerStore {
     };
   }
 
-  async listQueuedCaptures(limit: number): Promise<CaptureRecord[]> {
-    const rows = this.db.query(`${SELECT_CAPTURE} WHERE c.status = 'queued' ORDER BY c.created_at, c.request_id LIMIT ?`).all(limit) as CaptureRow[];
+  async listQueuedCaptures(orgNames: readonly string[], limit: number): Promise<CaptureRecord[]> {
+    if (orgNames.length === 0) return [];
+    const rows = this.db
+      .query(`${SELECT_CAPTURE} WHERE c.status = 'queued' AND o.name IN (${orgNames.map(() => "?").join(", ")}) ORDER BY c.created_at, c.request_id LIMIT ?`)
+      .all(...orgNames, limit) as CaptureRow[];
     return rows.map(toCapture);
   }
 

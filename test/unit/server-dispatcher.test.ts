@@ -1,0 +1,49 @@
+// The in-process dispatcher (one server on SQLite) against a real store file: a request of an org
+// whose Profiler is connected is sent out however many requests of other orgs wait before it.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger } from "../../src/log.ts";
+import type { ServerMessage } from "../../src/protocol/tunnel.ts";
+import { Dispatcher } from "../../src/server/dispatch/dispatcher.ts";
+import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
+import type { TunnelSession } from "../../src/server/tunnel/listener.ts";
+import { until } from "../helpers/until.ts";
+
+let dir: string;
+let store: SqliteStore;
+const T0 = Date.now() - 3_600_000;
+const req = (version: string) => ({ workload: "checkout", version, env: "", kind: "head" as const, duration_sec: 5, warmup_sec: 0 });
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "runner-dispatcher-"));
+  store = new SqliteStore(join(dir, "runner.db"));
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("Dispatcher (SQLite, one server)", () => {
+  test("600 older requests of an org with no Profiler do not starve the org whose Profiler is live", async () => {
+    const idle = (await store.createOrg("idle")).id;
+    const acme = (await store.createOrg("acme")).id;
+    for (let i = 0; i < 600; i++) await store.queueCapture(idle, "ci", req(`v${i}`), { limit: 1e9, windowMs: 1, now: T0 + i });
+    const q = await store.queueCapture(acme, "ci", req("1.0.0"), { limit: 1e9, windowMs: 1, now: T0 + 1000 });
+    const id = (q as { requestId: string }).requestId;
+    expect((await store.listQueuedCaptures(["acme"], 10)).map((r) => r.requestId)).toEqual([id]);
+    expect(await store.listQueuedCaptures([], 10)).toEqual([]);
+
+    const sent: ServerMessage[] = [];
+    const session: TunnelSession = { orgId: acme, orgName: "acme", instanceId: "node-1", send: (m) => (sent.push(m), true), close: () => {} };
+    const d = new Dispatcher({ store, logger: createLogger("test", "silent") });
+    d.up(session, []);
+    d.kick();
+    const order = await until("the order for acme's request", 5_000, async () => sent.find((m) => m.type === "capture"));
+    expect(order.type === "capture" && order.order.request_id).toBe(id);
+    expect((await store.getCapture(id))!.status).toBe("running");
+    expect((await store.listQueuedCaptures(["idle"], 1000)).length).toBe(600);
+    d.stop();
+  });
+});
