@@ -111,11 +111,6 @@ describe("catalog registration", () => {
     expect(() => new Catalog([noPerm])).toThrow(/declares no permission/);
   });
 
-  test("the shipped catalog builds and every write in it is one of the five", () => {
-    const catalog = new Catalog(CONNECTORS);
-    const writes = catalog.operations().filter((o) => o.access === "write").map((o) => o.name);
-    for (const w of writes) expect(ALLOWED_WRITES as readonly string[]).toContain(w);
-  });
 });
 
 describe("runner agent run (the executable)", () => {

@@ -121,7 +121,10 @@ const WRITE_ACTIONS = ["insert", "update", "remove", "dropCollection", "dropData
 async function health(h: MongoHandle) {
   const db = h.database;
   return withClient(h, async (c) => {
-    const status = await c.db(db ?? "admin").command({ connectionStatus: 1, showPrivileges: true });
+    // Through the same door as every operation: only read commands reach the server.
+    const command = { connectionStatus: 1, showPrivileges: true };
+    assertReadCommand(command);
+    const status = await c.db(db ?? "admin").command(command);
     const info = status.authInfo ?? {};
     const users: { user: string; db: string }[] = info.authenticatedUsers ?? [];
     const privileges: { resource: { db?: string; collection?: string; anyResource?: boolean }; actions: string[] }[] = info.authenticatedUserPrivileges ?? [];
