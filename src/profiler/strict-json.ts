@@ -29,16 +29,19 @@ export const keyPositions = new WeakMap<JsonObject, Map<string, { line: number; 
 export function parseStrictJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonValue {
   let i = 0;
 
+  // Every key's position is taken, in file order: counting lines on from the last position keeps
+  // that linear (rescanning from the start made a 1 MiB list of many keys take tens of seconds).
+  const seen = { at: 0, line: 1, lineStart: 0 };
   function position(at: number): { line: number; column: number } {
-    let line = 1;
-    let lineStart = 0;
-    for (let k = 0; k < at && k < text.length; k++) {
+    if (at < seen.at) Object.assign(seen, { at: 0, line: 1, lineStart: 0 });
+    for (let k = seen.at; k < at && k < text.length; k++) {
       if (text.charCodeAt(k) === 10) {
-        line++;
-        lineStart = k + 1;
+        seen.line++;
+        seen.lineStart = k + 1;
       }
     }
-    return { line, column: at - lineStart + 1 };
+    seen.at = Math.max(seen.at, Math.min(at, text.length));
+    return { line: seen.line, column: at - seen.lineStart + 1 };
   }
 
   function fail(message: string, at = i): never {

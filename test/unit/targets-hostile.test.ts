@@ -43,6 +43,15 @@ describe("hostile target lists", () => {
     expect(refused(write("huge.json", big))).toContain(`larger than ${MAX_TARGETS_FILE_BYTES} bytes`);
   });
 
+  test("the most entries allowed, one per line, are read whole; an error after 20,000 keys names its line", () => {
+    const entries = Array.from({ length: 10_000 }, (_, k) => `{"workload":"w${k}","namespace":"ns-${k}"}`);
+    expect(readTargetsFile(write("many.json", `{"targets":[\n${entries.join(",\n")}\n]}`)).targets).toHaveLength(10_000);
+    // A repeated key on the last entry's line (line 10,001): positions count on across keys.
+    const bad = `{"targets":[\n${entries.slice(0, -1).join(",\n")},\n{"workload":"x","workload":"y"}\n]}`;
+    expect(refused(write("many-bad.json", bad))).toContain('key "workload" appears twice');
+    expect(readTargetsFile(join(dir, "many-bad.json")).errors[0]!.at).toBe("line 10001, column 17");
+  });
+
   test("raw NUL bytes", () => {
     expect(refused(write("nul-raw.json", '{"targets":[{"workload":"a\u0000pi"}]}'))).toContain("U+0000");
     expect(refused(write("nul-outside.json", '\u0000{"targets":[{"workload":"api"}]}'))).toContain("U+0000");
