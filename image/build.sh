@@ -66,11 +66,12 @@ if [ -z "$PUB_B64" ]; then
   PUB_B64=$("$BUN" -e 'const c=require("node:crypto");const k=c.createPublicKey(c.createPrivateKey(require("node:fs").readFileSync(process.argv[1],"utf8")));process.stdout.write(Buffer.from(k.export({type:"spki",format:"pem"})).toString("base64"))' "$KEY")
 fi
 
-# 1. runner for both arches, with the release public key compiled in.
+# 1. runner for both arches, with the release public key compiled in. Same flags as
+#    scripts/build.ts (--splitting: the lazily loaded roles stay out of start-up) plus the key.
 for arch in amd64 arm64; do
   target=bun-linux-$( [ $arch = amd64 ] && echo x64 || echo arm64 )
   say "runner $arch ($target)"
-  (cd "$ROOT" && "$BUN" build --compile --bytecode --format=esm --minify-syntax --sourcemap=none \
+  (cd "$ROOT" && "$BUN" build --compile --bytecode --format=esm --splitting --minify-syntax --sourcemap=none \
      --target "$target" --define "RUNNER_RELEASE_PUBLIC_KEY=\"$PUB_B64\"" src/cli.ts --outfile "$CTX/$arch/runner" >&2)
 done
 
