@@ -37,12 +37,6 @@ export const Instrumentation = Type.Object({
 });
 export type Instrumentation = Static<typeof Instrumentation>;
 
-export function describeInstrumentation(i: Instrumentation): string {
-  if (i.attached.length === i.requested.length && i.not_attached.length === 0) return "fully instrumented";
-  const missing = i.not_attached.map((m) => `${m.probe}: ${m.reason}`).join("; ");
-  return `${i.attached.length} of ${i.requested.length} probes` + (missing ? ` (${missing})` : "");
-}
-
 /** server → profiler */
 export const ServerMessage = Type.Union([
   Type.Object({ type: Type.Literal("challenge"), challenge: Type.String() }),

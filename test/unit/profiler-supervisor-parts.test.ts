@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { backoffDelayMs } from "../../src/profiler/backoff.ts";
 import { instrumentationFromStream } from "../../src/profiler/instrumentation.ts";
-import { describeInstrumentation } from "../../src/protocol/tunnel.ts";
+import { toRecordInstrumentation } from "../../src/server/dispatch/merge.ts";
+import { instrumentationSummary } from "../../src/server/records/capture-json.ts";
+import type { Instrumentation } from "../../src/protocol/tunnel.ts";
 import { enrollEndpoint } from "../../src/profiler/enroll-client.ts";
 import { parseListen } from "../../src/config/profiler-env.ts";
 
@@ -18,6 +20,9 @@ describe("backoff", () => {
 });
 
 describe("instrumentation", () => {
+  // What the record shows for the Profiler's declaration (the server's reading of the wire form).
+  const describeInstrumentation = (i: Instrumentation) => instrumentationSummary(toRecordInstrumentation(i));
+
   const stream = [
     JSON.stringify({ type: "header", version: 1 }),
     JSON.stringify({ type: "probe", name: "cpu", attached: true }),
