@@ -82,7 +82,7 @@ describe.skipIf(!live)("ptop target list and refusals (live)", () => {
   test("a list whose size shows only when read (a /proc file, stat size 0) is refused past the cap", async () => {
     const run = await runPtop(ptop, ["--targets", "/proc/kallsyms", "--workload", "hotloop", "--duration", "1"]);
     expect(run.exitCode).toBe(PTOP_EXIT.refused);
-    expect(oneLine(run.stderr)).toContain("is larger than 262144 bytes");
+    expect(oneLine(run.stderr)).toContain("is larger than 1048576 bytes");
   });
 
   test("usage errors exit 2 with one line", async () => {

@@ -29,7 +29,7 @@ describe("boot()", () => {
   });
 
   test("a bad target list is refused even when the environment is otherwise incomplete", async () => {
-    const e = await refusedWith({ RUNNER_PROFILE_TARGETS_FILE: `${import.meta.dir}/../fixtures/targets/comment-key.json` });
+    const e = await refusedWith({ RUNNER_PROFILE_TARGETS_FILE: `${import.meta.dir}/../fixtures/targets/refuse/comment-key.json` });
     const t = e.refusals.find((r) => r.check === "targets");
     expect(t?.message).toContain("$.comment");
   });

@@ -37,7 +37,7 @@ describe("runner profiler", () => {
 
 describe("runner doctor", () => {
   test("--json lists every check with its status; exit 1 when the boot would be refused", () => {
-    const r = run(["doctor", "--json"], { RUNNER_PROFILE_TARGETS_FILE: resolve(import.meta.dir, "../fixtures/targets/valid.json") });
+    const r = run(["doctor", "--json"], { RUNNER_PROFILE_TARGETS_FILE: resolve(import.meta.dir, "../fixtures/targets/accept/valid.json") });
     expect(r.code).toBe(1);
     const report = JSON.parse(r.out) as { ok: boolean; instrumentation: string; findings: { check: string; status: string; message: string }[] };
     expect(report.ok).toBe(false);

@@ -73,6 +73,6 @@ describe("target list mounted read-only", () => {
     }
     expect(w).toHaveLength(1);
     expect(w[0]!.message).toContain("mount it read-only");
-    expect(checkTargets(resolve(import.meta.dir, "../fixtures/targets/valid.json")).findings.some((f) => f.status === "fail")).toBe(false);
+    expect(checkTargets(resolve(import.meta.dir, "../fixtures/targets/accept/valid.json")).findings.some((f) => f.status === "fail")).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ function run(...args: string[]) {
 
 describe("runner targets check", () => {
   test("a valid list exits 0 and prints the count, not the workloads", () => {
-    const r = run("check", fixture("valid.json"));
+    const r = run("check", fixture("accept/valid.json"));
     expect(r.code).toBe(0);
     expect(r.out).toContain("2 targets");
     expect(r.out + r.err).not.toContain("worker");
@@ -23,14 +23,14 @@ describe("runner targets check", () => {
   });
 
   test("a refused list exits 1 with the path of the offending element", () => {
-    const r = run("check", fixture("star-workload.json"));
+    const r = run("check", fixture("refuse/star-workload.json"));
     expect(r.code).toBe(1);
     expect(r.err).toContain("refused: target list");
     expect(r.err).toContain("$.targets[1].workload");
   });
 
   test("duplicates are warned about and still exit 0", () => {
-    const r = run("check", fixture("duplicate-targets.json"));
+    const r = run("check", fixture("accept/duplicate-targets.json"));
     expect(r.code).toBe(0);
     expect(r.out).toContain("warning:");
     expect(r.out).toContain("duplicate of $.targets[0]");
@@ -44,7 +44,7 @@ describe("runner targets check", () => {
 
   test("usage errors exit 2", () => {
     expect(run().code).toBe(2);
-    expect(run("lint", fixture("valid.json")).code).toBe(2);
+    expect(run("lint", fixture("accept/valid.json")).code).toBe(2);
     expect(run("check").code).toBe(2);
   });
 });

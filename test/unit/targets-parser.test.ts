@@ -14,14 +14,14 @@ function errorsOf(name: string) {
 
 describe("target list: accepted", () => {
   test("a valid list yields its targets, namespace kept, nothing else", () => {
-    const list = readTargetsFile(fixture("valid.json"));
+    const list = readTargetsFile(fixture("accept/valid.json"));
     expect(list.errors).toEqual([]);
     expect(list.warnings).toEqual([]);
     expect(list.targets).toEqual([{ workload: "api" }, { workload: "worker", namespace: "payments" }]);
   });
 
   test("duplicates are reported with both paths but do not refuse", () => {
-    const list = readTargetsFile(fixture("duplicate-targets.json"));
+    const list = readTargetsFile(fixture("accept/duplicate-targets.json"));
     expect(list.errors).toEqual([]);
     expect(list.targets).toHaveLength(3);
     expect(list.warnings).toHaveLength(1);
@@ -43,69 +43,69 @@ describe("target list: refused with the path of the offending element", () => {
     expect(e!.path).toBe("$");
     expect(e!.message).toContain("file not found");
   });
-  test("empty file", () => expect(errorsOf("empty-file.json")[0]!.message).toContain("empty"));
+  test("empty file", () => expect(errorsOf("refuse/empty-file.json")[0]!.message).toContain("empty"));
   test("targets missing", () => {
-    const [e] = errorsOf("missing-targets.json");
+    const [e] = errorsOf("refuse/missing-targets.json");
     expect(e!.path).toBe("$.targets");
     expect(e!.message).toContain("missing");
     expect(e!.message).toContain("no default meaning every process");
   });
   test("targets empty", () => {
-    const [e] = errorsOf("empty-targets.json");
+    const [e] = errorsOf("refuse/empty-targets.json");
     expect(e!.path).toBe("$.targets");
     expect(e!.message).toContain("is empty");
   });
   test("targets not an array", () => {
-    const [e] = errorsOf("targets-not-array.json");
+    const [e] = errorsOf("refuse/targets-not-array.json");
     expect(e!.path).toBe("$.targets");
     expect(e!.message).toContain("must be an array");
     expect(e!.at).toBe("line 1, column 3");
   });
   test("a single asterisk workload", () => {
-    const errors = errorsOf("star-workload.json");
+    const errors = errorsOf("refuse/star-workload.json");
     expect(errors).toHaveLength(1);
     expect(errors[0]!.path).toBe("$.targets[1].workload");
     expect(errors[0]!.message).toContain('"*"');
   });
-  test("an empty workload", () => expect(errorsOf("empty-workload.json")[0]!.path).toBe("$.targets[0].workload"));
+  test("an empty workload", () => expect(errorsOf("refuse/empty-workload.json")[0]!.path).toBe("$.targets[0].workload"));
   test("a missing workload", () => {
-    const [e] = errorsOf("missing-workload.json");
+    const [e] = errorsOf("refuse/missing-workload.json");
     expect(e!.path).toBe("$.targets[0].workload");
     expect(e!.message).toContain("missing");
   });
   test("unknown top-level key", () => {
-    const [e] = errorsOf("unknown-top-key.json");
+    const [e] = errorsOf("refuse/unknown-top-key.json");
     expect(e!.path).toBe("$.version");
     expect(e!.message).toContain('unknown key "version"');
   });
   test("a comment key is an unknown key too", () => {
-    const [e] = errorsOf("comment-key.json");
+    const [e] = errorsOf("refuse/comment-key.json");
     expect(e!.path).toBe("$.comment");
     expect(e!.message).toContain("comments are not allowed");
   });
-  test("unknown key inside a target", () => expect(errorsOf("unknown-target-key.json")[0]!.path).toBe("$.targets[0].pid"));
-  test("a comment key in a later target", () => expect(errorsOf("nested-comment.json")[0]!.path).toBe("$.targets[1].comment"));
+  test("unknown key inside a target", () => expect(errorsOf("refuse/unknown-target-key.json")[0]!.path).toBe("$.targets[0].pid"));
+  test("a comment key in a later target", () => expect(errorsOf("refuse/nested-comment.json")[0]!.path).toBe("$.targets[1].comment"));
   test("workload of the wrong type", () => {
-    const [e] = errorsOf("workload-not-string.json");
+    const [e] = errorsOf("refuse/workload-not-string.json");
     expect(e!.path).toBe("$.targets[0].workload");
     expect(e!.message).toContain("must be a string");
     expect(e!.message).toContain("number");
   });
-  test("namespace of the wrong type", () => expect(errorsOf("namespace-not-string.json")[0]!.path).toBe("$.targets[0].namespace"));
-  test("a target that is not an object", () => expect(errorsOf("target-not-object.json")[0]!.path).toBe("$.targets[0]"));
-  test("a document that is not an object", () => expect(errorsOf("top-not-object.json")[0]!.message).toContain("must be a JSON object"));
+  test("namespace of the wrong type", () => expect(errorsOf("refuse/namespace-not-string.json")[0]!.path).toBe("$.targets[0].namespace"));
+  test("a target that is not an object", () => expect(errorsOf("refuse/target-not-object.json")[0]!.path).toBe("$.targets[0]"));
+  test("a document that is not an object", () => expect(errorsOf("refuse/top-not-object.json")[0]!.message).toContain("must be a JSON object"));
   test("invalid JSON names line and column", () => {
-    const [e] = errorsOf("invalid-json.json");
+    const [e] = errorsOf("refuse/invalid-json.json");
     expect(e!.message).toContain("invalid JSON");
     expect(e!.message).toContain("trailing comma");
     expect(e!.at).toMatch(/^line 1, column \d+$/);
   });
   test("a key repeated in one object is refused (JSON.parse would keep the last silently)", () => {
-    const [e] = errorsOf("duplicate-key.json");
+    const [e] = errorsOf("refuse/duplicate-key.json");
     expect(e!.message).toContain('key "targets" appears twice');
   });
   test("__proto__ is an unknown key, and nothing is polluted", () => {
-    const [e] = errorsOf("proto-key.json");
+    const [e] = errorsOf("refuse/proto-key.json");
     expect(e!.path).toBe('$.targets[0]["__proto__"]');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

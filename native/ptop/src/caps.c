@@ -91,3 +91,42 @@ int caps_drop_all(char *err, size_t len)
 	}
 	return 0;
 }
+
+/* capget/capset on the effective set only: permitted stays, so the capabilities can come back. */
+static int effective_set(uint64_t eff, char *err, size_t len)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2];
+	if (syscall(SYS_capget, &hdr, data)) {
+		snprintf(err, len, "capget failed: %s", strerror(errno));
+		return -1;
+	}
+	data[0].effective = (uint32_t)eff;
+	data[1].effective = (uint32_t)(eff >> 32);
+	if (syscall(SYS_capset, &hdr, data)) {
+		snprintf(err, len, "capset of the effective set failed: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int caps_suspend(uint64_t *saved, char *err, size_t len)
+{
+	*saved = caps_effective();
+	if (*saved == UINT64_MAX) {
+		snprintf(err, len, "cannot read CapEff from /proc/self/status");
+		return -1;
+	}
+	if (effective_set(0, err, len))
+		return -1;
+	if (caps_effective() != 0) {
+		snprintf(err, len, "capabilities still effective after clearing the effective set");
+		return -1;
+	}
+	return 0;
+}
+
+int caps_resume(uint64_t saved, char *err, size_t len)
+{
+	return effective_set(saved, err, len);
+}

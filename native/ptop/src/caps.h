@@ -11,4 +11,9 @@ int caps_check(char *missing, size_t len);
 int caps_drop_all(char *err, size_t len);
 /* CapEff of this process as read from /proc/self/status (or UINT64_MAX). */
 uint64_t caps_effective(void);
+/* Clears the effective set (permitted stays) so that what follows is done with the caller's own
+ * permissions, as if ptop had none: no CAP_DAC_READ_SEARCH, no CAP_SYS_PTRACE. `saved` receives
+ * the effective set for caps_resume. 0 when CapEff reads back as zero. */
+int caps_suspend(uint64_t *saved, char *err, size_t len);
+int caps_resume(uint64_t saved, char *err, size_t len);
 #endif

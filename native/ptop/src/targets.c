@@ -1,17 +1,12 @@
 /* A small bounded JSON parser for exactly the target list schema. It runs while ptop is
- * privileged, so it accepts nothing beyond that schema: depth is fixed by the grammar, every
- * length is capped, and the whole file is read with a size cap. */
+ * privileged, so it accepts nothing beyond that schema: depth is fixed by the grammar and every
+ * length is capped. The file itself is opened and read in targets_file.c. */
 #include "targets.h"
 #include "strtab.h"
-#include "rootfs.h"
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct parser {
 	const char *start, *p, *end;
@@ -71,8 +66,50 @@ static int hexval(char c)
 	return -1;
 }
 
-/* Parses a JSON string into out (NUL-terminated, at most max bytes). Control characters and
- * NUL are refused; \u escapes are decoded to UTF-8 (surrogates refused: names are ASCII in practice). */
+/* Four hex digits after "\u" at ps->p; -1 when they are not there. */
+static long hex4(struct parser *ps)
+{
+	if (ps->end - ps->p < 4)
+		return -1;
+	long v = 0;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval(ps->p[i]);
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	ps->p += 4;
+	return v;
+}
+
+static size_t utf8_encode(unsigned cp, unsigned char *b)
+{
+	if (cp < 0x80) {
+		b[0] = (unsigned char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		b[0] = 0xc0 | (cp >> 6);
+		b[1] = 0x80 | (cp & 0x3f);
+		return 2;
+	}
+	if (cp < 0x10000) {
+		b[0] = 0xe0 | (cp >> 12);
+		b[1] = 0x80 | ((cp >> 6) & 0x3f);
+		b[2] = 0x80 | (cp & 0x3f);
+		return 3;
+	}
+	b[0] = 0xf0 | (cp >> 18);
+	b[1] = 0x80 | ((cp >> 12) & 0x3f);
+	b[2] = 0x80 | ((cp >> 6) & 0x3f);
+	b[3] = 0x80 | (cp & 0x3f);
+	return 4;
+}
+
+/* Parses a JSON string into out (NUL-terminated, at most max bytes of UTF-8). The file is valid
+ * UTF-8 (checked up front), so raw bytes >= 0x80 are copied; \u escapes are decoded, surrogate
+ * pairs included. What a name may not contain (NUL and other controls, a lone surrogate) is refused
+ * here for keys and values alike: a key holding one can only be an unknown key anyway. */
 static int parse_string(struct parser *ps, char *out, size_t max)
 {
 	if (expect(ps, '"'))
@@ -80,15 +117,20 @@ static int parse_string(struct parser *ps, char *out, size_t max)
 	size_t n = 0;
 	while (ps->p < ps->end && *ps->p != '"') {
 		unsigned char c = (unsigned char)*ps->p++;
-		unsigned cp = c;
+		unsigned char buf[4];
+		size_t k;
 		if (c < 0x20) {
 			fail(ps, "control character in string");
 			return -1;
 		}
-		if (c == '\\') {
+		if (c != '\\') {
+			buf[0] = c;
+			k = 1;
+		} else {
 			if (ps->p >= ps->end)
 				break;
 			char e = *ps->p++;
+			unsigned cp;
 			switch (e) {
 			case '"': cp = '"'; break;
 			case '\\': cp = '\\'; break;
@@ -99,47 +141,36 @@ static int parse_string(struct parser *ps, char *out, size_t max)
 			case 'r': cp = '\r'; break;
 			case 't': cp = '\t'; break;
 			case 'u': {
-				if (ps->end - ps->p < 4) {
-					fail(ps, "truncated \\u escape");
+				long v = hex4(ps);
+				if (v < 0) {
+					fail(ps, "bad \\u escape");
 					return -1;
 				}
-				cp = 0;
-				for (int i = 0; i < 4; i++) {
-					int h = hexval(ps->p[i]);
-					if (h < 0) {
-						fail(ps, "bad \\u escape");
-						return -1;
-					}
-					cp = cp * 16 + (unsigned)h;
+				cp = (unsigned)v;
+				if (cp >= 0xd800 && cp <= 0xdbff && ps->end - ps->p >= 6 && ps->p[0] == '\\' && ps->p[1] == 'u') {
+					const char *save = ps->p;
+					ps->p += 2;
+					long lo = hex4(ps);
+					if (lo >= 0xdc00 && lo <= 0xdfff)
+						cp = 0x10000 + ((cp - 0xd800) << 10) + ((unsigned)lo - 0xdc00);
+					else
+						ps->p = save;
 				}
-				ps->p += 4;
-				if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff)) {
-					fail(ps, "\\u0000 or surrogate escape refused");
+				if (cp >= 0xd800 && cp <= 0xdfff) {
+					fail(ps, "unpaired UTF-16 surrogate escape");
 					return -1;
 				}
 				break;
 			}
 			default:
-				fail(ps, "bad escape \\%c", e);
+				fail(ps, "bad escape");
 				return -1;
 			}
-			if (cp < 0x20) {
-				fail(ps, "control character in string");
-				return -1;
-			}
+			k = utf8_encode(cp, buf);
 		}
-		/* Encode cp (raw bytes >= 0x80 pass through unchanged). */
-		unsigned char buf[3];
-		size_t k = 0;
-		if (c != '\\' || cp < 0x80) {
-			buf[k++] = (unsigned char)cp;
-		} else if (cp < 0x800) {
-			buf[k++] = 0xc0 | (cp >> 6);
-			buf[k++] = 0x80 | (cp & 0x3f);
-		} else {
-			buf[k++] = 0xe0 | (cp >> 12);
-			buf[k++] = 0x80 | ((cp >> 6) & 0x3f);
-			buf[k++] = 0x80 | (cp & 0x3f);
+		if (buf[0] < 0x20 || buf[0] == 0x7f) {
+			fail(ps, "control character in string");
+			return -1;
 		}
 		if (n + k > max) {
 			fail(ps, "string longer than %zu bytes", max);
@@ -157,9 +188,126 @@ static int parse_string(struct parser *ps, char *out, size_t max)
 	return 0;
 }
 
+/* Decodes the UTF-8 sequence at s (valid: checked up front); returns its length. */
+static size_t utf8_decode(const unsigned char *s, unsigned *cp)
+{
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] < 0xe0) {
+		*cp = ((s[0] & 0x1fu) << 6) | (s[1] & 0x3fu);
+		return 2;
+	}
+	if (s[0] < 0xf0) {
+		*cp = ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
+		return 3;
+	}
+	*cp = ((s[0] & 0x07u) << 18) | ((s[1] & 0x3fu) << 12) | ((s[2] & 0x3fu) << 6) | (s[3] & 0x3fu);
+	return 4;
+}
+
+/* What JavaScript's String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator):
+ * targets.ts refuses a name with any of these at either end, so this parser does too. */
+static bool js_whitespace(unsigned cp)
+{
+	return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) ||
+	       cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000 || cp == 0xfeff;
+}
+
+static bool edge_whitespace(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s, *last = u;
+	unsigned cp, first_cp;
+	size_t len = strlen(s);
+	if (!len)
+		return false;
+	utf8_decode(u, &first_cp);
+	for (const unsigned char *q = u; q < u + len; q += utf8_decode(q, &cp))
+		last = q;
+	utf8_decode(last, &cp);
+	return js_whitespace(first_cp) || js_whitespace(cp);
+}
+
+/* A DNS-1123 label: what a Kubernetes namespace is (the same rule as targets.ts). */
+static bool dns1123_label(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > TARGETS_MAX_NAMESPACE)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return s[0] != '-' && s[n - 1] != '-';
+}
+
+/* Offset of the first byte that does not start a valid UTF-8 sequence (overlong forms, surrogates
+ * and code points past U+10FFFF included), or -1: the same check as targets.ts firstInvalidUtf8. */
+static long first_invalid_utf8(const unsigned char *b, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned c = b[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t need;
+		unsigned min;
+		if (c >= 0xc2 && c <= 0xdf)
+			need = 1, min = 0x80;
+		else if (c >= 0xe0 && c <= 0xef)
+			need = 2, min = 0x800;
+		else if (c >= 0xf0 && c <= 0xf4)
+			need = 3, min = 0x10000;
+		else
+			return (long)i;
+		if (i + need >= len)
+			return (long)i;
+		unsigned cp = c & (0x3fu >> need);
+		for (size_t k = 1; k <= need; k++) {
+			if ((b[i + k] & 0xc0) != 0x80)
+				return (long)i;
+			cp = (cp << 6) | (b[i + k] & 0x3fu);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return (long)i;
+		i += need + 1;
+	}
+	return -1;
+}
+
+/* The rules a workload or namespace value must follow beyond being a string (targets.ts nameProblem). */
+static int check_name(struct parser *ps, size_t index, bool workload, const char *val)
+{
+	const char *what = workload ? "workload" : "namespace";
+	if (!val[0]) {
+		fail(ps, "targets[%zu].%s is empty", index, what);
+		return -1;
+	}
+	if (edge_whitespace(val)) {
+		fail(ps, "targets[%zu].%s has leading or trailing whitespace", index, what);
+		return -1;
+	}
+	if (workload && strcmp(val, "*") == 0) {
+		fail(ps, "targets[%zu].workload \"*\" is refused: list each workload by name", index);
+		return -1;
+	}
+	if (workload && strchr(val, '/')) {
+		fail(ps, "targets[%zu].workload must be a process name, not a path", index);
+		return -1;
+	}
+	if (!workload && !dns1123_label(val)) {
+		fail(ps, "targets[%zu].namespace is not a Kubernetes namespace name (a-z, 0-9, '-', at most %d)", index,
+		     TARGETS_MAX_NAMESPACE);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_target(struct parser *ps, struct target *t, size_t index)
 {
-	char key[32], val[TARGETS_MAX_STR + 1];
+	char key[32], val[TARGETS_MAX_NAME + 1];
 	int have_workload = 0, have_ns = 0;
 	if (expect(ps, '{'))
 		return -1;
@@ -194,29 +342,15 @@ static int parse_target(struct parser *ps, struct target *t, size_t index)
 				fail(ps, "targets[%zu].%s must be a string", index, key);
 				return -1;
 			}
-			if (parse_string(ps, val, TARGETS_MAX_STR))
+			if (parse_string(ps, val, TARGETS_MAX_NAME))
+				return -1;
+			if (check_name(ps, index, is_w, val))
 				return -1;
 			if (is_w) {
 				have_workload = 1;
-				if (!val[0]) {
-					fail(ps, "targets[%zu].workload is empty", index);
-					return -1;
-				}
-				if (strcmp(val, "*") == 0) {
-					fail(ps, "targets[%zu].workload \"*\" is refused: list each workload by name", index);
-					return -1;
-				}
-				if (strchr(val, '/')) {
-					fail(ps, "targets[%zu].workload must be a process name, not a path", index);
-					return -1;
-				}
 				t->workload = xstrndup(val, strlen(val));
 			} else {
 				have_ns = 1;
-				if (!val[0]) {
-					fail(ps, "targets[%zu].namespace is empty", index);
-					return -1;
-				}
 				t->ns = xstrndup(val, strlen(val));
 			}
 			if (!accept(ps, ','))
@@ -244,6 +378,15 @@ int targets_parse(const char *buf, size_t len, struct target_list *out, char *er
 	}
 	if (memchr(buf, 0, len)) {
 		fail(&ps, "NUL byte in target list");
+		return -1;
+	}
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+		fail(&ps, "the file starts with a byte-order mark (BOM); save it as UTF-8 without BOM");
+		return -1;
+	}
+	long bad = first_invalid_utf8((const unsigned char *)buf, len);
+	if (bad >= 0) {
+		fail(&ps, "not valid UTF-8 (first bad byte at offset %ld)", bad);
 		return -1;
 	}
 	if (expect(&ps, '{'))
@@ -314,48 +457,6 @@ bad:
 		fail(&ps, "invalid target list");
 	targets_free(out);
 	return -1;
-}
-
-int targets_load(const char *path, struct target_list *out, char *err, size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 && errno == ELOOP)
-		fd = open(path, O_RDONLY | O_CLOEXEC); /* mounted lists are often symlinks (k8s ConfigMap) */
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open target list %s: %s", path, strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "target list %s is not a regular file", path);
-		close(fd);
-		return -1;
-	}
-	if (st.st_size > TARGETS_MAX_FILE) {
-		snprintf(err, errlen, "target list %s is larger than %d bytes", path, TARGETS_MAX_FILE);
-		close(fd);
-		return -1;
-	}
-	size_t len = 0;
-	char *buf = read_fd_all(fd, TARGETS_MAX_FILE + 1, &len); /* one byte over the cap tells "too large" */
-	if (!buf) {
-		snprintf(err, errlen, "cannot read target list %s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (len > TARGETS_MAX_FILE) {
-		snprintf(err, errlen, "target list %s is larger than %d bytes", path, TARGETS_MAX_FILE);
-		free(buf);
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	char perr[200];
-	int rc = targets_parse(buf, len, out, perr, sizeof(perr));
-	if (rc)
-		snprintf(err, errlen, "invalid target list %s: %s", path, perr);
-	free(buf);
-	return rc;
 }
 
 void targets_free(struct target_list *l)
