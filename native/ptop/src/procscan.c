@@ -1,4 +1,5 @@
 #include "procscan.h"
+#include "proctext.h"
 #include "rootfs.h"
 #include <ctype.h>
 #include <errno.h>
@@ -27,18 +28,6 @@ static const char *basename_of(const char *p)
 	return b ? b + 1 : p;
 }
 
-/* A DNS-1123 label, which is what a Kubernetes namespace is. Anything else is not a namespace. */
-static bool valid_ns(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > 63)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
-			return false;
-	return s[0] != '-' && s[n - 1] != '-';
-}
-
 char *proc_k8s_namespace(int pid)
 {
 	int root = rootfs_open_root(pid);
@@ -53,34 +42,22 @@ char *proc_k8s_namespace(int pid)
 	close(fd);
 	if (!b)
 		return NULL;
-	while (len && isspace((unsigned char)b[len - 1]))
-		b[--len] = 0;
-	if (!valid_ns(b)) {
-		free(b);
-		return NULL;
-	}
-	return b;
+	char *ns = proctext_k8s_namespace(b, len);
+	free(b);
+	return ns;
 }
 
 int proc_nspid(int pid)
 {
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/status", pid);
-	char *st = read_proc_file(p, 16384, NULL);
+	size_t len;
+	char *st = read_proc_file(p, 16384, &len);
 	if (!st)
 		return pid;
-	int nspid = pid;
-	char *l = strstr(st, "\nNSpid:");
-	if (l) {
-		l += 7;
-		char *eol = strchr(l, '\n');
-		if (eol)
-			*eol = 0;
-		for (char *save = NULL, *tok = strtok_r(l, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-			nspid = atoi(tok); /* last field: the PID in the innermost namespace */
-	}
+	int nspid = proctext_nspid(st, len, pid);
 	free(st);
-	return nspid > 0 ? nspid : pid;
+	return nspid;
 }
 
 static bool namespace_listed(const struct target_list *l, const char *workload, const char *ns)
@@ -119,8 +96,8 @@ static bool name_matches(struct procscan *s, int pid, const char *comm, char **e
 		snprintf(p, sizeof(p), "/proc/%d/cmdline", pid);
 		size_t len;
 		char *cmd = read_proc_file(p, 4096, &len);
-		if (cmd && len)
-			match = strcmp(basename_of(cmd), s->workload) == 0;
+		if (cmd)
+			match = proctext_argv0_is(cmd, len, s->workload);
 		free(cmd);
 	}
 	if (match)
@@ -168,14 +145,14 @@ size_t procscan_scan(struct procscan *s, void (*gone)(int pid, void *arg), void 
 		int recheck_until = strmap_get(&s->rejected, key);
 		if (recheck_until >= 0 && s->tick >= recheck_until)
 			continue;
-		char p[64], comm[32] = { 0 };
+		char p[64], comm[32];
 		snprintf(p, sizeof(p), "/proc/%d/comm", pid);
-		char *c = read_proc_file(p, 31, NULL);
+		size_t clen;
+		char *c = read_proc_file(p, 31, &clen);
 		if (!c)
 			continue;
-		snprintf(comm, sizeof(comm), "%s", c);
+		proctext_comm(c, clen, comm, sizeof(comm));
 		free(c);
-		comm[strcspn(comm, "\n")] = 0;
 		/* Processes already there at the first scan, and kernel threads, are not young. */
 		int reject_until = recheck_until >= 0 ? recheck_until : s->tick == 0 ? 0 : s->tick + YOUNG_TICKS;
 		char *exe = NULL;
@@ -203,7 +180,7 @@ size_t procscan_scan(struct procscan *s, void (*gone)(int pid, void *arg), void 
 		memset(pr, 0, sizeof(*pr));
 		pr->pid = pid;
 		pr->nspid = proc_nspid(pid);
-		snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
+		proctext_comm(comm, strlen(comm), pr->comm, sizeof(pr->comm));
 		pr->exe = exe;
 		pr->ns = ns;
 		pr->alive = true;

@@ -229,8 +229,7 @@ static bool edge_whitespace(const char *s)
 	return js_whitespace(first_cp) || js_whitespace(cp);
 }
 
-/* A DNS-1123 label: what a Kubernetes namespace is (the same rule as targets.ts). */
-static bool dns1123_label(const char *s)
+bool targets_namespace_valid(const char *s)
 {
 	size_t n = strlen(s);
 	if (n == 0 || n > TARGETS_MAX_NAMESPACE)
@@ -297,7 +296,7 @@ static int check_name(struct parser *ps, size_t index, bool workload, const char
 		fail(ps, "targets[%zu].workload must be a process name, not a path", index);
 		return -1;
 	}
-	if (!workload && !dns1123_label(val)) {
+	if (!workload && !targets_namespace_valid(val)) {
 		fail(ps, "targets[%zu].namespace is not a Kubernetes namespace name (a-z, 0-9, '-', at most %d)", index,
 		     TARGETS_MAX_NAMESPACE);
 		return -1;

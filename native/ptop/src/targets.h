@@ -33,6 +33,10 @@ int targets_parse(const char *buf, size_t len, struct target_list *out, char *er
 int targets_load(const char *path, struct target_list *out, char *err, size_t errlen);
 void targets_free(struct target_list *l);
 
+/* A DNS-1123 label (a-z, 0-9, '-' inside, at most TARGETS_MAX_NAMESPACE): what a Kubernetes
+ * namespace is, in the list and in a pod's service-account namespace file alike. */
+bool targets_namespace_valid(const char *s);
+
 /* What the list allows for one workload: whether it is named at all, and if so whether any
  * namespace is allowed or only the listed ones. */
 bool targets_allows(const struct target_list *l, const char *workload, const char *ns);
