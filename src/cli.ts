@@ -2,6 +2,7 @@
 // Entry point of the single `runner` executable: picks a role from argv and hands over.
 // Each role lives in its own room; imports are lazy (and chunks split at build) so one role never
 // pays for another's start-up.
+import { exitAfterOutput, trackOutput } from "./exit-after-output.ts";
 import { RUNNER_VERSION } from "./version.ts";
 
 type Command = (argv: string[]) => Promise<number>;
@@ -43,14 +44,15 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  trackOutput();
   main(process.argv.slice(2)).then(
     (code) => {
-      // Servers return only when they are done; a one-shot command exits with its code.
-      if (code !== -1) process.exit(code);
+      // Servers return -1 and stay up; a one-shot command exits with its code once its output is whole.
+      if (code !== -1) void exitAfterOutput(code);
     },
     (err) => {
       process.stderr.write(`runner: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
+      void exitAfterOutput(1);
     },
   );
 }

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { exitAfterOutput } from "../exit-after-output.ts";
 import { createLogger } from "../log.ts";
 import { CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../protocol/token-format.ts";
 import { captureJson } from "../server/records/capture-json.ts";
@@ -74,7 +75,7 @@ export async function apiWalkthrough(values: { keep: boolean }): Promise<number>
       process.once("SIGINT", async () => {
         await server.stop();
         await store.close();
-        process.exit(0);
+        await exitAfterOutput(0);
       });
       return -1;
     }

@@ -1,5 +1,6 @@
 // `runner server --listen HOST:PORT --data DIR [--tunnel-listen HOST:PORT] [--tls-cert F --tls-key F]`
 import { parseArgs } from "node:util";
+import { exitAfterOutput } from "../exit-after-output.ts";
 import { createLogger } from "../log.ts";
 import { parseListenAddress } from "./listen-address.ts";
 import { startServer } from "./start-server.ts";
@@ -50,7 +51,9 @@ export async function serverCommand(argv: string[]): Promise<number> {
       logger.info({ signal }, "shutting down");
       await server.stop();
       await store.close();
-      process.exit(0);
+      // The log's asynchronous destination holds the last lines (this one included) until flushed.
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      await exitAfterOutput(0);
     };
     process.once("SIGTERM", () => void shutdown("SIGTERM"));
     process.once("SIGINT", () => void shutdown("SIGINT"));
