@@ -30,9 +30,13 @@ COPY image/entrypoint.sh /usr/local/bin/runner-entrypoint
 
 # A COPY does not carry the security.capability xattr: set it here, in the final stage, and on ptop
 # only. Exactly the five, effective (+ep): ptop checks CapEff itself and drops them all after setup.
+# ptop is executable by the Profiler's group only (root:65532 0750): whoever runs it may measure any
+# process they list. chown clears file capabilities, so it comes before setcap.
 RUN set -eu; \
     chown root:root /opt/runner/* /usr/local/bin/runner-entrypoint; \
-    chmod 0755 /opt/runner/runner /opt/runner/ptop /usr/local/bin/runner-entrypoint; \
+    chown root:65532 /opt/runner/ptop; \
+    chmod 0755 /opt/runner/runner /usr/local/bin/runner-entrypoint; \
+    chmod 0750 /opt/runner/ptop; \
     chmod 0644 /opt/runner/release-manifest.json /opt/runner/release-manifest.sigstore.json; \
     setcap cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_search,cap_sys_admin+ep /opt/runner/ptop; \
     getcap /opt/runner/ptop

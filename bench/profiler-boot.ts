@@ -29,7 +29,8 @@ try {
   chmodSync(targets, 0o644);
   const ptop = join(root, "ptop");
   copyFileSync("/bin/true", ptop);
-  chmodSync(ptop, 0o755);
+  chownSync(ptop, 0, 65534); // executable by the Profiler's group only, as installed
+  chmodSync(ptop, 0o750);
   const setcap = Bun.spawnSync(["setcap", "cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_search,cap_sys_admin+ep", ptop]);
   if (setcap.exitCode !== 0) throw new Error(setcap.stderr.toString());
   const tokenFile = join(root, "token");

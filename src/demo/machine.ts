@@ -32,11 +32,13 @@ export function findCollector(): string | null {
   return candidates.find((c): c is string => !!c && existsSync(c)) ?? null;
 }
 
-/** Copies ptop into `dir` and gives the copy exactly its five file capabilities. */
+/** Copies ptop into `dir` and gives the copy exactly its five file capabilities; like an install,
+ *  only the Profiler's group (the unprivileged user's) may execute it. */
 export async function installCollector(source: string, dir: string): Promise<string> {
   const target = join(dir, "ptop");
   copyFileSync(source, target);
-  chmodSync(target, 0o755);
+  chownSync(target, 0, UNPRIVILEGED_UID); // before setcap: chown clears file capabilities
+  chmodSync(target, 0o750);
   await $`setcap ${COLLECTOR_CAPS} ${target}`.quiet();
   return target;
 }

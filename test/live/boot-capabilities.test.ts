@@ -111,4 +111,20 @@ describe.skipIf(!live)("boot: collector file capabilities and the supervisor (li
     expect(r.stdout).toContain("cost: without CAP_PERFMON no CPU sampling: the cpu axis cannot exist");
     expect(r.stdout).toContain("fix:  docker/compose:");
   });
+
+  test("runner doctor flags a capable ptop that every user may execute (0755): FAIL, exit 1; the boot refuses", () => {
+    const ptop = box.collector("ptop-0755", `${FIVE}+ep`, box.root, "/bin/true", 0o755);
+    const r = box.boot({ args: ["doctor"], env: { RUNNER_COLLECTOR_PATH: ptop } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("FAIL  [collector-access]");
+    expect(r.stdout).toContain("every user may execute it (mode 0755)");
+    expect(r.stdout).toContain("chmod 0750");
+    const boot = box.boot({ env: { RUNNER_COLLECTOR_PATH: ptop } });
+    expect(boot.code).toBe(REFUSED);
+    expect(boot.stderr).toContain("refused [collector-access]");
+    // The installed shape (root:group 0750, the supervisor in the group) passes.
+    const ok = box.boot({ args: ["doctor"] });
+    expect(ok.stdout).toContain("pass  [collector-access]");
+  });
 });
+

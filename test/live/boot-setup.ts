@@ -39,11 +39,13 @@ export class BootSandbox {
     this.ptop = this.collector("ptop", `${FIVE}+ep`);
   }
 
-  /** A fresh collector copy at `name` with `caps` (setcap syntax) or none when caps is null. */
-  collector(name: string, caps: string | null, dir = this.root, from = "/bin/true"): string {
+  /** A fresh collector copy at `name` with `caps` (setcap syntax) or none when caps is null;
+   *  root:nobody 0750 as installed (executable by the Profiler's group only), unless `mode` says. */
+  collector(name: string, caps: string | null, dir = this.root, from = "/bin/true", mode = 0o750): string {
     const path = join(dir, name);
     copyFileSync(from, path);
-    chmodSync(path, 0o755);
+    chownSync(path, 0, NOBODY); // before setcap: chown clears file capabilities
+    chmodSync(path, mode);
     if (caps !== null) sh(["setcap", caps, path]);
     return path;
   }

@@ -8,7 +8,7 @@
 // several minutes, so it runs only where those are installed, and must run when
 // RUNNER_REQUIRE_IMAGE=1 (CI, once .ci/run installs them).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REQUIRED_CAPS } from "../../src/profiler/boot/capability-names.ts";
 import { liveAvailable, REPO_ROOT } from "../helpers/runner-bin.ts";
@@ -105,6 +105,9 @@ describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base)", () => {
     const [list, flags] = caps!.split("=");
     expect(flags).toBe("ep");
     expect(list!.split(",").sort()).toEqual(REQUIRED_CAPS.map((c) => c.name.toLowerCase()).sort());
+    // Executable by the Profiler's group only: whoever runs ptop may measure any process.
+    const st = statSync(`${mnt}/opt/runner/ptop`);
+    expect({ mode: (st.mode & 0o7777).toString(8), uid: st.uid, gid: st.gid }).toEqual({ mode: "750", uid: 0, gid: NONROOT });
     must(["buildah", ...STORAGE, "umount", ctr]);
   });
 

@@ -51,6 +51,17 @@ describe("Dockerfile", () => {
     expect(final.slice(s.at + 1).some((i) => (i.op === "COPY" || i.op === "ADD") && /ptop/.test(i.args))).toBe(false);
   });
 
+  test("ptop is executable by the Profiler's group only (root:65532 0750), set before setcap (chown clears it)", () => {
+    const run = final.filter((i) => i.op === "RUN").map((i) => i.args).join(" ");
+    const chown = run.indexOf("chown root:65532 /opt/runner/ptop");
+    const chmod = run.search(/chmod 0750 \/opt\/runner\/ptop\b/);
+    const setcap = run.indexOf("setcap cap_");
+    expect(chown).toBeGreaterThan(run.indexOf("chown root:root /opt/runner/*"));
+    expect(chmod).toBeGreaterThan(-1);
+    expect(setcap).toBeGreaterThan(Math.max(chown, chmod));
+    expect(run).not.toMatch(/chmod 07[0-7][1357]\b[^;]*\/opt\/runner\/ptop/); // never executable by others
+  });
+
   test("ships the signed manifest beside runner and ptop, root-owned and read-only", () => {
     const copies = final.filter((i) => i.op === "COPY").map((i) => i.args).join(" ");
     expect(copies).toContain(MANIFEST_FILE);

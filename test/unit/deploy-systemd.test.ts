@@ -63,6 +63,8 @@ describe("reference systemd unit", () => {
 
   test("file capabilities on ptop are part of the documented install", () => {
     expect(text).toContain("setcap cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_search,cap_sys_admin+ep /opt/runner/ptop");
+    // Executable by the unit's group only: whoever runs ptop may measure any process.
+    expect(text).toContain("chown root:runner-profiler /opt/runner/ptop &&\n# chmod 0750 /opt/runner/ptop");
     expect(env.RUNNER_COLLECTOR_PATH).toBe("/opt/runner/ptop");
   });
 

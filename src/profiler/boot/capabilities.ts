@@ -1,8 +1,9 @@
 // Boot check: the collector binary carries exactly the five file capabilities, with the effective
 // flag, nothing inheritable and nothing extra — read from its security.capability xattr.
 
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, statSync, type Stats } from "node:fs";
 import { bitsToNames, REQUIRED_CAPS, REQUIRED_MASK } from "./capability-names.ts";
+import { checkCollectorAccess } from "./collector-access.ts";
 import { CapabilityXattrError, parseCapabilityXattr, type FileCapabilities } from "./file-capabilities.ts";
 import { deployFix, fail, pass, type Finding } from "./finding.ts";
 import { getCapabilityXattr } from "./libc.ts";
@@ -21,8 +22,9 @@ const ALL_LOST = "ptop runs with none of the five capabilities: no probe attache
 
 export function checkCollectorCapabilities(path: string): Finding[] {
   const fix = setcapFix(path);
+  let st: Stats;
   try {
-    const st = statSync(path);
+    st = statSync(path);
     if (!st.isFile()) return [fail("collector", "RUNNER_COLLECTOR_PATH", `collector ${path} is not a regular file`, fixCollectorPath(), ALL_LOST)];
   } catch {
     return [fail("collector", "RUNNER_COLLECTOR_PATH", `collector ${path} does not exist (set RUNNER_COLLECTOR_PATH or install ptop beside runner)`, fixCollectorPath(), "no collector: nothing can be measured")];
@@ -48,7 +50,7 @@ export function checkCollectorCapabilities(path: string): Finding[] {
     if (err instanceof CapabilityXattrError) return [fail("capabilities", "security.capability", `collector ${path}: ${err.message}`, fix, ALL_LOST)];
     throw err;
   }
-  return judgeFileCapabilities(path, caps);
+  return [...judgeFileCapabilities(path, caps), ...checkCollectorAccess(path, st.mode, caps)];
 }
 
 /** The verdict on decoded file capabilities (separate so every case is unit-testable). */

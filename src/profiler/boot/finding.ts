@@ -6,6 +6,7 @@ export type CheckName =
   | "env"
   | "targets"
   | "collector"
+  | "collector-access"
   | "capabilities"
   | "bounding-set"
   | "no-new-privs"
