@@ -3,14 +3,15 @@
 // and nothing of a file the user could not read may come back in a message. Run as uid 65534 with
 // a setcap'd copy, as on a host.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
-import { cleanup, runPtop, setcapPtop, sharedTempDir } from "./ptop-harness.ts";
+import { NOBODY, cleanup, runPtop, setcapPtop, sharedTempDir, writeTargets } from "./ptop-harness.ts";
 
 const live = liveAvailable();
 const SECRET_KEY = "db_password_8f3a1c";
+const haveStrace = Bun.which("strace") !== null || process.env.RUNNER_REQUIRE_LIVE === "1";
 
 describe.skipIf(!live)("ptop reads the target list as its caller (live, uid 65534, five file capabilities)", () => {
   let dir = "";
@@ -78,4 +79,25 @@ describe.skipIf(!live)("ptop reads the target list as its caller (live, uid 6553
     expect(await refused(sub)).toContain("is not a regular file");
     expect(await refused("/dev/zero")).toContain("is not a regular file");
   });
+
+  test.skipIf(!haveStrace)("strace: the list is opened and read with the effective set empty, which is restored after", () => {
+    const list = writeTargets(dir, { targets: [{ workload: "nginx" }] }, "traced.json");
+    const log = join(dir, "strace.log");
+    const r = Bun.spawnSync(
+      ["strace", "-f", "-y", "-e", "trace=capset,openat,read", "-o", log, ...NOBODY, ptop, "--targets", list, "--workload", "hotloop", "--duration", "1"],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    expect(r.exitCode).toBe(PTOP_EXIT.refused);
+    const lines = readFileSync(log, "utf8").split("\n");
+    const at = (pred: (l: string) => boolean) => lines.findIndex(pred);
+    const suspend = at((l) => l.includes("capset(") && l.includes("effective=0, permitted=") && l.includes("CAP_DAC_READ_SEARCH"));
+    const open = at((l) => l.includes("openat(") && l.includes(list));
+    const read = at((l) => / read\(\d+</.test(l) && l.includes(`<${list}>`));
+    const restore = at((l) => l.includes("capset(") && /effective=1<<CAP_DAC_READ_SEARCH/.test(l));
+    expect(suspend).toBeGreaterThan(-1);
+    expect(open).toBeGreaterThan(suspend);
+    expect(read).toBeGreaterThan(open);
+    expect(restore).toBeGreaterThan(read);
+  });
 });
+
