@@ -126,4 +126,17 @@ describe("target list: refused with the path of the offending element", () => {
     validateDocument({ targets: [{ workload: "api", namespace: "kube-system" }] } as never, ok);
     expect(ok.errors).toEqual([]);
   });
+
+  test("a workload that is a path: no process name contains '/'", () => {
+    const [e] = errorsOf("refuse/workload-path.json");
+    expect(e!.path).toBe("$.targets[0].workload");
+    expect(e!.message).toContain("not a path");
+  });
+
+  test("names are measured in bytes of UTF-8, as the kernel stores them (NAME_MAX = 255)", () => {
+    const [e] = errorsOf("refuse/name-200-e-acute.json"); // 200 characters, 400 bytes
+    expect(e!.message).toContain("400 bytes of UTF-8");
+    expect(readTargetsFile(fixture("accept/name-255-bytes-utf8.json")).errors).toEqual([]);
+  });
 });
+
