@@ -13,8 +13,9 @@ export const COLLECTOR_CAPS = "cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_s
 const REPO = resolve(import.meta.dir, "../..");
 const compiled = import.meta.path.startsWith("/$bunfs/");
 
+/** As that user, with a bounding set of exactly the five (the Profiler refuses more, as deployed). */
 export function asUnprivileged(cmd: string[]): string[] {
-  return ["setpriv", `--reuid=${UNPRIVILEGED_UID}`, `--regid=${UNPRIVILEGED_UID}`, "--clear-groups", ...cmd];
+  return ["setpriv", `--reuid=${UNPRIVILEGED_UID}`, `--regid=${UNPRIVILEGED_UID}`, "--clear-groups", "--bounding-set=-all,+bpf,+perfmon,+sys_ptrace,+dac_read_search,+sys_admin", ...cmd];
 }
 
 /** A self-signed certificate for 127.0.0.1/localhost; the Profiler trusts it through RUNNER_CA_FILE. */

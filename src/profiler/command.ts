@@ -7,6 +7,7 @@ import type { BootResult } from "./boot/boot-result.ts";
 import { bootLineFields } from "./boot/boot-line.ts";
 import { formatRefusal } from "./boot/finding.ts";
 import { checkFlags } from "./flags.ts";
+import { holdRefusal } from "./refusal-hold.ts";
 
 /** Exit status of a refused boot (EX_CONFIG): systemd can be told not to restart on it. */
 export const EXIT_REFUSED = 78;
@@ -26,6 +27,7 @@ export async function profilerCommand(argv: string[]): Promise<number> {
     if (err instanceof BootRefusal) {
       process.stderr.write(`runner profiler: boot refused, ${err.refusals.length} problem${err.refusals.length === 1 ? "" : "s"}:\n`);
       for (const r of err.refusals) process.stderr.write(`${formatRefusal(r)}\n`);
+      if (!bootOnly) await holdRefusal(process.env.RUNNER_REFUSED_BOOT_HOLD_SECONDS);
       return EXIT_REFUSED;
     }
     throw err;

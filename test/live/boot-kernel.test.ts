@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable } from "../helpers/runner-bin.ts";
-import { BootSandbox, bootLine, FIVE, REFUSED, sh, unprivilegedUserNamespaces } from "./boot-setup.ts";
+import { BootSandbox, bootLine, boundingSet, FIVE, FIVE_BOUNDING, REFUSED, sh, unprivilegedUserNamespaces } from "./boot-setup.ts";
 
 // Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
 setDefaultTimeout(60_000);
@@ -39,9 +39,32 @@ describe.skipIf(!live)("boot: kernel settings (live)", () => {
     expect(r.stderr).toContain("allowPrivilegeEscalation");
   });
 
+  test("bounding set with NET_ADMIN beyond the five: refused naming it; accepted (with a warning) when the override names it", () => {
+    const more = box.boot({ setprivExtra: [boundingSet({ more: ["net_admin"] })] });
+    expect(more.code).toBe(REFUSED);
+    expect(more.stderr).toContain("beyond the five: CAP_NET_ADMIN");
+    const accepted = box.boot({ setprivExtra: [boundingSet({ more: ["net_admin"] })], env: { RUNNER_ALLOW_EXTRA_CAPABILITIES: "NET_ADMIN" } });
+    expect(accepted.stderr).toBe("");
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain("accepted by RUNNER_ALLOW_EXTRA_CAPABILITIES=NET_ADMIN");
+    // runner doctor says the same.
+    const doctor = box.boot({ setprivExtra: [boundingSet({ more: ["net_admin"] })], args: ["doctor"] });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain("FAIL  [bounding-set] the bounding set holds 1 capability beyond the five: CAP_NET_ADMIN");
+  });
+
+  test("a full bounding set (what --privileged gives) is refused naming --privileged", () => {
+    const last = Number(sh(["cat", "/proc/sys/kernel/cap_last_cap"]).trim());
+    const r = box.boot({ setprivExtra: ["--bounding-set=+all"], wrap: [] });
+    const full = sh(["grep", "CapBnd", "/proc/self/status"]).trim().endsWith(((1n << BigInt(last + 1)) - 1n).toString(16).padStart(16, "0"));
+    expect(r.code).toBe(REFUSED);
+    // This sandbox's own bounding set may already lack one (then the extras are listed instead).
+    expect(r.stderr).toContain(full ? "privileged container (--privileged" : "beyond the five: CAP_CHOWN");
+  });
+
   for (const cap of ["perfmon", "bpf", "sys_admin"]) {
     test(`bounding set without ${cap}: refused naming CAP_${cap.toUpperCase()}`, () => {
-      const r = box.boot({ setprivExtra: [`--bounding-set=-${cap}`] });
+      const r = box.boot({ setprivExtra: [boundingSet({ without: cap })] });
       expect(r.code).toBe(REFUSED);
       expect(r.stderr).toContain(`CAP_${cap.toUpperCase()} is not in the capability bounding set`);
       expect(r.stderr).toContain(`--cap-add ${cap.toUpperCase()}`);
@@ -88,7 +111,7 @@ describe.skipIf(!live)("boot: kernel settings (live)", () => {
     // the enrol address accepts connections and never answers, so it keeps running, lock held.
     const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     const url = `127.0.0.1:${silent.port}`;
-    const first = Bun.spawn(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...(await import("../helpers/runner-bin.ts")).runnerCommand(), "profiler"], {
+    const first = Bun.spawn(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", FIVE_BOUNDING, ...(await import("../helpers/runner-bin.ts")).runnerCommand(), "profiler"], {
       env: box.env({ RUNNER_ENROLL_URL: `https://${url}/api/profiler/enroll`, RUNNER_TUNNEL_URL: `wss://${url}/tunnel` }),
       stdout: "pipe",
       stderr: "pipe",

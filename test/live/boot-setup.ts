@@ -14,6 +14,13 @@ export { EXIT_REFUSED as REFUSED } from "../../src/profiler/command.ts";
 
 export const NOBODY = 65534;
 export const FIVE = "cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_search,cap_sys_admin";
+/** setpriv's option for a bounding set of exactly the five, as every reference deployment sets it. */
+export const FIVE_BOUNDING = "--bounding-set=-all,+bpf,+perfmon,+sys_ptrace,+dac_read_search,+sys_admin";
+/** The five minus `cap` (e.g. "perfmon"), plus `more` (e.g. ["net_admin"]), as a setpriv option. */
+export function boundingSet(opts: { without?: string; more?: string[] }): string {
+  const caps = ["bpf", "perfmon", "sys_ptrace", "dac_read_search", "sys_admin"].filter((c) => c !== opts.without).concat(opts.more ?? []);
+  return `--bounding-set=-all,${caps.map((c) => `+${c}`).join(",")}`;
+}
 
 export interface BootRun {
   code: number | null;
@@ -68,7 +75,10 @@ export class BootSandbox {
 
   /** `runner profiler --boot-only` as nobody; `wrap` goes before setpriv, `setprivExtra` into it. */
   boot(opts: { env?: Record<string, string>; wrap?: string[]; setprivExtra?: string[]; asRoot?: boolean; args?: string[] } = {}): BootRun {
-    const drop = opts.asRoot ? [] : ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...(opts.setprivExtra ?? [])];
+    // Exactly the five in the bounding set unless the test sets its own (a root shell holds them all).
+    const extra = opts.setprivExtra ?? [];
+    const bounding = extra.some((a) => a.startsWith("--bounding-set")) ? [] : [FIVE_BOUNDING];
+    const drop = opts.asRoot ? [] : ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...bounding, ...extra];
     const cmd = [...(opts.wrap ?? []), ...drop, ...runnerCommand(), ...(opts.args ?? ["profiler", "--boot-only"])];
     const p = Bun.spawnSync(cmd, { env: this.env(opts.env), stdout: "pipe", stderr: "pipe" });
     return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };

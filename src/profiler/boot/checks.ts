@@ -8,6 +8,7 @@ import type { Target } from "../targets.ts";
 import { checkAppArmor } from "./apparmor.ts";
 import { checkCollectorCapabilities } from "./capabilities.ts";
 import { checkEnv } from "./env.ts";
+import { checkExactlyFive, EXTRA_CAPS_OVERRIDE } from "./exactly-five.ts";
 import { checkBoundingSet, checkNoNewPrivs, checkNosuid, checkUserNamespace } from "./exec-grant.ts";
 import { fail, type Finding } from "./finding.ts";
 import { checkIdentity } from "./identity.ts";
@@ -63,6 +64,7 @@ export async function runChecks(env: Record<string, string | undefined>, opts: C
   findings.push(...checkCollectorCapabilities(collectorPath));
   if (status) {
     findings.push(...checkBoundingSet(status));
+    findings.push(...checkExactlyFive(status.capBnd, env[EXTRA_CAPS_OVERRIDE]));
     findings.push(...checkNoNewPrivs(status));
   }
   findings.push(...checkUserNamespace());
