@@ -109,7 +109,7 @@ describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base)", () => {
     const st = statSync(`${mnt}/opt/runner/ptop`);
     expect({ mode: (st.mode & 0o7777).toString(8), uid: st.uid, gid: st.gid }).toEqual({ mode: "750", uid: 0, gid: NONROOT });
     must(["buildah", ...STORAGE, "umount", ctr]);
-  });
+  }, 120_000); // buildah from + mount of the vfs image takes > 5 s on a loaded machine
 
   function runProfiler(image: string): { code: number; stdout: string; stderr: string } {
     const dir = mkdtempSync(join(work, "run-"));
