@@ -102,6 +102,9 @@ export const SummaryRecord = Type.Object({
   /** Samples (cpu) or events per axis that made it into the maps. */
   samples: Type.Record(Type.String(), Type.Number()),
   lost: Type.Record(Type.String(), Type.Number()),
+  /** Per axis, the value (samples, ns) in stacks that could not be walked to their root; such a
+   * stack starts with a `[truncated]` frame. Additive (v1). */
+  incomplete: Type.Optional(Type.Record(Type.String(), Type.Number())),
   partial: Type.Boolean(),
   /** Why the window ended early when partial (e.g. "SIGTERM after 12.3 s of 60 s"). */
   partial_reason: Type.Optional(Type.String()),

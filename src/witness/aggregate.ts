@@ -1,6 +1,7 @@
 // Per-function totals of one axis: self (the function is the leaf) and inclusive (the function is
 // anywhere on the stack, counted once per stack even when recursive).
 
+import { functionIdentity } from "./identity.ts";
 import { axisTotal, type AxisProfile, type Capture } from "./model.ts";
 
 export interface FunctionTotals {
@@ -14,11 +15,12 @@ export interface FunctionTotals {
 export function functionTotals(p: AxisProfile, index: Map<string, number>, names: string[]): FunctionTotals {
   const fnOfFrame = new Int32Array(p.frames.length);
   p.frames.forEach((f, k) => {
-    let i = index.get(f.name);
+    const id = functionIdentity(f);
+    let i = index.get(id);
     if (i === undefined) {
       i = names.length;
-      names.push(f.name);
-      index.set(f.name, i);
+      names.push(id);
+      index.set(id, i);
     }
     fnOfFrame[k] = i;
   });
@@ -70,7 +72,7 @@ export function addStackShares(root: ShareNode, cs: Capture[], axis: string, fie
       let node = root;
       node[field] += v;
       for (const fi of s.frames) {
-        const name = p.frames[fi]!.name;
+        const name = functionIdentity(p.frames[fi]!);
         let ch = node.children.get(name);
         if (!ch) node.children.set(name, (ch = { name, after: 0, before: 0, children: new Map() }));
         ch[field] += v;

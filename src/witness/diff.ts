@@ -11,6 +11,7 @@
 
 import { instrumentation, type Capture } from "./model.ts";
 import { functionTotals } from "./aggregate.ts";
+import { isPlaceholder } from "./identity.ts";
 import { medianRatioFactors, rateFactors, shareFactors, type Normalisation } from "./stats/normalise.ts";
 import { dispersionMoM, quasiDispersion, rateTest, replicateAgrees, type Groups } from "./stats/rate-test.ts";
 import { holmAdjust } from "./stats/multiple-testing.ts";
@@ -175,6 +176,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     let untested = 0;
     const selfKeys = new Set<number>();
     for (let f = 0; f < F; f++) {
+      if (isPlaceholder(names[f]!)) continue;
       for (const [kind, y] of [["self", self[f]!], ["inclusive", incl[f]!]] as const) {
         let s = 0;
         for (let c = 0; c < N; c++) s += y[c]!;

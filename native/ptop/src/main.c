@@ -8,6 +8,7 @@
 #include "report.h"
 #include "symbolize.h"
 #include "targets.h"
+#include "unwind.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <signal.h>
@@ -58,8 +59,14 @@ static void on_gone(int pid, void *arg)
 static void register_new(size_t first)
 {
 	for (size_t i = first; i < scan.n; i++)
+	{
+		/* Open its files now (privileged, no parsing) and pass them to the unwinder; a process
+		 * that exits before the end still has its mappings, so its frames keep their names. */
+		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid);
+		unwind_send_process(scan.procs[i].pid);
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
+	}
 }
 
 static void emit_new_processes(void)
@@ -110,7 +117,7 @@ static void empty_summary(bool partial, const char *reason, double measured)
 	for (int i = 0; i < P__COUNT; i++)
 		if (probes.attached[i])
 			axes[n++] = probe_name(i);
-	out_summary(axes, zeros, zeros, n, partial, reason, now_ms(), measured, NULL, 0);
+	out_summary(axes, zeros, zeros, NULL, n, partial, reason, now_ms(), measured, NULL, 0);
 	out_flush();
 }
 
@@ -167,6 +174,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < P__COUNT; i++)
 		if (probes.requested[i] && !probes.attached[i])
 			fprintf(stderr, "ptop: probe %s not attached: %s\n", probe_name(i), probes.reason[i]);
+	if ((probes.attached[P_CPU] || probes.attached[P_OFFCPU]) && unwind_start(&probes, msg, sizeof(msg))) {
+		fprintf(stderr, "ptop: cannot start the unwinder: %s\n", msg);
+		return EXIT_INTERNAL;
+	}
 	register_new(0);
 	if (scan.n == 0) {
 		emit_preamble(&o, now_ms());
@@ -191,6 +202,7 @@ int main(int argc, char **argv)
 	emit_preamble(&o, now_ms());
 	wait_rescanning(start + o.duration_sec);
 	probes_end_window(&probes);
+	unwind_stop();
 	double measured = now_mono() - start;
 	bool partial = stop_signal != 0;
 	char reason[128] = { 0 };
@@ -201,17 +213,14 @@ int main(int argc, char **argv)
 	struct report rep;
 	report_collect(&rep, &probes);
 	/* Everything a target controls is opened now, while privileged, and parsed only after the drop. */
-	for (size_t i = 0; i < rep.ntgids; i++) {
-		int nspid = rep.tgids[i];
-		for (size_t j = 0; j < scan.n; j++)
-			if (scan.procs[j].pid == rep.tgids[i])
-				nspid = scan.procs[j].nspid;
-		sym_prepare_process(rep.tgids[i], nspid);
-	}
+	for (size_t i = 0; i < scan.n; i++)
+		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid);
 	if (caps_drop_all(msg, sizeof(msg))) {
 		fprintf(stderr, "ptop: %s; refusing to parse target files with privileges\n", msg);
 		return EXIT_INTERNAL;
 	}
+	if ((probes.attached[P_CPU] || probes.attached[P_OFFCPU]) && report_collect_unwound(&rep, &probes))
+		fprintf(stderr, "ptop: the unwinder ended abnormally: its stacks may be incomplete\n");
 	report_emit(&rep, &probes, partial ? reason : NULL, now_ms(), measured);
 	out_flush();
 	probes_destroy(&probes);

@@ -11,6 +11,13 @@
 
 static struct strmap frame_ids;
 static int next_frame_id;
+static char **functions; /* frame id -> function name (NULL when unresolved) */
+static size_t nfunctions;
+
+const char *out_frame_function(int id)
+{
+	return id >= 0 && (size_t)id < nfunctions ? functions[id] : NULL;
+}
 
 /* JSON string with control characters escaped and invalid UTF-8 replaced by U+FFFD: names come
  * from target-controlled ELF and perf-map bytes. */
@@ -142,6 +149,15 @@ int out_frame_id(const struct frame_info *fi)
 	int id = frame_id_for_key(key, &is_new);
 	if (!is_new)
 		return id;
+	if ((size_t)id >= nfunctions) {
+		size_t cap = nfunctions ? nfunctions * 2 : 1024;
+		while (cap <= (size_t)id)
+			cap *= 2;
+		functions = xrealloc(functions, cap, sizeof(*functions));
+		memset(functions + nfunctions, 0, (cap - nfunctions) * sizeof(*functions));
+		nfunctions = cap;
+	}
+	functions[id] = fi->function ? xstrndup(fi->function, strlen(fi->function)) : NULL;
 	printf("{\"type\":\"frame\",\"id\":%d,\"function\":", id);
 	if (fi->function) {
 		put_str(fi->function);
@@ -197,7 +213,8 @@ void out_stack(const char *axis, const int *ids, size_t n, double value, double 
 	fputs("}\n", stdout);
 }
 
-void out_summary(const char *const *axes, const double *samples, const double *lost, size_t naxes, bool partial,
+void out_summary(const char *const *axes, const double *samples, const double *lost, const double *incomplete,
+		 size_t naxes, bool partial,
 		 const char *partial_reason, int64_t ended_at_ms, double measured_sec, const char *const *notes,
 		 size_t nnotes)
 {
@@ -207,7 +224,14 @@ void out_summary(const char *const *axes, const double *samples, const double *l
 	fputs("},\"lost\":{", stdout);
 	for (size_t i = 0; i < naxes; i++)
 		printf("%s\"%s\":%.0f", i ? "," : "", axes[i], lost[i]);
-	printf("},\"partial\":%s", partial ? "true" : "false");
+	fputs("}", stdout);
+	if (incomplete) {
+		fputs(",\"incomplete\":{", stdout);
+		for (size_t i = 0; i < naxes; i++)
+			printf("%s\"%s\":%.0f", i ? "," : "", axes[i], incomplete[i]);
+		fputs("}", stdout);
+	}
+	printf(",\"partial\":%s", partial ? "true" : "false");
 	if (partial_reason) {
 		fputs(",\"partial_reason\":", stdout);
 		put_str(partial_reason);

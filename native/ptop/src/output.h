@@ -15,10 +15,14 @@ void out_axis(const char *name, const char *unit, int64_t period_ns);
 void out_process(const struct proc *p);
 /* Frame id for fi, emitting its frame record the first time it is seen. */
 int out_frame_id(const struct frame_info *fi);
+/* The function name of a frame id emitted by out_frame_id (NULL for syscall frames / unresolved). */
+const char *out_frame_function(int id);
 /* A syscall frame (kind "syscall"). */
 int out_syscall_frame_id(unsigned nr);
 void out_stack(const char *axis, const int *ids, size_t n, double value, double total_ns, int pid);
-void out_summary(const char *const *axes, const double *samples, const double *lost, size_t naxes, bool partial,
+/* incomplete (may be NULL): per axis, the value in stacks that did not reach their root. */
+void out_summary(const char *const *axes, const double *samples, const double *lost, const double *incomplete,
+		 size_t naxes, bool partial,
 		 const char *partial_reason, int64_t ended_at_ms, double measured_sec, const char *const *notes,
 		 size_t nnotes);
 void out_flush(void);

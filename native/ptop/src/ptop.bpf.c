@@ -28,16 +28,10 @@ struct {
 	__uint(value_size, PTOP_MAX_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTOP_MAX_COUNTS);
-	__type(key, struct stack_key);
-	__type(value, __u64);
-} cpu_counts SEC(".maps");
 
 struct offcpu_start {
 	__u64 ts;
-	struct stack_key key;
+	__u64 seq;
 };
 
 struct {
@@ -48,13 +42,32 @@ struct {
 	__type(value, struct offcpu_start);
 } offcpu_start SEC(".maps");
 
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* tracepoint programs only: allocate on demand */
-	__uint(max_entries, PTOP_MAX_COUNTS);
-	__type(key, struct stack_key);
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PTOP_RINGBUF_BYTES);
+} samples SEC(".maps");
+
+#define SNAP_BYTES (sizeof(struct sample_hdr) + PTOP_INTERP_MAX + PTOP_STACK_MAX)
+
+struct snapshot {
+	__u8 buf[SNAP_BYTES + 4096]; /* slack: lets the verifier bound a page copy at a masked offset */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct snapshot);
+} scratch SEC(".maps");
+
+/* Per-CPU sequence for offcpu block records: (cpu << 48 | n) is unique per block. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
 	__type(value, __u64);
-} offcpu_ns SEC(".maps");
+} block_seq SEC(".maps");
 
 struct sys_start_val {
 	__u64 ts;
@@ -101,37 +114,79 @@ static __always_inline int is_target(__u32 tgid)
 	return tgid != 0 && bpf_map_lookup_elem(&targets, &tgid) != NULL;
 }
 
-static __always_inline void add_u64(void *map, struct stack_key *key, __u64 delta, __u32 lost_slot)
+
+/* Copies the current task's user registers and the top of its user stack into one ring-buffer
+ * record. The stack is read page by page from sp: a read that crosses into an unmapped page
+ * fails as a whole, so the copy stops at the last readable page instead. */
+static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s32 kstack, __u64 seq)
 {
-	__u64 *v = bpf_map_lookup_elem(map, key);
-	if (v) {
-		__sync_fetch_and_add(v, delta);
-		return;
+	__u32 zero = 0;
+	struct snapshot *snap = bpf_map_lookup_elem(&scratch, &zero);
+	if (!snap)
+		return -1;
+	struct sample_hdr *h = (struct sample_hdr *)snap->buf;
+	h->kind = kind;
+	h->tgid = tgid;
+	h->tid = tid;
+	h->kstack = kstack;
+	h->seq = seq;
+	h->value = 0;
+	h->stack_len = 0;
+	h->interp_len = 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	void *regs = (void *)bpf_task_pt_regs(task);
+	/* The head of the arch's pt_regs is its user register file, in a layout fixed by the ABI
+	 * (x86-64: r15 … ss, 21 slots, sp at 19; arm64: x0..x30, sp, pc, pstate, sp at 31). */
+#if defined(__TARGET_ARCH_x86)
+	const __u32 rsz = 21 * 8, sp_slot = 19;
+#else
+	const __u32 rsz = 34 * 8, sp_slot = 31;
+#endif
+	if (!regs || bpf_probe_read_kernel(h->regs, rsz, regs) != 0) {
+		stat_inc(STAT_SNAPSHOT_FAILED);
+		return -1;
 	}
-	if (bpf_map_update_elem(map, key, &delta, BPF_NOEXIST) != 0) {
-		v = bpf_map_lookup_elem(map, key);
-		if (v)
-			__sync_fetch_and_add(v, delta);
-		else
-			stat_inc(lost_slot);
+	__u64 sp = h->regs[sp_slot];
+	__u8 *stack = snap->buf + sizeof(struct sample_hdr);
+	__u32 len = 0;
+	if (sp) {
+		__u32 first = 4096 - (sp & 4095);
+		if (first > PTOP_STACK_MAX)
+			first = PTOP_STACK_MAX;
+		if (bpf_probe_read_user(stack, first & 8191, (void *)sp) == 0) {
+			len = first;
+			for (int i = 0; i < PTOP_STACK_MAX / 4096; i++) {
+				if (len + 4096 > PTOP_STACK_MAX)
+					break;
+				if (bpf_probe_read_user(stack + (len & (PTOP_STACK_MAX - 1)), 4096, (void *)(sp + len)) != 0)
+					break;
+				len += 4096;
+			}
+		}
 	}
+	if (len == 0)
+		stat_inc(STAT_SNAPSHOT_FAILED);
+	h->stack_len = len;
+	__u64 size = sizeof(struct sample_hdr) + (__u64)len;
+	if (size > SNAP_BYTES)
+		return -1;
+	return bpf_ringbuf_output(&samples, snap->buf, size, 0);
 }
 
 SEC("perf_event")
 int on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
 	if (!is_target(tgid) || !in_window())
 		return 0;
-	struct stack_key key = { .tgid = tgid };
-	key.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-	key.kstack = bpf_get_stackid(ctx, &stacks, 0);
-	/* -EFAULT: no stack of that kind (user-mode sample has no kernel stack). Anything else
-	 * (-ENOMEM, -EEXIST on a full or colliding stack map) loses the stack, not the sample. */
-	if ((key.ustack < 0 && key.ustack != -14) || (key.kstack < 0 && key.kstack != -14))
-		stat_inc(STAT_CPU_LOST);
+	__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
 	stat_inc(STAT_CPU_SAMPLES);
-	add_u64(&cpu_counts, &key, 1, STAT_CPU_LOST);
+	/* -EFAULT: no kernel stack (user-mode sample). Anything else loses the kernel stack only. */
+	if (kstack < 0 && kstack != -14)
+		stat_inc(STAT_CPU_LOST);
+	if (emit_snapshot(SAMPLE_CPU, tgid, (__u32)id, kstack, 0) != 0)
+		stat_inc(STAT_CPU_LOST);
 	return 0;
 }
 
@@ -145,20 +200,26 @@ int on_sched_switch(struct trace_event_raw_sched_switch *ctx)
 	__u32 prev_tid = ctx->prev_pid;
 	__u32 prev_tgid = bpf_get_current_pid_tgid() >> 32;
 	if (prev_tid != 0 && ctx->prev_state != 0 && is_target(prev_tgid)) {
-		struct offcpu_start s = { .ts = now };
-		s.key.tgid = prev_tgid;
-		s.key.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-		s.key.kstack = bpf_get_stackid(ctx, &stacks, 0);
-		if (bpf_map_update_elem(&offcpu_start, &prev_tid, &s, BPF_ANY) != 0)
-			stat_inc(STAT_OFFCPU_LOST);
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&block_seq, &zero);
+		if (n) {
+			*n += 1;
+			struct offcpu_start s = { .ts = now, .seq = ((__u64)bpf_get_smp_processor_id() << 48) | (*n & 0xffffffffffffull) };
+			__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
+			if (emit_snapshot(SAMPLE_OFFCPU_BLOCK, prev_tgid, prev_tid, kstack, s.seq) != 0 ||
+			    bpf_map_update_elem(&offcpu_start, &prev_tid, &s, BPF_ANY) != 0)
+				stat_inc(STAT_OFFCPU_LOST);
+		}
 	}
 	__u32 next_tid = ctx->next_pid;
 	struct offcpu_start *st = bpf_map_lookup_elem(&offcpu_start, &next_tid);
 	if (st) {
 		if (now > st->ts) {
-			struct stack_key key = st->key;
-			add_u64(&offcpu_ns, &key, now - st->ts, STAT_OFFCPU_LOST);
-			stat_inc(STAT_OFFCPU_EVENTS);
+			struct sample_hdr w = { .kind = SAMPLE_OFFCPU_WAKE, .tid = next_tid, .seq = st->seq, .value = now - st->ts, .kstack = -1 };
+			if (bpf_ringbuf_output(&samples, &w, sizeof(w), 0) == 0)
+				stat_inc(STAT_OFFCPU_EVENTS);
+			else
+				stat_inc(STAT_OFFCPU_LOST);
 		}
 		bpf_map_delete_elem(&offcpu_start, &next_tid);
 	}

@@ -27,6 +27,29 @@ struct sys_val {
 	__u64 total_ns;
 };
 
+/* Stack snapshots (see README "Sample record and unwinding design"). */
+#define PTOP_STACK_MAX 16384   /* bytes of user stack copied from sp upward */
+#define PTOP_INTERP_MAX 1024   /* interpreter-frames section (issue 18), 8-aligned */
+#define PTOP_REGS 34           /* u64 slots: the head of the arch's user pt_regs (x86 21, arm64 34) */
+#define PTOP_RINGBUF_BYTES (8u << 20)
+
+enum sample_kind { SAMPLE_CPU = 1, SAMPLE_OFFCPU_BLOCK = 2, SAMPLE_OFFCPU_WAKE = 3 };
+
+/* One ring-buffer record: the header, stack_len bytes of user stack starting at the user sp, then
+ * interp_len bytes of interpreter frames. A wake record is a header only: the thread `tid` was
+ * blocked `value` ns since its block record with the same `seq`. */
+struct sample_hdr {
+	__u32 kind;
+	__u32 tgid;
+	__u32 tid;
+	__s32 kstack; /* id in the `stacks` map, < 0 none */
+	__u64 seq;
+	__u64 value;
+	__u64 regs[PTOP_REGS];
+	__u32 stack_len;
+	__u32 interp_len;
+};
+
 /* Counters in the `stats` array map, one slot each. */
 enum ptop_stat {
 	STAT_CPU_SAMPLES = 0,
@@ -35,6 +58,7 @@ enum ptop_stat {
 	STAT_OFFCPU_LOST,
 	STAT_SYS_EVENTS,
 	STAT_SYS_LOST,
+	STAT_SNAPSHOT_FAILED, /* user registers or stack could not be read: the sample has no user stack */
 	STAT__COUNT,
 };
 

@@ -3,6 +3,7 @@
 #include "ptop.skel.h"
 #include "strtab.h"
 #include "symbolize.h"
+#include "unwind.h"
 #include <bpf/libbpf.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,36 +32,48 @@ static void load_stack(struct report *r, struct probes *p, int32_t id)
 	r->stacks[id] = ips;
 }
 
-static void read_stack_counts(struct report *r, struct probes *p, struct bpf_map *map, struct stack_count **out, size_t *n)
+struct collect_ctx {
+	struct report *r;
+	struct probes *p;
+	size_t cap[2];
+};
+
+static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const uint8_t *interp, void *arg)
 {
-	struct stack_key key, next;
-	size_t cap = 0;
-	int first = 1;
-	while (bpf_map__get_next_key(map, first ? NULL : &key, &next, sizeof(next)) == 0) {
-		first = 0;
-		key = next;
-		uint64_t v;
-		if (bpf_map__lookup_elem(map, &key, sizeof(key), &v, sizeof(v), 0))
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			*out = xrealloc(*out, cap, sizeof(**out));
-		}
-		(*out)[(*n)++] = (struct stack_count){ key, v };
-		load_stack(r, p, key.ustack);
-		load_stack(r, p, key.kstack);
-		add_tgid(r, (int)key.tgid);
+	(void)interp; /* interpreter frames (issue 18) are merged here once they exist */
+	struct collect_ctx *c = arg;
+	struct report *r = c->r;
+	struct stack_count **arr = h->axis == P_CPU ? &r->cpu : &r->offcpu;
+	size_t *n = h->axis == P_CPU ? &r->ncpu : &r->noffcpu;
+	size_t *cap = &c->cap[h->axis == P_CPU ? 0 : 1];
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 1024;
+		*arr = xrealloc(*arr, *cap, sizeof(**arr));
 	}
+	struct stack_count *sc = &(*arr)[(*n)++];
+	memset(sc, 0, sizeof(*sc));
+	sc->key.tgid = h->tgid;
+	sc->key.ustack = -1;
+	sc->key.kstack = h->kstack;
+	sc->value = (uint64_t)h->value;
+	sc->npcs = h->npcs;
+	sc->truncated = h->truncated != 0;
+	sc->pcs = xcalloc(h->npcs ? h->npcs : 1, sizeof(uint64_t));
+	memcpy(sc->pcs, pcs, h->npcs * sizeof(uint64_t));
+	load_stack(r, c->p, h->kstack);
+	add_tgid(r, (int)h->tgid);
+}
+
+int report_collect_unwound(struct report *r, struct probes *p)
+{
+	struct collect_ctx c = { r, p, { 0, 0 } };
+	return unwind_collect(on_unwound, &c, &r->unwind_failed);
 }
 
 void report_collect(struct report *r, struct probes *p)
 {
 	memset(r, 0, sizeof(*r));
 	r->stacks = xcalloc(PTOP_MAX_STACKS, sizeof(uint64_t *));
-	if (p->attached[P_CPU])
-		read_stack_counts(r, p, p->skel->maps.cpu_counts, &r->cpu, &r->ncpu);
-	if (p->attached[P_OFFCPU])
-		read_stack_counts(r, p, p->skel->maps.offcpu_ns, &r->offcpu, &r->noffcpu);
 	if (p->attached[P_SYSCALLS]) {
 		struct sys_key key, next;
 		size_t cap = 0;
@@ -167,17 +180,48 @@ static int kernel_frame(uint64_t addr)
 	return id;
 }
 
-static size_t stack_frames(struct report *r, const struct stack_key *k, int *ids)
+static int truncated_frame(void)
 {
+	struct frame_info fi = { .function = "[truncated]", .kind = "unknown" };
+	return out_frame_id(&fi);
+}
+
+/* Root-first frame ids of one stack; *incomplete when its user part does not reach a root frame. */
+static size_t stack_frames(struct report *r, const struct stack_count *sc, int *ids, bool *incomplete)
+{
+	const struct stack_key *k = &sc->key;
 	size_t n = 0;
+	*incomplete = false;
 	/* BPF stacks are leaf first; the stream wants root first: user root .. user leaf, kernel entry .. kernel leaf. */
-	if (k->ustack >= 0 && k->ustack < PTOP_MAX_STACKS && r->stacks[k->ustack]) {
-		uint64_t *ips = r->stacks[k->ustack];
-		int depth = 0;
-		while (depth < PTOP_MAX_STACK_DEPTH && ips[depth])
-			depth++;
+	if (sc->npcs > 0) {
+		const uint64_t *ips = sc->pcs;
+		int depth = (int)sc->npcs;
+		bool cut = sc->truncated;
+		/* A frame-pointer walk through code without frame pointers reads return addresses that
+		 * point nowhere: the stack ends at the first one outside every executable mapping. */
+		for (int i = 0; i < depth; i++)
+			if (sym_in_mapping((int)k->tgid, ips[i]) == 0) {
+				depth = i;
+				cut = true;
+				break;
+			}
+		size_t first = n;
+		if (depth > 0)
+			ids[n++] = 0; /* placeholder for [truncated], removed below when the root is one */
 		for (int i = depth - 1; i >= 0; i--)
-			ids[n++] = user_frame((int)k->tgid, ips[i], i == 0);
+			ids[n++] = user_frame((int)k->tgid, ips[i], 1); /* already the call site */
+		if (depth > 0) {
+			/* The unwinder ends a walk only where the CFI says the stack ends (_start and thread
+			 * entry mark their return address undefined); the root-name check covers frames
+			 * reached through the frame-pointer fallback. */
+			if (!cut) {
+				memmove(&ids[first], &ids[first + 1], (n - first - 1) * sizeof(int));
+				n--;
+			} else {
+				ids[first] = truncated_frame();
+				*incomplete = true;
+			}
+		}
 	}
 	if (k->kstack >= 0 && k->kstack < PTOP_MAX_STACKS && r->stacks[k->kstack]) {
 		uint64_t *ips = r->stacks[k->kstack];
@@ -200,19 +244,25 @@ static size_t stack_frames(struct report *r, const struct stack_key *k, int *ids
 
 void report_emit(struct report *r, struct probes *p, const char *partial_reason, int64_t ended_ms, double measured)
 {
-	int ids[2 * PTOP_MAX_STACK_DEPTH + 1];
+	int ids[PTOP_MAX_UNWIND_DEPTH + PTOP_MAX_STACK_DEPTH + 2];
 	struct agg a;
-	bool any_kernel = false;
+	bool any_kernel = false, incomplete;
+	/* Axis value (samples, ns) in stacks that did not reach their root, and the axis total. */
+	double inc[P__COUNT] = { 0 }, tot[P__COUNT] = { 0 };
 	memset(&a, 0, sizeof(a));
 	for (size_t i = 0; i < r->ncpu; i++) {
-		size_t n = stack_frames(r, &r->cpu[i].key, ids);
+		size_t n = stack_frames(r, &r->cpu[i], ids, &incomplete);
 		any_kernel |= r->cpu[i].key.kstack >= 0;
+		tot[P_CPU] += (double)r->cpu[i].value;
+		inc[P_CPU] += incomplete ? (double)r->cpu[i].value : 0;
 		agg_add(&a, (int)r->cpu[i].key.tgid, ids, n, (double)r->cpu[i].value, -1);
 	}
 	agg_emit(&a, "cpu");
 	for (size_t i = 0; i < r->noffcpu; i++) {
-		size_t n = stack_frames(r, &r->offcpu[i].key, ids);
+		size_t n = stack_frames(r, &r->offcpu[i], ids, &incomplete);
 		any_kernel |= r->offcpu[i].key.kstack >= 0;
+		tot[P_OFFCPU] += (double)r->offcpu[i].value;
+		inc[P_OFFCPU] += incomplete ? (double)r->offcpu[i].value : 0;
 		agg_add(&a, (int)r->offcpu[i].key.tgid, ids, n, (double)r->offcpu[i].value, -1);
 	}
 	agg_emit(&a, "offcpu");
@@ -223,7 +273,7 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 	agg_emit(&a, "syscalls");
 
 	const char *axes[P__COUNT];
-	double samples[P__COUNT], lost[P__COUNT];
+	double samples[P__COUNT], lost[P__COUNT], incompl[P__COUNT];
 	size_t na = 0;
 	static const int slots[P__COUNT][2] = {
 		{ STAT_CPU_SAMPLES, STAT_CPU_LOST }, { STAT_OFFCPU_EVENTS, STAT_OFFCPU_LOST }, { STAT_SYS_EVENTS, STAT_SYS_LOST }
@@ -234,12 +284,21 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		axes[na] = probe_name(i);
 		samples[na] = (double)r->stat[slots[i][0]];
 		lost[na] = (double)r->stat[slots[i][1]];
+		incompl[na] = inc[i];
 		na++;
 	}
-	const char *notes[2];
+	const char *notes[P__COUNT + 1];
+	static char incomplete_note[P__COUNT][160];
 	size_t nn = 0;
+	for (int i = 0; i < P__COUNT; i++)
+		if (tot[i] > 0 && inc[i] / tot[i] > 0.05) {
+			snprintf(incomplete_note[i], sizeof(incomplete_note[i]),
+				 "%s: %.1f%% of the stacks could not be walked to their root (a [truncated] frame marks them): "
+				 "callers and inclusive figures are incomplete", probe_name(i), 100 * inc[i] / tot[i]);
+			notes[nn++] = incomplete_note[i];
+		}
 	if (any_kernel && sym_kernel_hidden())
 		notes[nn++] = "kernel frames unsymbolized: /proc/kallsyms addresses are hidden from ptop (kptr_restrict / "
 			      "perf_event_paranoid; CAP_SYSLOG is not one of ptop's capabilities)";
-	out_summary(axes, samples, lost, na, partial_reason != NULL, partial_reason, ended_ms, measured, notes, nn);
+	out_summary(axes, samples, lost, incompl, na, partial_reason != NULL, partial_reason, ended_ms, measured, notes, nn);
 }

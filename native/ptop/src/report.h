@@ -5,12 +5,16 @@
 #include "probes.h"
 #include <linux/types.h>
 #include "ptop.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct stack_count {
-	struct stack_key key;
+	struct stack_key key;   /* key.ustack unused: the user stack is `pcs` */
 	uint64_t value;
+	uint64_t *pcs;          /* unwound user stack, leaf first, lookup addresses */
+	uint32_t npcs;
+	bool truncated;         /* the unwinder could not reach the root */
 };
 
 struct sys_count {
@@ -27,8 +31,12 @@ struct report {
 	int *tgids;        /* distinct tgids with stacks: the processes to symbolize */
 	size_t ntgids;
 	uint64_t stat[STAT__COUNT];
+	uint64_t unwind_failed; /* samples whose snapshot gave no frame at all */
 };
 
+/* Privileged, before the drop: syscall counts and counters (no target data). */
 void report_collect(struct report *r, struct probes *p);
+/* After the drop: the unwinder's stacks, and the kernel stacks they name. 0 on a complete read. */
+int report_collect_unwound(struct report *r, struct probes *p);
 void report_emit(struct report *r, struct probes *p, const char *partial_reason, int64_t ended_ms, double measured);
 #endif

@@ -104,18 +104,26 @@ static uid_t proc_euid(int pid)
 
 void sym_prepare_process(int pid, int nspid)
 {
-	if (find_proc(pid))
-		return;
-	procs = xrealloc(procs, nprocs + 1, sizeof(*procs));
-	struct proc_syms *ps = &procs[nprocs++];
-	memset(ps, 0, sizeof(*ps));
-	ps->pid = pid;
-	ps->perfmap_fd = -1;
+	struct proc_syms *ps = find_proc(pid);
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
 	char *maps = read_proc_file(p, 32u << 20, NULL);
+	if (ps && !maps)
+		return; /* exited since it was first prepared: the mappings seen then still name its frames */
+	if (!ps) {
+		procs = xrealloc(procs, nprocs + 1, sizeof(*procs));
+		ps = &procs[nprocs++];
+		memset(ps, 0, sizeof(*ps));
+		ps->pid = pid;
+		ps->perfmap_fd = -1;
+	}
 	if (!maps)
-		return; /* exited before the end of the window: its frames stay unsymbolized */
+		return; /* exited before it could be prepared: its frames stay unsymbolized */
+	/* Prepared again (at the end of the window): the current mappings replace the ones seen at
+	 * discovery, so libraries loaded since are known; files already open are not reopened. */
+	free(ps->maps);
+	ps->maps = NULL;
+	ps->n = 0;
 	int rootfd = rootfs_open_root(pid);
 	size_t cap = 0;
 	for (char *save = NULL, *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -138,6 +146,10 @@ void sym_prepare_process(int pid, int nspid)
 		ps->maps[ps->n++] = (struct mapping){ start, end, off, mod };
 	}
 	free(maps);
+	if (ps->perfmap_fd >= 0) {
+		close(ps->perfmap_fd); /* reopened below: the runtime appends to it during the window */
+		ps->perfmap_fd = -1;
+	}
 	char pm[64];
 	snprintf(pm, sizeof(pm), "/tmp/perf-%d.map", nspid);
 	/* The runtime writes its perf map itself: a symlink, or a file owned by anyone but the
@@ -221,32 +233,72 @@ static const char *module_name(int idx)
 	return idx >= 0 ? modules[idx].path : NULL;
 }
 
+static const struct mapping *find_mapping(const struct proc_syms *ps, uint64_t addr)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (addr >= ps->maps[i].start && addr < ps->maps[i].end)
+			return &ps->maps[i];
+	return NULL;
+}
+
+void sym_foreach_mapping(int pid, void (*fn)(int pid, uint64_t start, uint64_t end, uint64_t off, int fd, void *arg),
+			 void *arg)
+{
+	const struct proc_syms *ps = find_proc(pid);
+	for (size_t i = 0; ps && i < ps->n; i++) {
+		const struct mapping *m = &ps->maps[i];
+		fn(pid, m->start, m->end, m->off, m->mod >= 0 ? modules[m->mod].fd : -1, arg);
+	}
+}
+
+int sym_in_mapping(int pid, uint64_t addr)
+{
+	const struct proc_syms *ps = find_proc(pid);
+	if (!ps || !ps->maps)
+		return -1;
+	return find_mapping(ps, addr) != NULL;
+}
+
+/* "libfoo.so.1+0x1234": the identity of code without a symbol, stable across processes (ASLR
+ * moves the mapping, not the offset). The string lives as long as ptop (frame ids are interned). */
+static const char *module_offset_name(const char *module, uint64_t off)
+{
+	const char *base = strrchr(module, '/');
+	base = base ? base + 1 : module;
+	char buf[320];
+	snprintf(buf, sizeof(buf), "%.255s+0x%" PRIx64, base, off);
+	return xstrndup(buf, strlen(buf));
+}
+
 void sym_resolve_user(int pid, uint64_t addr, struct frame_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->kind = "unknown";
 	out->address = addr;
 	struct proc_syms *ps = find_proc(pid);
-	if (!ps)
+	if (!ps) {
+		/* Never prepared (it exited first): no mapping is known, so no identity either. An
+		 * absolute address differs in every process and would read as a function of its own. */
+		out->function = "[unknown]";
 		return;
-	const struct mapping *mp = NULL;
-	for (size_t i = 0; i < ps->n; i++)
-		if (addr >= ps->maps[i].start && addr < ps->maps[i].end) {
-			mp = &ps->maps[i];
-			break;
-		}
+	}
+	const struct mapping *mp = find_mapping(ps, addr);
 	if (mp && mp->mod >= 0) {
 		out->kind = "native";
 		out->module = module_name(mp->mod);
+		/* Until the ELF says otherwise: the offset in the file. */
+		out->address = addr - mp->start + mp->off;
 		struct module *m = load_module(mp->mod);
-		if (!m)
-			return;
-		out->build_id = m->es.build_id[0] ? m->es.build_id : NULL;
-		uint64_t vaddr;
-		if (elfsym_offset_to_vaddr(&m->es, addr - mp->start + mp->off, &vaddr) == 0) {
-			out->address = vaddr;
-			out->function = elfsym_lookup(&m->es, vaddr);
+		if (m) {
+			out->build_id = m->es.build_id[0] ? m->es.build_id : NULL;
+			uint64_t vaddr;
+			if (elfsym_offset_to_vaddr(&m->es, addr - mp->start + mp->off, &vaddr) == 0) {
+				out->address = vaddr;
+				out->function = elfsym_lookup(&m->es, vaddr);
+			}
 		}
+		if (!out->function)
+			out->function = module_offset_name(out->module, out->address);
 		return;
 	}
 	/* Anonymous executable memory, or not mapped any more: JIT code, described by the perf map. */
@@ -270,8 +322,13 @@ void sym_resolve_user(int pid, uint64_t addr, struct frame_info *out)
 			out->function = name;
 			out->module = "[jit]";
 			out->kind = "jit";
+			return;
 		}
 	}
+	/* Anonymous code without a perf-map entry (or a mapping gone by the end): one frame per
+	 * kind of region, never the absolute address. */
+	out->function = "[unknown]";
+	out->module = mp ? "[anon]" : NULL;
 }
 
 void sym_resolve_kernel(uint64_t addr, struct frame_info *out)

@@ -1,0 +1,37 @@
+/* Whole user stacks from stack snapshots (README: "Sample record and unwinding design").
+ *
+ * unwind_start() forks the unwinder: the child drops every capability at once, then reads the
+ * `samples` ring buffer, unwinds each snapshot with elfutils' libdwfl over the CFI of the mapped
+ * files the privileged parent passes it (descriptors only, over a SEQPACKET socketpair), and
+ * aggregates (axis, tgid, kernel stack id, pcs, interpreter section) -> value. The parent reads
+ * that aggregate with unwind_collect() only after its own capability drop. */
+#ifndef PTOP_UNWIND_H
+#define PTOP_UNWIND_H
+#include "probes.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PTOP_MAX_UNWIND_DEPTH 256
+
+/* One aggregated stack as the child sends it. pcs are lookup addresses (a return address minus
+ * one: the call), leaf first. */
+struct unwound_hdr {
+	uint32_t axis; /* P_CPU or P_OFFCPU */
+	uint32_t tgid;
+	int32_t kstack;
+	uint32_t truncated;
+	uint32_t npcs;
+	uint32_t interp_len;
+	double value;
+};
+
+int unwind_start(struct probes *p, char *err, size_t len);
+/* Passes pid's executable mappings and their open files (prepared by symbolize.c) to the child. */
+void unwind_send_process(int pid);
+/* The window ended: the child drains the ring buffer and writes its aggregate. */
+void unwind_stop(void);
+/* After the parent's capability drop: calls fn for every aggregated stack. 0 on a complete read. */
+int unwind_collect(void (*fn)(const struct unwound_hdr *h, const uint64_t *pcs, const uint8_t *interp, void *arg),
+		   void *arg, uint64_t *unwind_failed);
+#endif
