@@ -1,6 +1,7 @@
 // Live matrix, part 1: the collector's file capabilities (set by setcap on a real file) and the
 // supervisor's own identity (nobody vs root). Root + setcap required.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { chownSync } from "node:fs";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { BootSandbox, bootLine, FIVE, REFUSED } from "./boot-setup.ts";
 
@@ -125,6 +126,15 @@ describe.skipIf(!live)("boot: collector file capabilities and the supervisor (li
     // The installed shape (root:group 0750, the supervisor in the group) passes.
     const ok = box.boot({ args: ["doctor"] });
     expect(ok.stdout).toContain("pass  [collector-access]");
+  });
+
+  test("a ptop of another group (0750 root:root): refused as not executable, naming the group to run in", () => {
+    const ptop = box.collector("ptop-rootgroup", null);
+    chownSync(ptop, 0, 0);
+    const r = box.boot({ env: { RUNNER_COLLECTOR_PATH: ptop } });
+    expect(r.code).toBe(REFUSED);
+    expect(r.stderr).toContain("is not executable by this user (uid 65534, gid 65534; owner 0:0, mode 0750)");
+    expect(r.stderr).toContain("runAsGroup: 65532");
   });
 });
 

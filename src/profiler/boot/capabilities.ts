@@ -32,7 +32,10 @@ export function checkCollectorCapabilities(path: string): Finding[] {
   try {
     accessSync(path, constants.X_OK);
   } catch {
-    return [fail("collector", "RUNNER_COLLECTOR_PATH", `collector ${path} is not executable by this user`, fixCollectorPath(), "no collector: nothing can be measured")];
+    // ptop is installed executable by the Profiler's group only (collector-access.ts): a supervisor
+    // run with another gid lands here.
+    const owner = `owner ${st.uid}:${st.gid}, mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}`;
+    return [fail("collector", "RUNNER_COLLECTOR_PATH", `collector ${path} is not executable by this user (uid ${process.getuid?.()}, gid ${process.getgid?.()}; ${owner}): run the Profiler in the group ptop belongs to`, fixCollectorGroup(), "no collector: nothing can be measured")];
   }
   let raw: Uint8Array | null;
   try {
@@ -88,5 +91,13 @@ function fixCollectorPath(): string {
     docker: "use the Profiler image (ptop beside runner) or set RUNNER_COLLECTOR_PATH to ptop inside the image",
     kubernetes: "use the Profiler image unchanged or set RUNNER_COLLECTOR_PATH in env:",
     systemd: "install ptop beside runner or set Environment=RUNNER_COLLECTOR_PATH=/usr/local/bin/ptop",
+  });
+}
+
+function fixCollectorGroup(): string {
+  return deployFix({
+    docker: "run as the image's user and group: --user 65532:65532 (compose: user: \"65532:65532\")",
+    kubernetes: "securityContext.runAsUser: 65532 and runAsGroup: 65532",
+    systemd: "Group= the group that owns ptop (chown root:runner-profiler /opt/runner/ptop, mode 0750)",
   });
 }
