@@ -15,9 +15,14 @@ export interface Replica {
   log: string[];
 }
 
-export async function startReplica(databaseUrl: string): Promise<Replica> {
+export function startReplica(databaseUrl: string): Promise<Replica> {
+  return startServer(["--database-url", databaseUrl]);
+}
+
+/** A `runner server` process on any store: `["--data", DIR]` or `["--database-url", URL]`. */
+export async function startServer(storeArgs: string[]): Promise<Replica> {
   const proc = Bun.spawn(
-    [...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--tunnel-listen", "127.0.0.1:0", "--database-url", databaseUrl],
+    [...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--tunnel-listen", "127.0.0.1:0", ...storeArgs],
     { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { ...process.env, RUNNER_LOG_LEVEL: "info" } },
   );
   const log: string[] = [];

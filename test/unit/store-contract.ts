@@ -233,21 +233,31 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
         expect(await store.findSession("s2", T0)).toBeNull();
       });
 
-      test("failed sign-ins: listed oldest first after `since`, per account (any org name), cleared, forgotten when old", async () => {
-        await store.recordSignInFailure("acme", "ann@acme.test", T0 + 2, T0 - 1000);
-        await store.recordSignInFailure("acme", "ann@acme.test", T0 + 1, T0 - 1000);
-        await store.recordSignInFailure("acme", "bob@acme.test", T0 + 3, T0 - 1000);
-        await store.recordSignInFailure("no-such-org", "ann@acme.test", T0 + 4, T0 - 1000);
-        expect(await store.signInFailures("acme", "ann@acme.test", T0)).toEqual([T0 + 1, T0 + 2]);
-        expect(await store.signInFailures("acme", "ann@acme.test", T0 + 1)).toEqual([T0 + 2]);
-        expect(await store.signInFailures("no-such-org", "ann@acme.test", T0)).toEqual([T0 + 4]);
+      test("sign-in attempts: claimed up to the limit per account (any org name), then refused with when a slot frees; cleared; forgotten when old", async () => {
+        const claim = (org: string, email: string, at: number, since = T0 - 1000) => store.claimSignInAttempt(org, email, at, since, 3);
+        expect(await claim("acme", "ann@acme.test", T0 + 2)).toBeNull();
+        expect(await claim("acme", "ann@acme.test", T0 + 1)).toBeNull();
+        expect(await claim("acme", "ann@acme.test", T0 + 5)).toBeNull();
+        // Full: nothing more is recorded, and the answer is the oldest of the last `limit`.
+        expect(await claim("acme", "ann@acme.test", T0 + 6)).toBe(T0 + 1);
+        expect(await claim("acme", "ann@acme.test", T0 + 7)).toBe(T0 + 1);
+        // Other accounts, and the same email in an unknown org, have their own count.
+        expect(await claim("acme", "bob@acme.test", T0 + 3)).toBeNull();
+        expect(await claim("no-such-org", "ann@acme.test", T0 + 4)).toBeNull();
+        // Once T0+1 is out of the window there is room for exactly one more.
+        expect(await claim("acme", "ann@acme.test", T0 + 8, T0 + 1)).toBeNull();
+        expect(await claim("acme", "ann@acme.test", T0 + 9, T0 + 1)).toBe(T0 + 2);
         await store.clearSignInFailures("acme", "ann@acme.test");
-        expect(await store.signInFailures("acme", "ann@acme.test", T0)).toEqual([]);
-        expect(await store.signInFailures("acme", "bob@acme.test", T0)).toEqual([T0 + 3]);
-        // Recording forgets every account's failures at or before forgetBefore.
-        await store.recordSignInFailure("acme", "cy@acme.test", T0 + 10, T0 + 3);
-        expect(await store.signInFailures("acme", "bob@acme.test", 0)).toEqual([]);
-        expect(await store.signInFailures("no-such-org", "ann@acme.test", 0)).toEqual([T0 + 4]);
+        for (let i = 0; i < 3; i++) expect(await claim("acme", "ann@acme.test", T0 + 10 + i, T0 + 1)).toBeNull();
+        expect(await claim("acme", "ann@acme.test", T0 + 20, T0 + 1)).toBe(T0 + 10);
+        // bob's one attempt (T0+3) is forgotten once the window starts after it.
+        for (let i = 0; i < 3; i++) expect(await claim("acme", "bob@acme.test", T0 + 30 + i, T0 + 3)).toBeNull();
+        expect(await claim("acme", "bob@acme.test", T0 + 40, T0 + 3)).toBe(T0 + 30);
+      });
+
+      test("sign-in attempts: 100 claims at once on one account record exactly the limit", async () => {
+        const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.claimSignInAttempt("acme", "ann@acme.test", T0 + i, T0 - 1000, 10)));
+        expect(results.filter((r) => r === null).length).toBe(10);
       });
     });
 

@@ -36,12 +36,15 @@ export interface UserStore {
   /** Drops expired sessions; returns how many. */
   pruneSessions(now: number): Promise<number>;
   /**
-   * Failed sign-ins, kept in the store so every replica counts the same ones. Keyed by the org and
-   * email as typed (normalised by the caller), whether or not they exist: unknown accounts are
-   * throttled like real ones. Recording forgets every failure at or before `forgetBefore`.
+   * One sign-in attempt for (org, email), checked and counted in one atomic step, so attempts in
+   * flight at once (on any replica) cannot all pass the check before any is counted. When fewer
+   * than `limit` attempts are recorded after `since`, records this one at `at` and returns null;
+   * otherwise records nothing and returns the time of the attempt whose ageing out frees the next
+   * slot. An attempt counts as failed until the caller clears the account after a success. Keyed
+   * by the org and email as typed (normalised by the caller), whether or not they exist: unknown
+   * accounts are throttled like real ones. Attempts at or before `since` are forgotten.
    */
-  recordSignInFailure(org: string, email: string, at: number, forgetBefore: number): Promise<void>;
-  /** Times of the failures for (org, email) after `since`, oldest first. */
-  signInFailures(org: string, email: string, since: number): Promise<number[]>;
+  claimSignInAttempt(org: string, email: string, at: number, since: number, limit: number): Promise<number | null>;
+  /** Forgets every attempt recorded for (org, email): the account has just signed in. */
   clearSignInFailures(org: string, email: string): Promise<void>;
 }

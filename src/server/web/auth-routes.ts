@@ -29,7 +29,7 @@ export function authRoutes(deps: WebDeps, throttle = new SignInThrottle(deps.sto
         const password = f.form.get("password") ?? "";
         const next = safeNext(f.form.get("next"));
         const now = deps.now();
-        const wait = await throttle.retryAfter(org, email, now);
+        const wait = await throttle.claim(org, email, now);
         if (wait > 0) {
           deps.logger.info({ org }, "app sign-in throttled");
           return page(loginPage({ error: `Too many failed sign-ins for this account; try again in ${wait} s.`, org, email, next }), 429, { "retry-after": String(wait) });
@@ -37,7 +37,6 @@ export function authRoutes(deps: WebDeps, throttle = new SignInThrottle(deps.sto
         const user = org && email ? await deps.store.findUserCredentials(org, email) : null;
         const ok = await verifyPassword(password, user?.passwordHash ?? null);
         if (!ok || !user) {
-          await throttle.fail(org, email, now);
           deps.logger.info({ org }, "app sign-in refused");
           return page(loginPage({ error: "Organization, email or password is wrong.", org, email, next }), 401);
         }

@@ -88,8 +88,7 @@ export class PostgresStore implements Store {
   findSession: Store["findSession"] = this.via((...a) => this.users.findSession(...a));
   deleteSession: Store["deleteSession"] = this.via((...a) => this.users.deleteSession(...a));
   pruneSessions: Store["pruneSessions"] = this.via((...a) => this.users.pruneSessions(...a));
-  recordSignInFailure: Store["recordSignInFailure"] = this.via((...a) => this.users.recordSignInFailure(...a));
-  signInFailures: Store["signInFailures"] = this.via((...a) => this.users.signInFailures(...a));
+  claimSignInAttempt: Store["claimSignInAttempt"] = this.via((...a) => this.users.claimSignInAttempt(...a));
   clearSignInFailures: Store["clearSignInFailures"] = this.via((...a) => this.users.clearSignInFailures(...a));
 
   async ping(): Promise<void> {

@@ -15,6 +15,9 @@ interface UserRow {
   created_at: string;
 }
 
+/** First key of the per-account sign-in advisory locks (two-key form: this space, hash of org/email). */
+const SIGN_IN_LOCK_SPACE = 0x7369676e; // "sign"
+
 const SELECT_USER = `SELECT u.*, o.name AS org_name FROM users u JOIN orgs o ON o.id = u.org_id`;
 
 const toUser = (r: UserRow): User => ({
@@ -72,16 +75,21 @@ export class PgUsers implements UserStore {
     return (await this.sql`DELETE FROM sessions WHERE expires_at <= ${now}`).count;
   }
 
-  async recordSignInFailure(org: string, email: string, at: number, forgetBefore: number): Promise<void> {
-    await this.sql.begin(async (tx) => {
-      await tx`DELETE FROM sign_in_failures WHERE at <= ${forgetBefore}`;
+  async claimSignInAttempt(org: string, email: string, at: number, since: number, limit: number): Promise<number | null> {
+    return this.sql.begin(async (tx) => {
+      // A transaction-scoped advisory lock per account serializes every claim on it, whichever
+      // replica makes it, so the count below sees every committed attempt. (A hash collision
+      // between two accounts only makes them wait for each other.)
+      await tx`SELECT pg_advisory_xact_lock(${SIGN_IN_LOCK_SPACE}::int, hashtext(${org}::text || '/' || ${email}::text))`;
+      // Forget old attempts of every account without waiting: rows another claim is deleting are
+      // skipped (that claim removes them), so two sweeps never wait on each other or deadlock.
+      await tx`DELETE FROM sign_in_failures WHERE ctid IN (SELECT ctid FROM sign_in_failures WHERE at <= ${since} FOR UPDATE SKIP LOCKED)`;
+      const rows: { at: string | number }[] = await tx`
+        SELECT at FROM sign_in_failures WHERE org = ${org} AND email = ${email} AND at > ${since} ORDER BY at`;
+      if (rows.length >= limit) return Number(rows[rows.length - limit]!.at);
       await tx`INSERT INTO sign_in_failures (org, email, at) VALUES (${org}, ${email}, ${at})`;
+      return null;
     });
-  }
-
-  async signInFailures(org: string, email: string, since: number): Promise<number[]> {
-    const rows: { at: string | number }[] = await this.sql`SELECT at FROM sign_in_failures WHERE org = ${org} AND email = ${email} AND at > ${since} ORDER BY at`;
-    return rows.map((r) => Number(r.at));
   }
 
   async clearSignInFailures(org: string, email: string): Promise<void> {

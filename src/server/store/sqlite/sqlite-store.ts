@@ -64,8 +64,7 @@ export class SqliteStore implements Store {
   findSession: Store["findSession"] = (...a) => this.users.findSession(...a);
   deleteSession: Store["deleteSession"] = (...a) => this.users.deleteSession(...a);
   pruneSessions: Store["pruneSessions"] = (...a) => this.users.pruneSessions(...a);
-  recordSignInFailure: Store["recordSignInFailure"] = (...a) => this.users.recordSignInFailure(...a);
-  signInFailures: Store["signInFailures"] = (...a) => this.users.signInFailures(...a);
+  claimSignInAttempt: Store["claimSignInAttempt"] = (...a) => this.users.claimSignInAttempt(...a);
   clearSignInFailures: Store["clearSignInFailures"] = (...a) => this.users.clearSignInFailures(...a);
 
   async ping(): Promise<void> {

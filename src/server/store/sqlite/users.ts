@@ -65,16 +65,16 @@ export class SqliteUsers implements UserStore {
     return this.db.query("DELETE FROM sessions WHERE expires_at <= ?").run(now).changes;
   }
 
-  async recordSignInFailure(org: string, email: string, at: number, forgetBefore: number): Promise<void> {
-    this.db.transaction(() => {
-      this.db.query("DELETE FROM sign_in_failures WHERE at <= ?").run(forgetBefore);
+  async claimSignInAttempt(org: string, email: string, at: number, since: number, limit: number): Promise<number | null> {
+    // IMMEDIATE: the write lock is taken before the count is read, so another process on the same
+    // file cannot count the same rows and insert too (a deferred transaction would read first).
+    return this.db.transaction((): number | null => {
+      this.db.query("DELETE FROM sign_in_failures WHERE at <= ?").run(since);
+      const rows = this.db.query("SELECT at FROM sign_in_failures WHERE org = ? AND email = ? ORDER BY at").all(org, email) as { at: number }[];
+      if (rows.length >= limit) return rows[rows.length - limit]!.at;
       this.db.query("INSERT INTO sign_in_failures (org, email, at) VALUES (?, ?, ?)").run(org, email, at);
-    })();
-  }
-
-  async signInFailures(org: string, email: string, since: number): Promise<number[]> {
-    const rows = this.db.query("SELECT at FROM sign_in_failures WHERE org = ? AND email = ? AND at > ? ORDER BY at").all(org, email, since) as { at: number }[];
-    return rows.map((r) => r.at);
+      return null;
+    }).immediate();
   }
 
   async clearSignInFailures(org: string, email: string): Promise<void> {
