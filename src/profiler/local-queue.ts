@@ -5,6 +5,7 @@
 // down it answers 503 with Retry-After — a request is never silently dropped.
 
 import { parseListen } from "../config/profiler-env.ts";
+import { listenOrExplain } from "../listen-failure.ts";
 import type { Logger } from "../log.ts";
 import type { ProfilerMessage, ServerMessage } from "../protocol/tunnel.ts";
 
@@ -31,7 +32,9 @@ export class LocalQueue {
     const addr = parseListen(this.opts.listen);
     if (!addr) throw new Error(`RUNNER_LOCAL_LISTEN must be HOST:PORT, got "${this.opts.listen}"`);
     const { host: hostname, port } = addr;
-    this.server = Bun.serve({ hostname, port, maxRequestBodySize: MAX_BODY, fetch: (req) => this.handle(req) });
+    this.server = listenOrExplain("RUNNER_LOCAL_LISTEN", hostname, port, () =>
+      Bun.serve({ hostname, port, maxRequestBodySize: MAX_BODY, fetch: (req) => this.handle(req) }),
+    );
     return `http://${hostname}:${this.server.port}`;
   }
 

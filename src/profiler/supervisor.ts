@@ -18,17 +18,23 @@ export async function runSupervisor(boot: BootResult): Promise<number> {
   const { targets } = boot;
   const ca = trustedCertificates(config.caFile);
 
-  await enrollUntilAccepted(boot, ca, log);
-
   const running = new Map<string, AbortController>();
-  const send = (msg: ProfilerMessage) => tunnel.send(msg);
+  // The tunnel exists once enrolment succeeded; until then a sidecar's request gets a 503.
+  let tunnel: TunnelClient | undefined;
+  const send = (msg: ProfilerMessage) => tunnel?.send(msg) ?? false;
   // Results that could not be sent while the tunnel was down are delivered after reconnecting.
   const undelivered: ProfilerMessage[] = [];
   const deliver = (msg: ProfilerMessage) => {
     if (!send(msg)) undelivered.push(msg);
   };
 
+  // Bound before enrolment, which may wait for the control plane indefinitely: a busy
+  // RUNNER_LOCAL_LISTEN address fails the start, naming it.
   const local = new LocalQueue({ listen: config.localListen, logger: log, send });
+  const localUrl = local.start();
+  log.info({ local: localUrl }, "sidecar capture endpoint listening");
+
+  await enrollUntilAccepted(boot, ca, log);
 
   const onOrder = (order: CaptureOrder) => {
     if (running.has(order.request_id)) return; // redelivered after a reconnect: already on it
@@ -50,7 +56,7 @@ export async function runSupervisor(boot: BootResult): Promise<number> {
       });
   };
 
-  const tunnel: TunnelClient = new TunnelClient({
+  tunnel = new TunnelClient({
     url: config.tunnelUrl,
     identity: { tenant: config.tenant, instanceId: config.instanceId, sign: (m) => boot.identity.sign(m) },
     ca,
@@ -65,8 +71,6 @@ export async function runSupervisor(boot: BootResult): Promise<number> {
     },
   });
   tunnel.start();
-  const localUrl = local.start();
-  log.info({ local: localUrl }, "sidecar capture endpoint listening");
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

@@ -53,7 +53,7 @@ export async function startProfilerPlane(
     },
   });
   await dispatcher.start();
-  const listener = startTunnelListener({
+  const listen = () => startTunnelListener({
     hostname: opts.tunnel.hostname,
     port: opts.tunnel.port,
     tls: opts.tunnel.tls,
@@ -68,6 +68,13 @@ export async function startProfilerPlane(
       message: (s, m) => dispatcher.message(s, m),
     },
   });
+  let listener: ReturnType<typeof startTunnelListener>;
+  try {
+    listener = listen();
+  } catch (err) {
+    dispatcher.stop();
+    throw err;
+  }
   logger.info({ url: listener.url }, "tunnel listening");
   return {
     dispatcher,

@@ -1,4 +1,5 @@
 // Starts the control plane on a listen address; used by `runner server`, the demo and tests.
+import { listenOrExplain } from "../listen-failure.ts";
 import type { Logger } from "../log.ts";
 import { appDeps, createApp, type AppOptions } from "./app.ts";
 import type { Store } from "./store/store.ts";
@@ -30,7 +31,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const app = createApp(opts);
   // Read once: the HTTP listener and the tunnel listener serve the same certificate.
   const tls = opts.tls ? { cert: await Bun.file(opts.tls.certFile).text(), key: await Bun.file(opts.tls.keyFile).text() } : undefined;
-  app.listen({ hostname: opts.hostname, port: opts.port, tls, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
+  // Elysia's Bun adapter turns SO_REUSEPORT on by default: a second server on a busy port then
+  // starts silently and the kernel splits requests between two unrelated stores. Off, a busy
+  // address fails here, naming it.
+  listenOrExplain("--listen", opts.hostname, opts.port, () =>
+    app.listen({ hostname: opts.hostname, port: opts.port, tls, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, reusePort: false }),
+  );
   const server = app.server;
   if (!server) throw new Error(`could not listen on ${opts.hostname}:${opts.port}`);
   const host = opts.hostname.includes(":") ? `[${opts.hostname}]` : opts.hostname;
@@ -40,6 +46,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ? await startProfilerPlane({
         ...appDeps(opts),
         tunnel: { ...opts.tunnelListen, tls },
+      }).catch(async (err) => {
+        await app.stop(true);
+        throw err;
       })
     : null;
   return {

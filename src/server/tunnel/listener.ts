@@ -6,6 +6,7 @@
 
 import type { ServerWebSocket } from "bun";
 import { Value } from "@sinclair/typebox/value";
+import { listenOrExplain } from "../../listen-failure.ts";
 import type { Logger } from "../../log.ts";
 import {
   HEARTBEAT_DEAD_MS,
@@ -63,7 +64,7 @@ export function startTunnelListener(opts: TunnelListenerOptions) {
 
   const send = (ws: ServerWebSocket<SocketData>, msg: ServerMessage) => ws.send(JSON.stringify(msg)) > 0;
 
-  const server = Bun.serve<SocketData, never>({
+  const server = listenOrExplain("--tunnel-listen", opts.hostname, opts.port, () => Bun.serve<SocketData, never>({
     hostname: opts.hostname,
     port: opts.port,
     tls: opts.tls,
@@ -110,7 +111,7 @@ export function startTunnelListener(opts: TunnelListenerOptions) {
         if (s) events.down(s, ws.data.closing ?? `tunnel closed (${code}${reason ? ` ${reason}` : ""})`);
       },
     },
-  });
+  }));
 
   async function handshake(ws: ServerWebSocket<SocketData>, hello: Extract<ProfilerMessage, { type: "hello" }>) {
     const refuse = (why: string) => {
