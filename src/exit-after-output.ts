@@ -6,10 +6,12 @@
 // kernel (or failed), so counting writes whose callback has not run yet tells exactly when the
 // output is whole; an empty write cannot be used as a marker (its callback runs at once).
 //
-// A reader that goes away (`| head -1`) makes the pending write fail with EPIPE. We end the way
-// a POSIX tool killed by SIGPIPE is reported by the shell: quietly, status 141 (128 + 13), so a
-// script with `set -o pipefail` sees the same as for `cat big | head -1`. The JavaScript runtime
-// ignores SIGPIPE itself, hence the explicit status.
+// A reader that goes away (`| head -1`) makes a write fail with EPIPE. From then on that stream's
+// output goes nowhere (quietly: no stack trace), the command finishes its work, and it ends the way
+// the shell reports a POSIX tool killed by SIGPIPE: status 141 (128 + 13), so a script with
+// `set -o pipefail` sees the same as for `cat big | head -1`. The JavaScript runtime ignores
+// SIGPIPE itself, hence the explicit status. A long-running role (the server) whose log reader
+// went away keeps serving instead of dying on its next log line.
 
 export const CLOSED_PIPE_STATUS = 141;
 
@@ -17,6 +19,7 @@ type Stream = NodeJS.WriteStream;
 type Write = Stream["write"];
 
 const pending = new Map<Stream, number>();
+const closed = new Set<Stream>();
 const idle: Array<() => void> = [];
 let installed = false;
 
@@ -30,26 +33,36 @@ function closedPipe(err: unknown): boolean {
   return code === "EPIPE" || code === "ERR_STREAM_DESTROYED";
 }
 
+function readerGone(stream: Stream) {
+  closed.add(stream);
+  pending.set(stream, 0);
+  settle();
+}
+
 function track(stream: Stream) {
   pending.set(stream, 0);
   const write = stream.write.bind(stream) as (chunk: unknown, enc?: unknown, cb?: unknown) => boolean;
   stream.write = ((chunk: unknown, encOrCb?: unknown, cb?: unknown) => {
-    const callback = typeof encOrCb === "function" ? encOrCb : cb;
+    const callback = (typeof encOrCb === "function" ? encOrCb : cb) as ((e?: Error | null) => void) | undefined;
     const encoding = typeof encOrCb === "function" ? undefined : encOrCb;
+    if (closed.has(stream)) {
+      if (callback) queueMicrotask(() => callback(null));
+      return true;
+    }
     const empty = chunk === "" || (chunk instanceof Uint8Array && chunk.length === 0);
     if (empty) return write(chunk, encoding, callback);
     pending.set(stream, pending.get(stream)! + 1);
     return write(chunk, encoding, (err?: Error | null) => {
-      pending.set(stream, pending.get(stream)! - 1);
-      if (typeof callback === "function") (callback as (e?: Error | null) => void)(err);
-      if (err && closedPipe(err)) process.exit(CLOSED_PIPE_STATUS);
+      if (err && closedPipe(err)) readerGone(stream);
+      else pending.set(stream, Math.max(0, pending.get(stream)! - 1));
+      callback?.(err);
       settle();
     });
   }) as Write;
   // Without a listener, EPIPE surfaces as an uncaught error with a stack trace.
   stream.on("error", (err) => {
-    if (closedPipe(err)) process.exit(CLOSED_PIPE_STATUS);
-    throw err;
+    if (!closedPipe(err)) throw err;
+    readerGone(stream);
   });
 }
 
@@ -69,8 +82,16 @@ export function outputFlushed(): Promise<void> {
   });
 }
 
-/** Exits with `code` after the output is whole; the one way a one-shot command ends. */
+/** True once a reader of stdout or stderr went away. */
+export function outputCutOff(): boolean {
+  return closed.size > 0;
+}
+
+/**
+ * Exits with `code` after the output is whole; the one way a one-shot command ends. A command
+ * that succeeded but whose reader left early ends with 141; a failure keeps its own status.
+ */
 export async function exitAfterOutput(code: number): Promise<never> {
   await outputFlushed();
-  process.exit(code);
+  process.exit(code === 0 && outputCutOff() ? CLOSED_PIPE_STATUS : code);
 }

@@ -1,6 +1,6 @@
 // `runner server --listen HOST:PORT --data DIR [--tunnel-listen HOST:PORT] [--tls-cert F --tls-key F]`
 import { parseArgs } from "node:util";
-import { exitAfterOutput } from "../exit-after-output.ts";
+import { outputFlushed } from "../exit-after-output.ts";
 import { createLogger } from "../log.ts";
 import { parseListenAddress } from "./listen-address.ts";
 import { startServer } from "./start-server.ts";
@@ -53,7 +53,9 @@ export async function serverCommand(argv: string[]): Promise<number> {
       await store.close();
       // The log's asynchronous destination holds the last lines (this one included) until flushed.
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
-      await exitAfterOutput(0);
+      // A clean stop is 0 even if the log's reader went away meanwhile.
+      await outputFlushed();
+      process.exit(0);
     };
     process.once("SIGTERM", () => void shutdown("SIGTERM"));
     process.once("SIGINT", () => void shutdown("SIGINT"));

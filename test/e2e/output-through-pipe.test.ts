@@ -96,3 +96,24 @@ test("a reader that closes the pipe early ends the command quietly with 141", ()
   expect(r.stdout.toString()).toBe("status 141\n");
   expect(r.stderr.toString()).toBe("");
 }, 60_000);
+
+test("a server whose log reader goes away keeps serving (only one-shot commands end with 141)", async () => {
+  const proc = Bun.spawn([...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--data", join(dir, "server")], { stdout: "pipe", stderr: "pipe" });
+  let out = "";
+  let url = "";
+  for await (const chunk of proc.stdout) {
+    out += new TextDecoder().decode(chunk);
+    url = /"url":"(http:\/\/[^"]+)"/.exec(out)?.[1] ?? "";
+    if (url) break; // leaving the loop closes our end of the server's stdout
+  }
+  try {
+    // Each answer logs a line into the closed pipe; the server must neither die nor print a trace.
+    for (let i = 0; i < 5; i++) expect((await fetch(`${url}/api/profiling/captures`, { method: "POST", body: "{}" })).status).toBe(401);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(proc.exitCode).toBeNull();
+  } finally {
+    proc.kill("SIGTERM");
+  }
+  expect(await proc.exited).toBe(0);
+  expect(await new Response(proc.stderr).text()).toBe("");
+}, 60_000);
