@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
+import { CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../src/protocol/token-format.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "pipe-out-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -98,7 +99,15 @@ test("a reader that closes the pipe early ends the command quietly with 141", ()
 }, 60_000);
 
 test("a server whose log reader goes away keeps serving (only one-shot commands end with 141)", async () => {
-  const proc = Bun.spawn([...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--data", join(dir, "server")], { stdout: "pipe", stderr: "pipe" });
+  const data = join(dir, "server");
+  mkdirSync(data, { recursive: true });
+  const store = new SqliteStore(join(data, "runner.db"));
+  await store.createOrg("acme");
+  await store.setProfilerEnabled("acme", true);
+  const token = generateToken(CAPTURE_TOKEN_PREFIX);
+  await store.addCaptureToken("acme", "ci", hashToken(token));
+  await store.close();
+  const proc = Bun.spawn([...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--data", data], { stdout: "pipe", stderr: "pipe" });
   let out = "";
   let url = "";
   for await (const chunk of proc.stdout) {
@@ -108,7 +117,11 @@ test("a server whose log reader goes away keeps serving (only one-shot commands 
   }
   try {
     // Each answer logs a line into the closed pipe; the server must neither die nor print a trace.
-    for (let i = 0; i < 5; i++) expect((await fetch(`${url}/api/profiling/captures`, { method: "POST", body: "{}" })).status).toBe(401);
+    for (let i = 0; i < 5; i++) {
+      const headers = { authorization: `Bearer ${token}` };
+      const res = await fetch(`${url}/api/profiling/captures`, { method: "POST", headers, body: JSON.stringify({ workload: "w", version: `${i}` }) });
+      expect(res.status).toBe(202);
+    }
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect(proc.exitCode).toBeNull();
   } finally {
