@@ -26,9 +26,26 @@ if (existsSync("native/ptop/Makefile")) {
     if (made.exitCode === 0) await $`cp native/ptop/build/ptop dist/ptop`;
     else if (process.env.RUNNER_REQUIRE_PTOP === "1") throw new Error("building ptop failed (see make's output above)");
     else console.warn("build: ptop did not build (see make's output above); live tests will be skipped");
+    if (made.exitCode === 0 && !process.env.PTOP_ARCH) await buildArm64Ptop(bpftool);
   } else if (process.env.RUNNER_REQUIRE_PTOP === "1") {
     throw new Error("ptop needs clang, bpftool, libbpf-dev and libelf-dev (apt-get install clang bpftool libbpf-dev libelf-dev)");
   } else {
     console.warn("build: skipping dist/ptop (clang/bpftool not installed); live tests will be skipped");
   }
+}
+
+/** dist/arm64/ptop: the static arm64 collector the arm64 image ships, cross-built the same way
+ *  (image/build.sh), so the arm64 kernel guests of test/kernels run what ships. Needs
+ *  gcc-aarch64-linux-gnu and libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 (.ci/run). */
+async function buildArm64Ptop(bpftool: string): Promise<void> {
+  const crossLibbpf = "/usr/lib/aarch64-linux-gnu/libbpf.a";
+  if (Bun.which("aarch64-linux-gnu-gcc") === null || !existsSync(crossLibbpf)) {
+    if (process.env.RUNNER_REQUIRE_PTOP === "1") throw new Error(`dist/arm64/ptop needs aarch64-linux-gnu-gcc and ${crossLibbpf}`);
+    console.warn("build: skipping dist/arm64/ptop (no arm64 cross toolchain); the arm64 kernel guests will be skipped");
+    return;
+  }
+  const made = await $`make -C native/ptop BPFTOOL=${bpftool} ARCH=arm64 BUILD=build-arm64`.nothrow();
+  if (made.exitCode !== 0) throw new Error("cross-building the arm64 ptop failed (see make's output above)");
+  mkdirSync("dist/arm64", { recursive: true });
+  await $`cp native/ptop/build-arm64/ptop dist/arm64/ptop`;
 }

@@ -4,9 +4,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { REPO_ROOT, liveAvailable } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
-import { NOBODY, cleanup, copyWorkload, parseStream, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets } from "./ptop-harness.ts";
+import {
+  NOBODY, buildHotloop, cleanup, copyWorkload, parseStream, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets,
+} from "./ptop-harness.ts";
+import { expectCapabilitiesDropped } from "./ptop-checks.ts";
 
 const live = liveAvailable();
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
@@ -70,6 +73,27 @@ describe.skipIf(!live || (!tools && !required))("ptop privilege drop (live, stra
       node.kill("SIGKILL");
       await node.exited;
       rmSync(`/tmp/perf-${node.pid}.map`, { force: true });
+    }
+  }, 60_000);
+
+  test("ptop ran with the five capabilities and exited holding none, no_new_privs set (the kernel matrix's check)", async () => {
+    const watch = join(dir, "ptop-watch");
+    const cc = Bun.spawnSync(["cc", "-O2", "-o", watch, join(REPO_ROOT, "test/kernels/guest/ptop-watch.c")], { stderr: "pipe" });
+    if (cc.exitCode !== 0) throw new Error(`building ptop-watch failed: ${cc.stderr.toString()}`);
+    const hotloop = buildHotloop(dir);
+    const work = spawnAsNobody([hotloop, "1", "10"]);
+    try {
+      await sleep(300);
+      const targets = writeTargets(dir, { targets: [{ workload: "hotloop" }] }, "hotloop.json");
+      const status = join(dir, "ptop.status");
+      const out = Bun.spawnSync([watch, "run", status, "--", ptop, "--targets", targets, "--workload", "hotloop", "--duration", "1", "--probes", "cpu"],
+        { stdout: "pipe", stderr: "pipe" });
+      expect({ exit: out.exitCode, stderr: out.stderr.toString() }).toEqual({ exit: PTOP_EXIT.ok, stderr: "" });
+      expect(parseStream(out.stdout.toString()).at(-1)?.type).toBe("summary");
+      expectCapabilitiesDropped(readFileSync(status, "utf8"));
+    } finally {
+      work.kill("SIGTERM");
+      await work.exited;
     }
   }, 60_000);
 });

@@ -1,0 +1,61 @@
+#!/bin/sh
+# PID 1 of a kernel-matrix guest (test/kernels): busybox only. Prepares what test/live's set-up
+# has on the host (proc, sysfs, tracefs, a tmpfs where ptop gets its five file capabilities, a
+# non-root workload), runs each scenario, prints its output files between markers on the
+# console, and powers off. The host parses the console (boot.ts) and applies the checks.
+/bin/busybox --install -s /bin
+export PATH=/bin HOME=/tmp
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tracefs nodev /sys/kernel/tracing
+exec </dev/null
+
+M=@@kernels
+echo "$M kernel $(uname -r) $(uname -m)"
+
+# ptop and the workload as test/live has them: world-readable directory, ptop with exactly the
+# five capabilities as a security.capability xattr (tmpfs keeps xattrs; the cpio archive cannot).
+W=/tmp/w
+mkdir -p $W && chmod 755 $W
+cp /opt/ptop $W/ptop && chmod 755 $W/ptop
+/opt/ptop-watch grant $W/ptop || echo "$M error could not grant ptop its capabilities"
+cp /opt/ptop $W/ptop-bare && chmod 755 $W/ptop-bare
+cp /opt/hotloop $W/hotloop && chmod 755 $W/hotloop
+echo '{"targets":[{"workload":"hotloop"}]}' > $W/targets.json && chmod 644 $W/targets.json
+PTOP=$W/ptop HOTLOOP=$W/hotloop TARGETS=$W/targets.json
+
+# $NOBODY CMD... &: CMD as uid/gid 65534 (busybox's setpriv cannot change uid); $! is CMD's pid.
+NOBODY="/opt/ptop-watch nobody"
+# ptop_run LABEL [--bin PATH] ARGS...: ptop as nobody on the hotloop workload; writes
+# $O/LABEL.stdout, .stderr, .status (capabilities at start and at exit), .rc, and .sysctl
+# (kptr_restrict and perf_event_paranoid, which decide whether ptop sees kernel symbols).
+ptop_run() {
+	label=$1; shift; bin=$PTOP
+	echo "$(cat /proc/sys/kernel/kptr_restrict) $(cat /proc/sys/kernel/perf_event_paranoid)" >$O/$label.sysctl
+	if [ "$1" = --bin ]; then bin=$2; shift 2; fi
+	/opt/ptop-watch run $O/$label.status -- $bin --targets $TARGETS --workload hotloop "$@" \
+		>$O/$label.stdout 2>$O/$label.stderr
+	echo $? >$O/$label.rc
+}
+# wait_header LABEL: until ptop has written its header (at the start of the window).
+wait_header() { n=0; while [ ! -s $O/$1.stdout ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done; }
+
+scenario() {
+	name=$1; O=/tmp/out/$name; mkdir -p $O
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	"scenario_$name" >$O/guest.log 2>&1
+	echo "$M section $name $t0 $(cut -d' ' -f1 /proc/uptime)"
+	for f in $O/*; do
+		echo "$M file ${f##*/}"
+		cat $f
+		echo
+	done
+	echo "$M end $name"
+}
+
+@@SCENARIOS@@
+
+echo "$M done"
+poweroff -f

@@ -1,0 +1,90 @@
+// Builds a guest's initramfs: a gzipped newc cpio archive with busybox, the collector that ships
+// for the architecture, the test workload and ptop-watch (both compiled static here), and /init,
+// the busybox script that runs every scenario and prints what each one produced on the console.
+// No root file system, no network, no modules: the Debian kernels have BPF, BTF, perf events,
+// tracefs, tmpfs xattrs and their serial console built in.
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
+import { ARCH, type GuestArch } from "./matrix.ts";
+import { guestScript, type Scenario } from "./scenarios.ts";
+
+const HERE = import.meta.dir;
+const WORKLOADS = resolve(HERE, "../fixtures/workloads");
+
+type Entry =
+  | { path: string; kind: "dir" }
+  | { path: string; kind: "file"; data: Uint8Array; mode: number }
+  | { path: string; kind: "symlink"; target: string }
+  | { path: string; kind: "chardev"; major: number; minor: number };
+
+/** The newc ("070701") cpio format the kernel unpacks: a 110-byte ASCII header, the name and the
+ *  data, each padded to 4 bytes, and a TRAILER!!! entry. */
+export function cpioNewc(entries: Entry[]): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const enc = new TextEncoder();
+  const pad = (n: number) => parts.push(new Uint8Array((4 - (n % 4)) % 4));
+  let ino = 1;
+  const put = (name: string, mode: number, data: Uint8Array, rdev = [0, 0]) => {
+    const hex = (v: number) => v.toString(16).padStart(8, "0");
+    const nameBytes = enc.encode(`${name}\0`);
+    const fields = [ino++, mode, 0, 0, 1, 0, data.length, 0, 0, rdev[0]!, rdev[1]!, nameBytes.length, 0];
+    const header = enc.encode(`070701${fields.map(hex).join("")}`);
+    parts.push(header, nameBytes);
+    pad(header.length + nameBytes.length);
+    parts.push(data);
+    pad(data.length);
+  };
+  for (const e of entries) {
+    if (e.kind === "dir") put(e.path, 0o040755, new Uint8Array());
+    else if (e.kind === "file") put(e.path, 0o100000 | e.mode, e.data);
+    else if (e.kind === "symlink") put(e.path, 0o120777, enc.encode(e.target));
+    else put(e.path, 0o020600, new Uint8Array(), [e.major, e.minor]);
+  }
+  put("TRAILER!!!", 0, new Uint8Array());
+  const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+/** Compiles a C source static for the guest's architecture; hotloop keeps frame pointers the
+ *  way test/live builds it (clang keeps them in leaf functions too). */
+function compileStatic(arch: GuestArch, src: string, out: string, extra: string[]): string {
+  const r = Bun.spawnSync(["clang", ...ARCH[arch].clangTarget, "-static", "-O1", ...extra, src, "-o", out], { stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`compiling ${src} for ${arch} failed: ${r.stderr.toString()}`);
+  chmodSync(out, 0o755);
+  return out;
+}
+
+export interface GuestInputs {
+  arch: GuestArch;
+  busybox: string;
+  scenarios: Scenario[];
+  /** a scratch directory for the compiled programs and the archive */
+  workDir: string;
+}
+
+/** Writes workDir/initramfs-ARCH.cpio.gz and returns its path. */
+export function buildInitramfs(g: GuestInputs): string {
+  const hotloop = compileStatic(g.arch, join(WORKLOADS, "hotloop.c"), join(g.workDir, `hotloop-${g.arch}`),
+    ["-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer", "-fno-inline", "-pthread"]);
+  const watch = compileStatic(g.arch, join(HERE, "guest/ptop-watch.c"), join(g.workDir, `ptop-watch-${g.arch}`), ["-Wall"]);
+  const file = (path: string, src: string): Entry => ({ path, kind: "file", data: readFileSync(src), mode: 0o755 });
+  const entries: Entry[] = [
+    ...["bin", "dev", "proc", "sys", "tmp", "opt", "root"].map((path): Entry => ({ path, kind: "dir" })),
+    { path: "dev/console", kind: "chardev", major: 5, minor: 1 },
+    file("bin/busybox", g.busybox),
+    { path: "bin/sh", kind: "symlink", target: "busybox" },
+    file("opt/ptop", ARCH[g.arch].ptop),
+    file("opt/hotloop", hotloop),
+    file("opt/ptop-watch", watch),
+    { path: "init", kind: "file", data: new TextEncoder().encode(guestScript(g.scenarios)), mode: 0o755 },
+  ];
+  const out = join(g.workDir, `initramfs-${g.arch}.cpio.gz`);
+  writeFileSync(out, gzipSync(cpioNewc(entries), { level: 1 }));
+  return out;
+}

@@ -1,0 +1,58 @@
+// The kernels ptop is tested on besides this machine's own (test/live): each boots under QEMU
+// with an initramfs holding what ships (dist/ptop, dist/arm64/ptop). A kernel is named by the
+// Debian package that depends on the current build of that series, resolved at run time with
+// apt-cache, so a security update of the series is what gets tested.
+import { REPO_ROOT } from "../helpers/runner-bin.ts";
+import { resolve } from "node:path";
+
+export type GuestArch = "amd64" | "arm64";
+
+export interface MatrixKernel {
+  /** what the report calls it, e.g. "debian12-6.1-amd64" */
+  name: string;
+  arch: GuestArch;
+  /** Debian metapackage whose Depends names the current linux-image-X.Y.Z-N-ARCH */
+  metapackage: string;
+  /** who runs this kernel: the reason it is in the matrix */
+  why: string;
+}
+
+export const MATRIX: MatrixKernel[] = [
+  { name: "debian12-6.1-amd64", arch: "amd64", metapackage: "linux-image-amd64", why: "Debian 12; 6.1 is also Amazon Linux 2023's series" },
+  { name: "debian12-6.1-arm64", arch: "arm64", metapackage: "linux-image-arm64:arm64", why: "Debian 12 on arm64 (Graviton, Ampere)" },
+];
+
+export interface ArchTools {
+  qemu: string;
+  /** the collector that ships for this architecture */
+  ptop: string;
+  /** C compiler flags that target it (clang) */
+  clangTarget: string[];
+  /** the Debian busybox-static package for it */
+  busybox: string;
+  /** kernel command-line console */
+  console: string;
+  machine: string[];
+}
+
+export const ARCH: Record<GuestArch, ArchTools> = {
+  amd64: {
+    qemu: "qemu-system-x86_64",
+    ptop: resolve(REPO_ROOT, "dist/ptop"),
+    clangTarget: ["--target=x86_64-linux-gnu"],
+    busybox: "busybox-static:amd64",
+    console: "ttyS0",
+    machine: ["-machine", "q35", "-cpu", "max"],
+  },
+  arm64: {
+    qemu: "qemu-system-aarch64",
+    ptop: resolve(REPO_ROOT, "dist/arm64/ptop"),
+    clangTarget: ["--target=aarch64-linux-gnu"],
+    busybox: "busybox-static:arm64",
+    console: "ttyAMA0",
+    machine: ["-machine", "virt", "-cpu", "max"],
+  },
+};
+
+/** Where downloaded kernels and busybox packages are kept between runs (outside the repo). */
+export const CACHE_DIR = process.env.RUNNER_KERNEL_CACHE ?? "/var/cache/runner-kernels";

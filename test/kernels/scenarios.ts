@@ -1,0 +1,164 @@
+// What runs inside every guest of the kernel matrix, and what is asserted about it on the host.
+// A scenario is a busy-box shell body (helpers from guest/init.sh: $NOBODY, ptop_run, wait_header;
+// $PTOP, $HOTLOOP, $O its output directory) and checks over the files it left. The checks are the
+// ones test/live applies on this machine's kernel (test/live/ptop-checks.ts).
+//
+// Adding a collector check to every kernel: a scenario here (or a check in an existing one);
+// a new guest program goes into initramfs.ts next to hotloop.
+import { expect } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
+import { parseStream, stacksOf, type PtopRun } from "../live/ptop-harness.ts";
+import {
+  HOT, expectCapabilitiesDropped, expectHotShares, expectKernelFrames, kallsymsVisible, expectMissingCapabilitiesRefused,
+  expectNothingAttachable, expectProbesAttached, expectSigtermPartial, expectSleepyAxes, expectTracefsMissing,
+} from "../live/ptop-checks.ts";
+
+/** The files one scenario left in its output directory, by name. */
+export type Section = Map<string, string>;
+
+export interface Scenario {
+  /** a shell identifier */
+  name: string;
+  guest: string;
+  checks: { name: string; check: (s: Section) => void }[];
+}
+
+export function file(s: Section, name: string): string {
+  const v = s.get(name);
+  if (v === undefined) throw new Error(`the guest left no ${name} (it left: ${[...s.keys()].join(", ")}); guest.log:\n${s.get("guest.log") ?? ""}`);
+  return v;
+}
+
+/** A ptop run of the guest, parsed like test/live's runPtop. */
+export function ptopRun(s: Section, label: string): PtopRun {
+  const stdout = file(s, `${label}.stdout`);
+  const exitCode = Number(file(s, `${label}.rc`).trim());
+  return { exitCode, stdout, stderr: file(s, `${label}.stderr`), records: parseStream(stdout) };
+}
+
+/** Whether kallsyms showed addresses to ptop in run `label` (ptop_run records both sysctls). */
+function kallsyms(s: Section, label: string): boolean {
+  const [kptr, paranoid] = file(s, `${label}.sysctl`).trim().split(" ").map(Number);
+  return kallsymsVisible(kptr!, paranoid!);
+}
+
+const okAndDropped = (label: string) => ({
+  name: `${label}: exit 0, ran as nobody with the five capabilities and exited with none (no_new_privs)`,
+  check: (s: Section) => {
+    const run = ptopRun(s, label);
+    expect({ exit: run.exitCode, stderr: run.stderr }).toEqual({ exit: PTOP_EXIT.ok, stderr: "" });
+    expectCapabilitiesDropped(file(s, `${label}.status`));
+  },
+});
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: "cpu_shares",
+    guest: `
+      $NOBODY $HOTLOOP 2 40 & H=$!; echo $H >$O/workload.pid; sleep 0.5
+      ptop_run run --duration 6 --probes cpu
+      kill $H; wait $H`,
+    checks: [
+      okAndDropped("run"),
+      {
+        name: "the workload's process is listed and its functions get their 5:3:2 CPU shares, stacks whole",
+        check: (s) => {
+          const run = ptopRun(s, "run");
+          expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toContain(Number(file(s, "workload.pid")));
+          const summary = run.records.at(-1);
+          expect(summary?.type === "summary" && summary.partial).toBe(false);
+          const shares = expectHotShares(run.records, 150);
+          console.log(`  shares: ${HOT.map((fn) => `${fn} ${((shares.get(fn) ?? 0) * 100).toFixed(1)}%`).join(", ")}`);
+        },
+      },
+    ],
+  },
+  {
+    name: "all_probes",
+    guest: `
+      $NOBODY $HOTLOOP 1 40 sleepy & H=$!; sleep 0.5
+      ptop_run run --duration 3
+      kill $H; wait $H`,
+    checks: [
+      okAndDropped("run"),
+      { name: "cpu, offcpu and syscalls attach", check: (s) => expectProbesAttached(ptopRun(s, "run").records, ["cpu", "offcpu", "syscalls"]) },
+      { name: "offcpu and syscalls measure the 2 ms naps", check: (s) => expectSleepyAxes(ptopRun(s, "run").records, 3) },
+      {
+        name: "kernel frames: folded into [kernel] with a note, as kallsyms hides addresses at Debian's perf_event_paranoid",
+        check: (s) => {
+          expect(kallsyms(s, "run")).toBe(false);
+          expectKernelFrames(ptopRun(s, "run").records, false);
+        },
+      },
+    ],
+  },
+  {
+    name: "kernel_symbols",
+    guest: `
+      echo 1 >/proc/sys/kernel/perf_event_paranoid
+      $NOBODY $HOTLOOP 1 40 sleepy & H=$!; sleep 0.5
+      ptop_run run --duration 2 --probes offcpu
+      kill $H; wait $H
+      echo 3 >/proc/sys/kernel/perf_event_paranoid`,
+    checks: [
+      okAndDropped("run"),
+      {
+        name: "kernel frames are symbolized from /proc/kallsyms when it shows addresses (perf_event_paranoid 1)",
+        check: (s) => {
+          expect(kallsyms(s, "run")).toBe(true);
+          expectKernelFrames(ptopRun(s, "run").records, true);
+        },
+      },
+    ],
+  },
+  {
+    name: "no_tracefs",
+    guest: `
+      umount /sys/kernel/tracing
+      $NOBODY $HOTLOOP 1 40 & H=$!; sleep 0.5
+      ptop_run run --duration 2
+      ptop_run tponly --duration 1 --probes offcpu,syscalls
+      kill $H; wait $H
+      mount -t tracefs nodev /sys/kernel/tracing`,
+    checks: [
+      { name: "offcpu and syscalls say why they are not attached; cpu still measures", check: (s) => expectTracefsMissing(ptopRun(s, "run")) },
+      { name: "only tracepoint probes asked for: nothing attaches, exit 5", check: (s) => expectNothingAttachable(ptopRun(s, "tponly")) },
+    ],
+  },
+  {
+    name: "sigterm",
+    guest: `
+      $NOBODY $HOTLOOP 1 60 & H=$!; sleep 0.5
+      ptop_run run --duration 60 --warmup 1 --probes cpu & P=$!
+      wait_header run; sleep 2; killall -TERM ptop; wait $P
+      kill $H; wait $H`,
+    checks: [
+      {
+        name: "SIGTERM stops the window: partial, exit 6, only the measured part",
+        check: (s) => {
+          const run = ptopRun(s, "run");
+          expectSigtermPartial(run, 1.5, 4);
+          expect(stacksOf(run.records, "cpu").length).toBeGreaterThan(0);
+          expectCapabilitiesDropped(file(s, "run.status"));
+        },
+      },
+    ],
+  },
+  {
+    name: "no_caps",
+    guest: `
+      $NOBODY $HOTLOOP 1 10 & H=$!; sleep 0.3
+      ptop_run run --bin $W/ptop-bare --duration 1
+      kill $H; wait $H`,
+    checks: [{ name: "without its file capabilities ptop exits 5 naming each", check: (s) => expectMissingCapabilitiesRefused(ptopRun(s, "run")) }],
+  },
+];
+
+/** /init for a guest running these scenarios. */
+export function guestScript(scenarios: Scenario[]): string {
+  const template = readFileSync(join(import.meta.dir, "guest/init.sh"), "utf8");
+  const body = scenarios.map((s) => `scenario_${s.name}() {${s.guest}\n}\nscenario ${s.name}`).join("\n\n");
+  return template.replace("@@SCENARIOS@@", body);
+}

@@ -1,0 +1,180 @@
+// The collector assertions shared by test/live (this machine's kernel) and test/kernels (each
+// kernel of the matrix, in a QEMU guest): a check added here runs on every kernel. Each takes a
+// parsed ptop run and throws through bun's expect when the collector got it wrong.
+import { expect } from "bun:test";
+import { PTOP_EXIT, type StreamRecord } from "../../src/protocol/profile-stream.ts";
+import { framesById, leafShares, stacksOf, type PtopRun } from "./ptop-harness.ts";
+
+/** hotloop.c's hot functions and the CPU shares it is built to give them (5:3:2). */
+export const HOT = ["hot_alpha", "hot_beta", "hot_gamma"];
+export const HOT_SHARES = [0.5, 0.3, 0.2];
+
+/**
+ * Bound on the distance between a measured share and the one expected, for n samples: 3 points,
+ * widened only when so few samples were taken that 3 points is less than three standard errors.
+ */
+export function shareTolerance(p: number, n: number): number {
+  return Math.max(0.03, 3 * Math.sqrt((p * (1 - p)) / n));
+}
+
+function summaryOf(records: StreamRecord[]) {
+  const summary = records.at(-1);
+  if (summary?.type !== "summary") throw new Error(`the stream does not end with a summary (last: ${summary?.type})`);
+  return summary;
+}
+
+/** Every requested probe attached: one probe record each, attached:true, in this order. */
+export function expectProbesAttached(records: StreamRecord[], names: string[]): void {
+  expect(records.filter((r) => r.type === "probe") as unknown[]).toEqual(names.map((name) => ({ type: "probe", name, attached: true })));
+}
+
+/** hotloop's functions get the 5:3:2 CPU shares (within shareTolerance), and the stacks are whole:
+ *  hot_alpha is called from worker or main. Returns the shares for logging. */
+export function expectHotShares(records: StreamRecord[], minSamples: number): Map<string, number> {
+  const n = summaryOf(records).samples.cpu ?? 0;
+  expect(n).toBeGreaterThan(minSamples);
+  const shares = leafShares(records);
+  HOT.forEach((fn, i) => {
+    const got = shares.get(fn) ?? 0;
+    const tol = shareTolerance(HOT_SHARES[i]!, n);
+    expect({ fn, within: Math.abs(got - HOT_SHARES[i]!) <= tol, got, tol }).toEqual({ fn, within: true, got, tol });
+  });
+  const frames = framesById(records);
+  const withCaller = stacksOf(records, "cpu").filter((s) => {
+    const names = s.frames.map((id) => frames.get(id)?.function ?? "");
+    return names.includes("hot_alpha") && (names.includes("worker") || names.includes("main"));
+  });
+  expect(withCaller.length).toBeGreaterThan(0);
+  return shares;
+}
+
+/** glibc's clock_nanosleep: the weak name when read from libc.so's .dynsym, the global
+ *  __clock_nanosleep it aliases when read from a static binary's .symtab. */
+const CLOCK_NANOSLEEP = new Set(["clock_nanosleep", "__clock_nanosleep"]);
+
+/**
+ * offcpu and syscalls measured what `hotloop N S sleepy` does in a window of windowSec: blocked
+ * time in libc's clock_nanosleep (2 ms per round, well over a third of the window), and
+ * clock_nanosleep named from the syscall table with a count and a latency of >= 2 ms per call.
+ */
+export function expectSleepyAxes(records: StreamRecord[], windowSec: number): void {
+  const frames = framesById(records);
+  const napNs = stacksOf(records, "offcpu")
+    .filter((s) => s.frames.some((id) => CLOCK_NANOSLEEP.has(frames.get(id)?.function ?? "") && frames.get(id)?.kind === "native"))
+    .reduce((a, s) => a + s.value, 0);
+  expect(napNs).toBeGreaterThan((windowSec / 3) * 1e9);
+  expect(napNs).toBeLessThan((windowSec + 0.5) * 1e9);
+  const nano = stacksOf(records, "syscalls").filter((s) => frames.get(s.frames[0]!)?.function === "clock_nanosleep");
+  expect(nano.length).toBe(1);
+  expect(frames.get(nano[0]!.frames[0]!)?.kind).toBe("syscall");
+  expect(nano[0]!.value).toBeGreaterThan(100);
+  expect(nano[0]!.total_ns!).toBeGreaterThan(nano[0]!.value * 1e6);
+  expect(Object.keys(summaryOf(records).samples).sort()).toEqual(["cpu", "offcpu", "syscalls"]);
+}
+
+/** Whether /proc/kallsyms shows addresses to ptop's five capabilities (no CAP_SYSLOG among them):
+ *  only with kptr_restrict 0 and perf_event_paranoid <= 1 (native/ptop/README.md). */
+export function kallsymsVisible(kptrRestrict: number, perfEventParanoid: number): boolean {
+  return kptrRestrict === 0 && perfEventParanoid <= 1;
+}
+
+/**
+ * Kernel frames of the off-CPU stacks of a sleeping thread. When kallsyms is visible to ptop they
+ * are symbolized: some frame is schedule or __schedule, none is a bare address or the folded
+ * [kernel] frame. Otherwise they are folded into one [kernel] frame and summary.notes says why.
+ */
+export function expectKernelFrames(records: StreamRecord[], visible: boolean): void {
+  const kernel = records.filter((r) => r.type === "frame" && r.kind === "kernel");
+  expect(kernel.length).toBeGreaterThan(0);
+  const names = kernel.map((r) => (r.type === "frame" ? r.function : ""));
+  const notes = summaryOf(records).notes ?? [];
+  if (visible) {
+    expect(names.filter((n) => n === "schedule" || n === "__schedule").length).toBeGreaterThan(0);
+    expect(names.filter((n) => n === "" || n === "[kernel]" || /^(0x)?[0-9a-f]+$/i.test(n) || n.startsWith("[unknown]"))).toEqual([]);
+    expect(notes.filter((n) => n.includes("kernel frames unsymbolized"))).toEqual([]);
+  } else {
+    expect(names).toEqual(["[kernel]"]);
+    expect(notes.filter((n) => n.includes("kernel frames unsymbolized") && n.includes("CAP_SYSLOG")).length).toBe(1);
+  }
+}
+
+/** Without tracefs: offcpu and syscalls say why and how to fix it, cpu alone measures. */
+export function expectTracefsMissing(run: PtopRun): void {
+  expect(run.exitCode).toBe(PTOP_EXIT.ok);
+  const probes = run.records.filter((x) => x.type === "probe");
+  expect(probes.find((p) => p.type === "probe" && p.name === "cpu")).toEqual({ type: "probe", name: "cpu", attached: true });
+  for (const name of ["offcpu", "syscalls"]) {
+    const p = probes.find((x) => x.type === "probe" && x.name === name);
+    if (p?.type !== "probe") throw new Error(`no probe record for ${name}`);
+    expect(p.attached).toBe(false);
+    expect(p.reason).toContain("/sys/kernel/tracing");
+    expect(p.reason).toContain("mount -t tracefs");
+  }
+  // Absent axes, not zero: no axis record, no stacks, no summary entry.
+  expect(run.records.filter((x) => x.type === "axis").map((x) => x.type === "axis" && x.name)).toEqual(["cpu"]);
+  expect(stacksOf(run.records, "offcpu")).toEqual([]);
+  expect(stacksOf(run.records, "syscalls")).toEqual([]);
+  expect(stacksOf(run.records, "cpu").length).toBeGreaterThan(0);
+  expect(Object.keys(summaryOf(run.records).samples)).toEqual(["cpu"]);
+  // One stderr line per probe that did not attach.
+  const lines = run.stderr.trim().split("\n");
+  expect(lines.length).toBe(2);
+  expect(lines[0]).toContain("probe offcpu not attached");
+}
+
+/** Only tracepoint probes asked for and no tracefs: nothing attaches, exit 5, one stderr line. */
+export function expectNothingAttachable(run: PtopRun): void {
+  expect(run.exitCode).toBe(PTOP_EXIT.no_privilege);
+  expect(run.stderr.trim().split("\n").length).toBe(1);
+  expect(run.stderr).toContain("no probe could be attached");
+  expect(run.stderr).toContain("mount -t tracefs");
+  expect(run.records.map((x) => x.type)).toEqual(["header", "probe", "probe", "process", "summary"]);
+  expect(run.records.filter((x) => x.type === "axis" || x.type === "stack")).toEqual([]);
+}
+
+/** SIGTERM during the window: partial, exit 6, measured_sec within [minSec, maxSec] (the part
+ *  of the window before the signal, not the warmup), and no more samples than one busy thread
+ *  gives at 99 Hz in that time (samples of the warmup would exceed it). */
+export function expectSigtermPartial(run: PtopRun, minSec: number, maxSec: number): void {
+  expect(run.exitCode).toBe(PTOP_EXIT.interrupted);
+  expect(run.records[0]?.type).toBe("header");
+  const summary = summaryOf(run.records);
+  expect(summary.partial).toBe(true);
+  expect(summary.partial_reason).toContain("SIGTERM");
+  expect(summary.measured_sec).toBeGreaterThan(minSec);
+  expect(summary.measured_sec).toBeLessThan(maxSec);
+  expect(summary.samples.cpu).toBeGreaterThan(0);
+  expect(summary.samples.cpu).toBeLessThanOrEqual(Math.ceil(99 * summary.measured_sec * 1.1));
+  expect(stacksOf(run.records, "cpu").length).toBeGreaterThan(0);
+}
+
+/** Without its file capabilities ptop refuses (exit 5) naming every missing capability. */
+export function expectMissingCapabilitiesRefused(run: PtopRun): void {
+  expect(run.exitCode).toBe(PTOP_EXIT.no_privilege);
+  expect(run.stdout).toBe("");
+  expect(run.stderr.trim().split("\n").length).toBe(1);
+  for (const cap of ["CAP_BPF", "CAP_PERFMON", "CAP_SYS_PTRACE", "CAP_DAC_READ_SEARCH", "CAP_SYS_ADMIN"]) expect(run.stderr).toContain(cap);
+}
+
+/** The five capabilities, as CapEff/CapPrm hex: BPF, PERFMON, SYS_PTRACE, DAC_READ_SEARCH, SYS_ADMIN. */
+export const FIVE_CAPS_MASK = (1n << 39n) | (1n << 38n) | (1n << 19n) | (1n << 2n) | (1n << 21n);
+
+/**
+ * The capability drop, from test/kernels/guest/ptop-watch.c's "start"/"end" status lines: ptop
+ * (as uid 65534) started with exactly the five capabilities effective and permitted, and exited
+ * (read from the unreaped zombie) holding none, inheritable and ambient empty, no_new_privs set.
+ */
+export function expectCapabilitiesDropped(statusText: string): void {
+  const field = (phase: string, name: string) => {
+    const m = statusText.match(new RegExp(`^${phase} ${name}:\\s+(\\S+)`, "m"));
+    if (!m) throw new Error(`no ${phase} ${name} in the status capture:\n${statusText}`);
+    return m[1]!;
+  };
+  const hex = (phase: string, name: string) => BigInt(`0x${field(phase, name)}`);
+  expect(field("start", "Uid")).toBe("65534");
+  expect({ eff: hex("start", "CapEff"), prm: hex("start", "CapPrm") }).toEqual({ eff: FIVE_CAPS_MASK, prm: FIVE_CAPS_MASK });
+  expect({
+    eff: hex("end", "CapEff"), prm: hex("end", "CapPrm"), inh: hex("end", "CapInh"), amb: hex("end", "CapAmb"),
+    nnp: field("end", "NoNewPrivs"),
+  }).toEqual({ eff: 0n, prm: 0n, inh: 0n, amb: 0n, nnp: "1" });
+}
