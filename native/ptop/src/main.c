@@ -2,6 +2,7 @@
  * profile stream (src/protocol/profile-stream.ts) to stdout. Exit codes: README.md. */
 #include "args.h"
 #include "caps.h"
+#include "kernel_features.h"
 #include "output.h"
 #include "probes.h"
 #include "procscan.h"
@@ -135,6 +136,10 @@ int main(int argc, char **argv)
 	}
 
 	char msg[1024];
+	if (features_check(msg, sizeof(msg))) { /* an older kernel: named, instead of a verifier dump */
+		fprintf(stderr, "ptop: %s\n", msg);
+		return EXIT_NO_PRIVILEGE;
+	}
 	if (caps_check(msg, sizeof(msg))) {
 		fprintf(stderr, "ptop: missing capabilities: %s\n", msg);
 		return EXIT_NO_PRIVILEGE;
