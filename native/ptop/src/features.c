@@ -1,8 +1,9 @@
 /* The kernel features ptop relies on, checked at start so that an older kernel is refused with
  * the feature it lacks and what that costs, instead of a verifier dump at load time.
  *
- * The minimum is Linux 5.8: CAP_BPF and CAP_PERFMON (ptop's privilege model) arrived there, and
- * everything older below is implied by it. The BPF helpers are not listed by hand: they are
+ * The minimum is Linux 5.15, the kernel of bpf_task_pt_regs (the unwinder's user registers at a
+ * context switch); CAP_BPF and CAP_PERFMON (5.8) and kernel BTF (5.4) are checked first because
+ * without them nothing else can even be probed. The BPF helpers are not listed by hand: they are
  * read from the instructions of the embedded BPF programs, so a program that starts calling a
  * newer helper is refused on kernels without it by name (see native/ptop/README.md). */
 #include "kernel_features.h"
@@ -29,7 +30,10 @@ static const struct {
 } HELPER_SINCE[] = {
 	{ BPF_FUNC_map_lookup_elem, "3.19" },	  { BPF_FUNC_map_update_elem, "3.19" },
 	{ BPF_FUNC_map_delete_elem, "3.19" },	  { BPF_FUNC_ktime_get_ns, "4.1" },
-	{ BPF_FUNC_get_current_pid_tgid, "4.2" }, { BPF_FUNC_get_stackid, "4.6" },
+	{ BPF_FUNC_get_smp_processor_id, "4.1" }, { BPF_FUNC_get_current_pid_tgid, "4.2" },
+	{ BPF_FUNC_get_stackid, "4.6" },	  { BPF_FUNC_probe_read_user, "5.5" },
+	{ BPF_FUNC_probe_read_kernel, "5.5" },	  { BPF_FUNC_ringbuf_output, "5.8" },
+	{ BPF_FUNC_get_current_task_btf, "5.11" }, { BPF_FUNC_task_pt_regs, "5.15" },
 };
 
 static const struct {
@@ -48,10 +52,11 @@ static const struct {
 	{ BPF_MAP_TYPE_ARRAY, "array maps", "3.19" },
 	{ BPF_MAP_TYPE_PERCPU_ARRAY, "per-CPU array maps", "4.6" },
 	{ BPF_MAP_TYPE_STACK_TRACE, "stack trace maps", "4.6" },
+	{ BPF_MAP_TYPE_RINGBUF, "ring buffers", "5.8" },
 };
 
 static const char COST[] = "the BPF object loads as a whole, so nothing can be measured on this kernel; "
-			   "ptop needs Linux 5.8 or later with BTF (native/ptop/README.md, \"Kernels\")";
+			   "ptop needs Linux 5.15 or later with BTF (native/ptop/README.md, \"Kernels\")";
 
 static const char *release(void)
 {
@@ -93,10 +98,11 @@ static int check_helpers(struct ptop_bpf *skel, char *msg, size_t len)
 			const char *name = helper_name(id), *since = helper_since(id);
 			char unnamed[32];
 			snprintf(unnamed, sizeof(unnamed), "#%d", id);
-			snprintf(msg, len,
-				 "this kernel (%s) lacks the BPF helper %s (Linux %s) that program %s (%s) calls: %s",
-				 release(), name ? name : unnamed, since ? since : "after 6.1 or not in this kernel's series",
-				 bpf_program__name(prog), bpf_program__section_name(prog), COST);
+			char when[64];
+			snprintf(when, sizeof(when), since ? "Linux %s" : "newer than this kernel", since);
+			snprintf(msg, len, "this kernel (%s) lacks the BPF helper %s (%s) that program %s (%s) calls: %s",
+				 release(), name ? name : unnamed, when, bpf_program__name(prog),
+				 bpf_program__section_name(prog), COST);
 			return -1;
 		}
 	}
