@@ -1,8 +1,10 @@
 import pino from "pino";
 
 // Every credential the system handles must be unreadable in logs, wherever it travels:
-// headers, query strings, request bodies, enrolment payloads.
-const TOKEN_PATTERN = /\b(rpcap|rpboot)_[A-Za-z0-9]+/g;
+// headers, query strings, request bodies, enrolment payloads, and any field a client controls
+// (a token pasted as a workload, a version, an env, the org of a sign-in). No word boundary in
+// front: "x_rpcap_…" must not slip through because "_" is a word character.
+const TOKEN_PATTERN = /(rpcap|rpboot)_[A-Za-z0-9]+/g;
 
 export function redactSecrets(text: string): string {
   return text.replace(TOKEN_PATTERN, "$1_[REDACTED]").replace(/([?&]token=)[^&\s"]+/gi, "$1[REDACTED]");
@@ -32,11 +34,10 @@ export function createLogger(name: string, level = process.env.RUNNER_LOG_LEVEL 
     base: { role: name },
     redact: { paths: REDACT_PATHS, censor: "[REDACTED]" },
     hooks: {
-      // Free-text messages (URLs, error strings) are scrubbed too; structured fields by `redact`.
-      logMethod(args, method) {
-        const scrubbed = args.map((a) => (typeof a === "string" ? redactSecrets(a) : a));
-        return method.apply(this, scrubbed as Parameters<typeof method>);
-      },
+      // The whole serialized line, once, whatever produced it: the message, every field at any
+      // depth (bindings, nested objects, serialized errors). Our tokens are [A-Za-z0-9_] only, so
+      // JSON escaping never splits one. `redact` above still censors fixed secret paths (passwords).
+      streamWrite: redactSecrets,
     },
   }, opts.sync ? syncDestination(1) : undefined);
 }

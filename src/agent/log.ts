@@ -21,6 +21,8 @@ export function createAgentLogger(redactor: Redactor, level = process.env.RUNNER
           const scrubbed = args.map((a) => (typeof a === "string" ? redactor.scrub(redactSecrets(a)) : a));
           return method.apply(this, scrubbed as Parameters<typeof method>);
         },
+        // Our own tokens, in any field at any depth, as in every other role's log.
+        streamWrite: redactSecrets,
       },
     },
     syncDestination(2),

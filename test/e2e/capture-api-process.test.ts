@@ -141,6 +141,34 @@ describe("runner server process", () => {
     expect(log).not.toMatch(/(rpcap|rpboot)_(?!\[REDACTED\])[0-9A-Za-z]/);
   }, PROCESS_TIMEOUT);
 
+  test("a token sent as workload, version, env or sign-in org is redacted in every log field", async () => {
+    const token = setUpOrg();
+    const pasted = { workload: generateToken(CAPTURE_TOKEN_PREFIX), version: generateToken(BOOTSTRAP_TOKEN_PREFIX), env: `prefix-${generateToken(CAPTURE_TOKEN_PREFIX)}` };
+    const orgToken = generateToken(CAPTURE_TOKEN_PREFIX);
+    const s = await startServer();
+    // Queued, deduped and refused requests each log the fields they were given.
+    expect((await capture(s.url, token, pasted)).status).toBe(202);
+    expect((await capture(s.url, token, pasted)).status).toBe(202);
+    expect((await capture(s.url, token, { ...pasted, duration_sec: 1 })).status).toBe(400);
+    const signIn = await fetch(`${s.url}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ org: orgToken, email: "someone@example.com", password: "wrong-password" }).toString(),
+      redirect: "manual",
+    });
+    expect(signIn.status).toBe(401);
+    s.proc.kill("SIGTERM");
+    expect(await s.proc.exited).toBe(0);
+    const log = s.log();
+    expect(log).toContain("capture request queued");
+    expect(log).toContain("app sign-in refused");
+    for (const secret of [token, pasted.workload, pasted.version, pasted.env, orgToken]) {
+      const body = secret.slice(secret.indexOf("_") + 1);
+      expect(log).not.toContain(body.slice(0, 20));
+    }
+    expect(log).not.toMatch(/(rpcap|rpboot)_(?!\[REDACTED\])[0-9A-Za-z]/);
+  }, PROCESS_TIMEOUT);
+
   test("--tls-cert/--tls-key serve HTTPS", async () => {
     const cert = join(dir, "cert.pem");
     const key = join(dir, "key.pem");
