@@ -16,7 +16,9 @@ export async function buildShop(dir: string, version: 1 | 2): Promise<string> {
   writeFileSync(src, shopSource);
   const bin = join(out, DEMO_WORKLOAD);
   const cc = Bun.which("clang") ? "clang" : "cc";
-  await $`${cc} -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -pthread -DSHOP_VERSION=${version} ${src} -o ${bin}`.quiet();
+  // Without frame pointers, like the distribution and release builds users run: ptop unwinds
+  // from the CFI (.eh_frame), so the diff still names apply_discounts with its callers.
+  await $`${cc} -O1 -fomit-frame-pointer -fno-inline -pthread -DSHOP_VERSION=${version} ${src} -o ${bin}`.quiet();
   chmodSync(bin, 0o755);
   return bin;
 }

@@ -1,4 +1,5 @@
 #include "symbolize.h"
+#include "demangle.h"
 #include "elfsym.h"
 #include "kallsyms.h"
 #include "perfmap.h"
@@ -294,7 +295,7 @@ void sym_resolve_user(int pid, uint64_t addr, struct frame_info *out)
 			uint64_t vaddr;
 			if (elfsym_offset_to_vaddr(&m->es, addr - mp->start + mp->off, &vaddr) == 0) {
 				out->address = vaddr;
-				out->function = elfsym_lookup(&m->es, vaddr);
+				out->function = demangle(elfsym_lookup(&m->es, vaddr));
 			}
 		}
 		if (!out->function)

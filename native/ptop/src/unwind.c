@@ -183,8 +183,8 @@ static bool in_maps(const struct uproc *u, uint64_t a)
 	return false;
 }
 
-/* Where the file's vaddr 0 lies in the process: the PT_LOAD whose page-aligned file offset is the
- * mapping's offset is mapped at `start`. */
+/* Where the file's vaddr 0 lies in the process: the executable PT_LOAD whose page-aligned file
+ * offset is the mapping's offset is mapped at `start`. */
 static int load_base(int fd, uint64_t start, uint64_t off, uint64_t *base)
 {
 	elf_version(EV_CURRENT);
@@ -202,8 +202,10 @@ static int load_base(int fd, uint64_t start, uint64_t off, uint64_t *base)
 			GElf_Phdr ph;
 			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
 				continue;
+			/* The executable segment whose first page is the mapping's: with lld's layout the
+			 * read-only segment before it can share that page, so containment is not enough. */
 			uint64_t pg = ph.p_offset & ~4095ull;
-			if (off >= pg && off < ph.p_offset + ph.p_filesz) {
+			if ((ph.p_flags & PF_X) && off == pg) {
 				*base = start - (off - pg) - (ph.p_vaddr & ~4095ull);
 				rc = 0;
 			}
@@ -439,6 +441,7 @@ static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_
 
 static void drain_socket(bool block);
 static volatile bool stopping;
+static bool debug; /* PTOP_DEBUG: why a stack ended early, on stderr */
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
@@ -470,8 +473,12 @@ static int on_sample(void *ctx, void *data, size_t size)
 	cur.sp = user_sp(h);
 	if (u && u->attached && h->stack_len > 0) {
 		int rc = dwfl_getthread_frames(u->dwfl, (pid_t)h->tid, frame_cb, NULL);
-		if (rc != 0)
+		if (rc != 0) {
+			if (debug && !cur.truncated)
+				fprintf(stderr, "ptop: unwinder: pid %u after %u frames (last pc %#lx): %s\n", h->tgid, cur.n,
+					cur.n ? (unsigned long)cur.pcs[cur.n - 1] : 0ul, dwfl_errmsg(-1));
 			cur.truncated = true;
+		}
 		if (cur.n == 0)
 			unwind_failed++;
 	} else {
@@ -561,6 +568,7 @@ static void child_main(struct probes *p)
 		fprintf(stderr, "ptop: unwinder: %s; refusing to parse target files with privileges\n", err);
 		_exit(1);
 	}
+	debug = getenv("PTOP_DEBUG") != NULL;
 	pend = calloc(PEND_SLOTS, sizeof(*pend));
 	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(p->skel->maps.samples), on_sample, NULL, NULL);
 	if (!rb || !pend) {
