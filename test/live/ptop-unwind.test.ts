@@ -148,6 +148,24 @@ describe.skipIf(!live)("ptop unwinds programs without frame pointers (live)", ()
     expectWhole(m, ["main", "unwind_rust::run", "unwind_rust::descend", "unwind_rust::leaf_a", "unwind_rust::leaf_b"]);
   }, 120_000);
 
+  test("a library loaded during the window (dlopen) is unwound once its mapping is seen", async () => {
+    const lib = compile(["gcc", "-O2", "-fomit-frame-pointer", "-shared", "-fPIC", join(WORKLOADS, "unwind-dlopen-lib.c"), "-o", join(dir, "libspin.so")], join(dir, "libspin.so"));
+    const bin = compile(["gcc", "-O2", "-fomit-frame-pointer", join(WORKLOADS, "unwind-dlopen.c"), "-o", join(dir, "dlmain"), "-ldl"], join(dir, "dlmain"));
+    const m = await measure([bin, lib, "8"], "dlmain", 7, "cpu", false);
+    const frames = framesById(m.records);
+    let inLib = 0;
+    let rooted = 0;
+    for (const s of stacksOf(m.records, "cpu")) {
+      const names = s.frames.map((id) => frames.get(id)?.function);
+      if (!names.includes("inner") && !names.includes("[truncated]")) continue;
+      inLib += s.value;
+      if (names.includes("main") && names.includes("spin_in_lib")) rooted += s.value;
+    }
+    // mappings are re-read once a second: at most about a second of the 5 s in the library is cut
+    expect(inLib).toBeGreaterThan(0);
+    expect(rooted / inLib).toBeGreaterThanOrEqual(0.6);
+  }, 60_000);
+
   for (const mode of ["sleep", "read"]) {
     test(`offcpu: blocked in ${mode === "sleep" ? "nanosleep" : "read"} at the bottom of 45 frames, the stacks reach main`, async () => {
       const bin = compile(["gcc", "-O2", "-fomit-frame-pointer", "-pthread", join(WORKLOADS, "unwind-deep.c"), "-o", join(dir, `deep${mode}`)], join(dir, `deep${mode}`));

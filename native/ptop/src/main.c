@@ -64,7 +64,7 @@ static void register_new(size_t first)
 		/* Open its files now (privileged, no parsing) and pass them to the unwinder; a process
 		 * that exits before the end still has its mappings, so its frames keep their names. */
 		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid);
-		unwind_send_process(scan.procs[i].pid);
+		unwind_send_process(scan.procs[i].pid, true);
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
 	}
@@ -104,6 +104,12 @@ static void wait_rescanning(double until)
 		struct timespec ts = { (time_t)step, (long)((step - (double)(time_t)step) * 1e9) };
 		nanosleep(&ts, NULL);
 		size_t first = procscan_scan(&scan, on_gone, NULL);
+		/* Libraries and JIT code mapped since: the unwinder must know every executable mapping. */
+		static unsigned ticks;
+		bool refresh = ++ticks % 4 == 0; /* once a second */
+		for (size_t i = 0; refresh && i < first; i++)
+			if (sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid))
+				unwind_send_process(scan.procs[i].pid, false);
 		register_new(first);
 		if (header_done)
 			emit_new_processes();

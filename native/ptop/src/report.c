@@ -193,35 +193,27 @@ static size_t stack_frames(struct report *r, const struct stack_count *sc, int *
 	size_t n = 0;
 	*incomplete = false;
 	/* BPF stacks are leaf first; the stream wants root first: user root .. user leaf, kernel entry .. kernel leaf. */
-	if (sc->npcs > 0) {
+	if (sc->npcs > 0 || sc->truncated) {
 		const uint64_t *ips = sc->pcs;
 		int depth = (int)sc->npcs;
 		bool cut = sc->truncated;
-		/* A frame-pointer walk through code without frame pointers reads return addresses that
-		 * point nowhere: the stack ends at the first one outside every executable mapping. */
+		/* The unwinder already ends a stack at a pc outside the mappings it knew; the mappings
+		 * read at the end of the window are checked again here. */
 		for (int i = 0; i < depth; i++)
 			if (sym_in_mapping((int)k->tgid, ips[i]) == 0) {
 				depth = i;
 				cut = true;
 				break;
 			}
-		size_t first = n;
-		if (depth > 0)
-			ids[n++] = 0; /* placeholder for [truncated], removed below when the root is one */
+		/* The unwinder ends a walk without error only where the CFI says the stack ends
+		 * (_start and the thread entry mark their return address undefined). Otherwise the
+		 * stack is rooted in a [truncated] frame, even when not a single user frame was read. */
+		if (cut) {
+			ids[n++] = truncated_frame();
+			*incomplete = true;
+		}
 		for (int i = depth - 1; i >= 0; i--)
 			ids[n++] = user_frame((int)k->tgid, ips[i], 1); /* already the call site */
-		if (depth > 0) {
-			/* The unwinder ends a walk only where the CFI says the stack ends (_start and thread
-			 * entry mark their return address undefined); the root-name check covers frames
-			 * reached through the frame-pointer fallback. */
-			if (!cut) {
-				memmove(&ids[first], &ids[first + 1], (n - first - 1) * sizeof(int));
-				n--;
-			} else {
-				ids[first] = truncated_frame();
-				*incomplete = true;
-			}
-		}
 	}
 	if (k->kstack >= 0 && k->kstack < PTOP_MAX_STACKS && r->stacks[k->kstack]) {
 		uint64_t *ips = r->stacks[k->kstack];

@@ -103,14 +103,14 @@ static uid_t proc_euid(int pid)
 	return euid;
 }
 
-void sym_prepare_process(int pid, int nspid)
+bool sym_prepare_process(int pid, int nspid)
 {
 	struct proc_syms *ps = find_proc(pid);
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
 	char *maps = read_proc_file(p, 32u << 20, NULL);
 	if (ps && !maps)
-		return; /* exited since it was first prepared: the mappings seen then still name its frames */
+		return false; /* exited since it was first prepared: the mappings seen then still name its frames */
 	if (!ps) {
 		procs = xrealloc(procs, nprocs + 1, sizeof(*procs));
 		ps = &procs[nprocs++];
@@ -119,10 +119,11 @@ void sym_prepare_process(int pid, int nspid)
 		ps->perfmap_fd = -1;
 	}
 	if (!maps)
-		return; /* exited before it could be prepared: its frames stay unsymbolized */
-	/* Prepared again (at the end of the window): the current mappings replace the ones seen at
-	 * discovery, so libraries loaded since are known; files already open are not reopened. */
-	free(ps->maps);
+		return false; /* exited before it could be prepared: its frames stay unsymbolized */
+	/* Prepared again (during and at the end of the window): the current mappings replace the
+	 * ones seen before, so libraries loaded since are known; files already open are not reopened. */
+	struct mapping *old = ps->maps;
+	size_t nold = ps->n;
 	ps->maps = NULL;
 	ps->n = 0;
 	int rootfd = rootfs_open_root(pid);
@@ -147,6 +148,8 @@ void sym_prepare_process(int pid, int nspid)
 		ps->maps[ps->n++] = (struct mapping){ start, end, off, mod };
 	}
 	free(maps);
+	bool changed = nold != ps->n || (nold && memcmp(old, ps->maps, nold * sizeof(*old)) != 0);
+	free(old);
 	if (ps->perfmap_fd >= 0) {
 		close(ps->perfmap_fd); /* reopened below: the runtime appends to it during the window */
 		ps->perfmap_fd = -1;
@@ -163,6 +166,7 @@ void sym_prepare_process(int pid, int nspid)
 	}
 	if (rootfd >= 0)
 		close(rootfd);
+	return changed;
 }
 
 void sym_prepare_kernel(void)

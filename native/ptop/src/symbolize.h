@@ -15,7 +15,9 @@ struct frame_info {
 	uint64_t address;     /* module-relative vaddr for native, raw otherwise */
 };
 
-void sym_prepare_process(int pid, int nspid);
+/* Reads pid's executable mappings and opens their files (again: new files only). true when the
+ * executable mappings differ from the previous call's. */
+bool sym_prepare_process(int pid, int nspid);
 /* Opens /proc/kallsyms while privileged (addresses are shown according to the opener). */
 void sym_prepare_kernel(void);
 /* Calls fn for each executable mapping of pid with the file opened for it (-1: anonymous or not

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { MSG_MAP = 1, MSG_GONE = 2, MSG_STOP = 3 };
+enum { MSG_MAP = 1, MSG_GONE = 2, MSG_STOP = 3, MSG_MAPS_BEGIN = 4 };
 
 struct umsg {
 	uint32_t type;
@@ -62,12 +62,14 @@ static void send_mapping(int pid, uint64_t start, uint64_t end, uint64_t off, in
 		fprintf(stderr, "ptop: cannot pass a mapping of pid %d to the unwinder: %s\n", pid, strerror(errno));
 }
 
-void unwind_send_process(int pid)
+void unwind_send_process(int pid, bool first)
 {
 	if (sock < 0)
 		return;
-	struct umsg gone = { MSG_GONE, pid, 0, 0, 0 };
-	send_msg(&gone, -1); /* the mapping table is replaced, not merged (pid reuse, exec) */
+	/* First time: a fresh process state (the pid may be reused). Later: the mapping table is
+	 * replaced and the files already known to the unwinder are kept with their parsed CFI. */
+	struct umsg m = { first ? MSG_GONE : MSG_MAPS_BEGIN, pid, 0, 0, 0 };
+	send_msg(&m, -1);
 	sym_foreach_mapping(pid, send_mapping, NULL);
 }
 
@@ -533,6 +535,11 @@ static void drain_socket(bool block)
 			close(fd);
 		if (m.type == MSG_GONE)
 			uproc_forget(m.pid);
+		if (m.type == MSG_MAPS_BEGIN) {
+			struct uproc *u = uproc_get(m.pid, false);
+			if (u)
+				u->n = 0;
+		}
 		if (m.type == MSG_STOP) {
 			stopping = true;
 			return;

@@ -27,8 +27,9 @@ struct unwound_hdr {
 };
 
 int unwind_start(struct probes *p, char *err, size_t len);
-/* Passes pid's executable mappings and their open files (prepared by symbolize.c) to the child. */
-void unwind_send_process(int pid);
+/* Passes pid's executable mappings and their open files (prepared by symbolize.c) to the child;
+ * first = newly found process, else an update after its mappings changed. */
+void unwind_send_process(int pid, bool first);
 /* The window ended: the child drains the ring buffer and writes its aggregate. */
 void unwind_stop(void);
 /* After the parent's capability drop: calls fn for every aggregated stack. 0 on a complete read. */
