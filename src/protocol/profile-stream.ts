@@ -33,6 +33,8 @@ export const FrameKind = Type.Union([
   Type.Literal("kernel"),
   Type.Literal("jit"),
   Type.Literal("syscall"),
+  /** A CPython function, read from the interpreter's frame chain: `module` is its file. */
+  Type.Literal("python"),
   Type.Literal("unknown"),
 ]);
 export type FrameKind = Static<typeof FrameKind>;
@@ -84,6 +86,8 @@ export const FrameRecord = Type.Object({
   module: Type.Optional(Type.String()),
   build_id: Type.Optional(Type.String()),
   kind: FrameKind,
+  /** python: first line of the function in `module`. */
+  line: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Unsymbolized address (hex) when `function` could not be resolved. */
   address: Type.Optional(Type.String()),
 });

@@ -1,5 +1,6 @@
 // Every parser ptop runs on bytes it did not write (ELF symbol reader, perf-map parser, the /proc
-// text and pod namespace file it reads while privileged, the target list) under libFuzzer with
+// text and pod namespace file it reads while privileged, the target list, the CPython recogniser
+// and code-object reader) under libFuzzer with
 // AddressSanitizer and UBSan, for a fixed number of runs from seed inputs: bounded, and run in CI.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
@@ -68,5 +69,47 @@ describe.skipIf(!haveClang && !required)("ptop parser fuzzing (libFuzzer + ASan 
     for (const name of readdirSync(seeds)) copyFileSync(join(seeds, name), join(corpus, name));
     copyFileSync("/proc/self/status", join(corpus, "status-live"));
     fuzz("fuzz_proctext", corpus, 200000, 4096);
+  }, 120_000);
+
+  test("CPython recogniser (pyelf): 20000 runs from a small interpreter-shaped ELF", () => {
+    const corpus = join(dir, "pyelf");
+    mkdirSync(corpus);
+    // A shared object with the symbols and data ptop looks for: Py_Version, _PyRuntime (with a
+    // _Py_DebugOffsets cookie), PyCode_Type, a version string in .rodata.
+    const src = join(dir, "fakepy.c");
+    writeFileSync(src, [
+      'const unsigned long Py_Version = 0x030d00f0;',
+      'struct { char cookie[8]; unsigned long long v[64]; } _PyRuntime = { "xdebugpy", { 0x030d00f0 } };',
+      'const char *version_string(void) { return "3.13.0"; }',
+      'int PyCode_Type[4], PyUnicode_Type[4];',
+      'void Py_Initialize(void) {}',
+    ].join("\n"));
+    const cc = Bun.spawnSync(["clang", "-shared", "-fPIC", "-O1", src, "-o", join(corpus, "libpython3.13.so.1.0")], { stderr: "pipe" });
+    expect(cc.exitCode).toBe(0);
+    copyFileSync("/bin/true", join(corpus, "true"));
+    fuzz("fuzz_pyelf", corpus, 20000);
+  }, 120_000);
+
+  test("code-object reader (pycode): 200000 runs from a 3.12-shaped code object", () => {
+    const corpus = join(dir, "pycode");
+    mkdirSync(corpus);
+    // Header: version row 4 (3.12) with type checks, code object at BASE+0x100, first line 17.
+    const mem = Buffer.alloc(0x400);
+    mem.writeBigUInt64LE(0xaaaan, 0); // PyCode_Type as the run-time address
+    mem.writeBigUInt64LE(0xbbbbn, 8); // PyUnicode_Type
+    const BASE = 0x10000n;
+    mem.writeBigUInt64LE(0xaaaan, 0x100 + 8); // code->ob_type
+    mem.writeInt32LE(17, 0x100 + 68); // co_firstlineno (3.12 row)
+    mem.writeBigUInt64LE(BASE + 0x300n, 0x100 + 112); // co_filename
+    mem.writeBigUInt64LE(BASE + 0x200n, 0x100 + 128); // co_qualname
+    for (const [at, text] of [[0x200, "Svc.apply_discounts"], [0x300, "/srv/svc.py"]] as const) {
+      mem.writeBigUInt64LE(0xbbbbn, at + 8); // str ob_type
+      mem.writeBigUInt64LE(BigInt(text.length), at + 16); // length
+      mem.writeUInt32LE((1 << 2) | (1 << 5) | (1 << 6), at + 32); // kind 1, compact, ascii
+      mem.write(text, at + 40, "latin1"); // data after PyASCIIObject (40 bytes in 3.12)
+    }
+    const header = Buffer.from([4, 0x00, 0x01, 17, 0, 0, 0]);
+    writeFileSync(join(corpus, "code312"), Buffer.concat([header, mem]));
+    fuzz("fuzz_pycode", corpus, 200000);
   }, 120_000);
 });

@@ -1,8 +1,9 @@
 // Privilege discipline, observed from outside with strace: ptop opens the target's ELF files and
 // perf map while privileged, then drops every capability and sets no_new_privs, and only then
-// reads a single byte of them.
+// reads a single byte of them. Its Python helper (a child) drops everything before it reads the
+// interpreter files the parent passes it; the parent reads the target's memory only after its drop.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT, liveAvailable } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
@@ -10,6 +11,23 @@ import {
   NOBODY, buildHotloop, cleanup, copyWorkload, parseStream, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets,
 } from "./ptop-harness.ts";
 import { expectCapabilitiesDropped } from "./ptop-checks.ts";
+
+/** strace -f lines grouped by process: "PID syscall(...)". The first pid is ptop itself. */
+function byProcess(log: string): { main: string[]; children: Map<string, string[]> } {
+  const lines = log.split("\n").filter((l) => /^\d+ /.test(l));
+  const mainPid = lines[0]!.split(" ")[0]!;
+  const children = new Map<string, string[]>();
+  const main: string[] = [];
+  for (const l of lines) {
+    const pid = l.split(" ")[0]!;
+    if (pid === mainPid) main.push(l);
+    else children.set(pid, [...(children.get(pid) ?? []), l]);
+  }
+  return { main, children };
+}
+
+const dropIndex = (lines: string[]) => lines.findIndex((l) => l.includes("capset(") && l.includes("effective=0, permitted=0, inheritable=0"));
+const nnpIndex = (lines: string[]) => lines.findIndex((l) => l.includes("prctl(PR_SET_NO_NEW_PRIVS, 1"));
 
 const live = liveAvailable();
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
@@ -32,7 +50,7 @@ describe.skipIf(!live || (!tools && !required))("ptop privilege drop (live, stra
       const targets = writeTargets(dir, { targets: [{ workload: "node" }] });
       const log = join(dir, "strace.log");
       const out = Bun.spawnSync(
-        ["strace", "-f", "-y", "-e", "trace=capset,prctl,read,pread64,openat2", "-o", log,
+        ["strace", "-f", "-y", "-e", "trace=capset,prctl,read,pread64,openat,openat2", "-o", log,
           ...NOBODY, ptop, "--targets", targets, "--workload", "node", "--duration", "1", "--probes", "cpu"],
         { stdout: "pipe", stderr: "pipe" },
       );
@@ -94,6 +112,47 @@ describe.skipIf(!live || (!tools && !required))("ptop privilege drop (live, stra
     } finally {
       work.kill("SIGTERM");
       await work.exited;
+    }
+  }, 60_000);
+
+  test.skipIf(!existsSync("/usr/bin/python3"))("Python: the helper parses the interpreter only after its own drop; target memory is read after the parent's", async () => {
+    const script = copyWorkload(dir, "py_shares.py");
+    const python = realpathSync("/usr/bin/python3");
+    const py = spawnAsNobody([python, script], { cwd: dir });
+    try {
+      await sleep(1500);
+      const workload = python.split("/").at(-1)!;
+      const targets = writeTargets(dir, { targets: [{ workload }] }, "targets-py.json");
+      const log = join(dir, "strace-py.log");
+      const out = Bun.spawnSync(
+        ["strace", "-f", "-y", "-e", "trace=capset,prctl,read,pread64,openat,openat2", "-o", log,
+          ...NOBODY, ptop, "--targets", targets, "--workload", workload, "--duration", "1", "--probes", "cpu"],
+        { stdout: "pipe", stderr: "pipe" },
+      );
+      expect(out.exitCode).toBe(PTOP_EXIT.ok);
+      expect(parseStream(out.stdout.toString()).some((r) => r.type === "frame" && r.kind === "python" && r.function === "heavy")).toBe(true);
+      const { main, children } = byProcess(readFileSync(log, "utf8"));
+      const isInterp = (l: string) => l.includes(`<${python}>`);
+      const isMem = (l: string) => /<\/proc\/\d+\/mem>/.test(l);
+      // ptop reads the interpreter's bytes (native symbols) and the target's memory only unprivileged
+      const interpReads = main.flatMap((l, i) => (/ (pread64|read)\(/.test(l) && isInterp(l) ? [i] : []));
+      if (interpReads.length) expect(Math.min(...interpReads)).toBeGreaterThan(nnpIndex(main));
+      const memReads = main.flatMap((l, i) => (/ pread64\(/.test(l) && isMem(l) ? [i] : []));
+      const memOpen = main.findIndex((l) => l.includes("/mem") && /openat2?\(/.test(l));
+      expect(memReads.length).toBeGreaterThan(0);
+      expect(memOpen).toBeGreaterThan(0);
+      expect(memOpen).toBeLessThan(dropIndex(main)); // opened privileged (the access check is at open)...
+      expect(Math.min(...memReads)).toBeGreaterThan(nnpIndex(main)); // ...read without privileges
+      // the helper: the interpreter file arrives as a descriptor and is read after its own drop
+      const helper = [...children.values()].find((ls) => ls.some((l) => / pread64\(/.test(l) && isInterp(l)));
+      expect(helper).toBeDefined();
+      const firstRead = helper!.findIndex((l) => / pread64\(/.test(l) && isInterp(l));
+      expect(dropIndex(helper!)).toBeGreaterThanOrEqual(0);
+      expect(nnpIndex(helper!)).toBeGreaterThan(dropIndex(helper!));
+      expect(firstRead).toBeGreaterThan(nnpIndex(helper!));
+    } finally {
+      py.kill("SIGKILL");
+      await py.exited;
     }
   }, 60_000);
 });

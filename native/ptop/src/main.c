@@ -6,6 +6,8 @@
 #include "output.h"
 #include "probes.h"
 #include "procscan.h"
+#include "pyframes.h"
+#include "pyhelper.h"
 #include "report.h"
 #include "symbolize.h"
 #include "targets.h"
@@ -67,6 +69,8 @@ static void register_new(size_t first)
 		unwind_send_process(scan.procs[i].pid, true);
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
+		else
+			py_attach(&probes, scan.procs[i].pid); /* a CPython: its layout for the BPF walker */
 	}
 }
 
@@ -161,6 +165,10 @@ int main(int argc, char **argv)
 		return EXIT_REFUSED;
 	}
 
+	/* Before the BPF object is loaded: the child that recognises CPython interpreters. */
+	if (pyhelper_start(msg, sizeof(msg)))
+		fprintf(stderr, "ptop: no Python frames: %s\n", msg);
+
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -226,6 +234,8 @@ int main(int argc, char **argv)
 	/* Everything a target controls is opened now, while privileged, and parsed only after the drop. */
 	for (size_t i = 0; i < scan.n; i++)
 		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid);
+	py_prepare();
+	pyhelper_stop();
 	if (caps_drop_all(msg, sizeof(msg))) {
 		fprintf(stderr, "ptop: %s; refusing to parse target files with privileges\n", msg);
 		return EXIT_INTERNAL;

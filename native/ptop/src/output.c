@@ -175,6 +175,8 @@ int out_frame_id(const struct frame_info *fi)
 		put_str(fi->build_id);
 	}
 	printf(",\"kind\":\"%s\"", fi->kind);
+	if (fi->line > 0)
+		printf(",\"line\":%d", fi->line);
 	if (!fi->function)
 		printf(",\"address\":\"0x%" PRIx64 "\"", fi->address);
 	fputs("}\n", stdout);

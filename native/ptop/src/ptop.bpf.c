@@ -7,6 +7,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "ptop.h"
+#include "python.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -167,7 +168,14 @@ static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s3
 	if (len == 0)
 		stat_inc(STAT_SNAPSHOT_FAILED);
 	h->stack_len = len;
-	__u64 size = sizeof(struct sample_hdr) + (__u64)len;
+	/* The interpreter-frames section follows the stack (python.bpf.h; 0 bytes for other processes). */
+	__u32 ilen = 0;
+	if (len <= PTOP_STACK_MAX)
+		ilen = interp_collect(tgid, stack + len, PTOP_INTERP_MAX);
+	if (ilen > PTOP_INTERP_MAX)
+		ilen = 0;
+	h->interp_len = ilen;
+	__u64 size = sizeof(struct sample_hdr) + (__u64)len + ilen;
 	if (size > SNAP_BYTES)
 		return -1;
 	return bpf_ringbuf_output(&samples, snap->buf, size, 0);

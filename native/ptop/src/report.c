@@ -3,6 +3,9 @@
 #include "ptop.skel.h"
 #include "strtab.h"
 #include "symbolize.h"
+#include "interp.h"
+#include "pyframes.h"
+#include "python.h"
 #include "unwind.h"
 #include <bpf/libbpf.h>
 #include <inttypes.h>
@@ -40,7 +43,6 @@ struct collect_ctx {
 
 static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const uint8_t *interp, void *arg)
 {
-	(void)interp; /* interpreter frames (issue 18) are merged here once they exist */
 	struct collect_ctx *c = arg;
 	struct report *r = c->r;
 	struct stack_count **arr = h->axis == P_CPU ? &r->cpu : &r->offcpu;
@@ -60,6 +62,11 @@ static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const u
 	sc->truncated = h->truncated != 0;
 	sc->pcs = xcalloc(h->npcs ? h->npcs : 1, sizeof(uint64_t));
 	memcpy(sc->pcs, pcs, h->npcs * sizeof(uint64_t));
+	if (h->interp_len) {
+		sc->interp = xcalloc(h->interp_len, 1);
+		memcpy(sc->interp, interp, h->interp_len);
+		sc->interp_len = h->interp_len;
+	}
 	load_stack(r, c->p, h->kstack);
 	add_tgid(r, (int)h->tgid);
 }
@@ -146,6 +153,24 @@ static void agg_emit(struct agg *a, const char *axis)
 
 static struct strmap addr_frames; /* "pid:addr" / "k:addr" -> frame id */
 
+/* Function name per native frame id, for interp_merge (which looks for the evaluation loop). */
+static char **frame_functions;
+static size_t nframe_functions;
+
+static void remember_function(int id, const struct frame_info *fi)
+{
+	if (id < 0 || !fi->function)
+		return;
+	if ((size_t)id >= nframe_functions) {
+		size_t n = (size_t)id * 2 + 64;
+		frame_functions = xrealloc(frame_functions, n, sizeof(char *));
+		memset(frame_functions + nframe_functions, 0, (n - nframe_functions) * sizeof(char *));
+		nframe_functions = n;
+	}
+	if (!frame_functions[id])
+		frame_functions[id] = strdup(fi->function);
+}
+
 static int user_frame(int pid, uint64_t addr, int leaf)
 {
 	char key[48];
@@ -157,6 +182,7 @@ static int user_frame(int pid, uint64_t addr, int leaf)
 	/* A return address points after the call: look up the call instruction itself. */
 	sym_resolve_user(pid, leaf ? addr : addr - 1, &fi);
 	id = out_frame_id(&fi);
+	remember_function(id, &fi);
 	strmap_put(&addr_frames, key, id);
 	return id;
 }
@@ -192,6 +218,7 @@ static size_t stack_frames(struct report *r, const struct stack_count *sc, int *
 	const struct stack_key *k = &sc->key;
 	size_t n = 0;
 	*incomplete = false;
+	const size_t first_user = 0;
 	/* BPF stacks are leaf first; the stream wants root first: user root .. user leaf, kernel entry .. kernel leaf. */
 	if (sc->npcs > 0 || sc->truncated) {
 		const uint64_t *ips = sc->pcs;
@@ -215,6 +242,19 @@ static size_t stack_frames(struct report *r, const struct stack_count *sc, int *
 		for (int i = depth - 1; i >= 0; i--)
 			ids[n++] = user_frame((int)k->tgid, ips[i], 1); /* already the call site */
 	}
+	if (sc->interp_len) {
+		/* Python frames where the evaluation loop's frames stand (interp.c) */
+		int native[PTOP_MAX_UNWIND_DEPTH + 1], merged[PTOP_MAX_UNWIND_DEPTH + 1 + PY_MAX_FRAMES];
+		const char *functions[PTOP_MAX_UNWIND_DEPTH + 1];
+		size_t nn = n - first_user;
+		memcpy(native, &ids[first_user], nn * sizeof(int));
+		for (size_t i = 0; i < nn; i++)
+			functions[i] = native[i] >= 0 && (size_t)native[i] < nframe_functions ? frame_functions[native[i]] : NULL;
+		size_t m = interp_merge((int)k->tgid, sc->interp, sc->interp_len, native, functions, nn, merged,
+					PTOP_MAX_UNWIND_DEPTH + 1 + PY_MAX_FRAMES);
+		memcpy(&ids[first_user], merged, m * sizeof(int));
+		n = first_user + m;
+	}
 	if (k->kstack >= 0 && k->kstack < PTOP_MAX_STACKS && r->stacks[k->kstack]) {
 		uint64_t *ips = r->stacks[k->kstack];
 		int depth = 0;
@@ -236,7 +276,7 @@ static size_t stack_frames(struct report *r, const struct stack_count *sc, int *
 
 void report_emit(struct report *r, struct probes *p, const char *partial_reason, int64_t ended_ms, double measured)
 {
-	int ids[PTOP_MAX_UNWIND_DEPTH + PTOP_MAX_STACK_DEPTH + 2];
+	int ids[PTOP_MAX_UNWIND_DEPTH + PTOP_MAX_STACK_DEPTH + PY_MAX_FRAMES + 2];
 	struct agg a;
 	bool any_kernel = false, incomplete;
 	/* Axis value (samples, ns) in stacks that did not reach their root, and the axis total. */
@@ -279,9 +319,9 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		incompl[na] = inc[i];
 		na++;
 	}
-	const char *notes[P__COUNT + 1];
+	const char *notes[P__COUNT + 1 + 16];
 	static char incomplete_note[P__COUNT][160];
-	size_t nn = 0;
+	size_t nn = py_notes(notes, 16);
 	for (int i = 0; i < P__COUNT; i++)
 		if (tot[i] > 0 && inc[i] / tot[i] > 0.05) {
 			snprintf(incomplete_note[i], sizeof(incomplete_note[i]),

@@ -15,6 +15,8 @@ struct stack_count {
 	uint64_t *pcs;          /* unwound user stack, leaf first, lookup addresses */
 	uint32_t npcs;
 	bool truncated;         /* the unwinder could not reach the root */
+	uint8_t *interp;        /* interpreter-frames section (python.bpf.h), or NULL */
+	uint32_t interp_len;
 };
 
 struct sys_count {

@@ -11,7 +11,8 @@ struct frame_info {
 	const char *function; /* NULL: unresolved */
 	const char *module;
 	const char *build_id; /* NULL or hex */
-	const char *kind;     /* "native" | "jit" | "kernel" | "unknown" */
+	const char *kind;     /* "native" | "jit" | "kernel" | "python" | "unknown" */
+	int line;             /* python: first line of the function (0 = none) */
 	uint64_t address;     /* module-relative vaddr for native, raw otherwise */
 };
 

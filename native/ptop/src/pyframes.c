@@ -1,0 +1,233 @@
+#include "pyframes.h"
+#include "output.h"
+#include "probes.h"
+#include "ptop.skel.h"
+#include "pycode.h"
+#include "pyhelper.h"
+#include "pyoffsets.h"
+#include "python.h"
+#include "strtab.h"
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#define PY_MAX_CANDIDATES 4
+#define PY_MAX_NOTES 16
+
+struct py_target {
+	int pid;
+	const struct py_version_offsets *off;
+	uint32_t version;
+	struct py_types types;
+	int memfd;
+	struct strmap frames; /* "code:firstlineno" -> frame id */
+};
+
+static struct py_target *targets;
+static size_t ntargets;
+static char *notes[PY_MAX_NOTES];
+static size_t nnotes;
+
+static void note(uint32_t version, int pid)
+{
+	char buf[256];
+	if (version)
+		snprintf(buf, sizeof(buf), "python frames: unsupported version %u.%u.%u (pid %d): its stacks are native "
+			 "only (supported: %s)", version >> 24, (version >> 16) & 0xff, (version >> 8) & 0xff, pid,
+			 py_supported_versions());
+	else
+		snprintf(buf, sizeof(buf), "python frames: unrecognised interpreter (pid %d): its stacks are native only", pid);
+	for (size_t i = 0; i < nnotes; i++)
+		if (!strcmp(notes[i], buf))
+			return;
+	if (nnotes < PY_MAX_NOTES)
+		notes[nnotes++] = strdup(buf);
+}
+
+/* Candidate interpreter files of pid from /proc/PID/maps (kernel text): the executable and any
+ * libpython, each by its first mapping (file offset 0). */
+struct candidate {
+	uint64_t start, end;
+	char base[256];
+};
+
+static size_t find_candidates(int pid, struct candidate *c, size_t cap)
+{
+	char path[64], exe[4096];
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	ssize_t el = readlink(path, exe, sizeof(exe) - 1);
+	exe[el > 0 ? el : 0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	char line[4400];
+	size_t n = 0;
+	while (n < cap && fgets(line, sizeof(line), f)) {
+		uint64_t s, e, off;
+		char perms[8];
+		int pos = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &s, &e, perms, &off, &pos) < 4 || !pos)
+			continue;
+		char *file = line + pos;
+		file[strcspn(file, "\n")] = 0;
+		if (off != 0 || file[0] != '/')
+			continue;
+		const char *base = strrchr(file, '/') + 1;
+		/* By name only (the parent parses nothing of the file): an executable called python…
+		 * (python3, python3.12, a container's /usr/local/bin/python, a venv's python) or a
+		 * libpython. A CPython linked into a binary of another name is not looked at. */
+		bool is_exe = !strcmp(file, exe) && !strncmp(base, "python", 6);
+		if (!is_exe && strncmp(base, "libpython", 9))
+			continue;
+		c[n].start = s;
+		c[n].end = e;
+		snprintf(c[n].base, sizeof(c[n].base), "%s", base);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+void py_attach(struct probes *p, int pid)
+{
+	if (!p->skel)
+		return;
+	struct candidate c[PY_MAX_CANDIDATES];
+	size_t nc = find_candidates(pid, c, PY_MAX_CANDIDATES);
+	for (size_t i = 0; i < nc; i++) {
+		/* map_files: exactly the file that is mapped, whatever its path now names */
+		char mf[96];
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, c[i].start, c[i].end);
+		int fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		struct py_elf_info info;
+		int asked = pyhelper_analyze(fd, c[i].base, &info);
+		close(fd);
+		if (asked || info.status == PYELF_NOT_PYTHON)
+			continue;
+		const struct py_version_offsets *o = py_offsets_for(info.version_hex);
+		if (info.status != PYELF_SUPPORTED || !o) {
+			note(info.version_hex, pid);
+			return;
+		}
+		uint64_t bias = c[i].start - info.first_load_vaddr;
+		struct py_proc pp = { .runtime = bias + info.runtime_vaddr };
+		pp.off = (struct py_walk_offsets){
+			.runtime_interpreters_head = o->runtime_interpreters_head,
+			.interp_tstate_head = o->interp_tstate_head,
+			.tstate_next = o->tstate_next,
+			.tstate_thread_id = o->tstate_thread_id,
+			.tstate_native_thread_id = o->tstate_native_thread_id,
+			.tstate_frame = o->tstate_frame,
+			.cframe_current_frame = o->cframe_current_frame,
+			.frame_back = o->frame_back,
+			.frame_code = o->frame_code,
+			.frame_owner = o->frame_owner,
+			.frame_is_entry = o->frame_is_entry,
+			.owner_cstack = o->owner_cstack,
+			.code_firstlineno = o->code_firstlineno,
+		};
+		uint32_t key = (uint32_t)pid;
+		if (bpf_map__update_elem(p->skel->maps.py_procs, &key, sizeof(key), &pp, sizeof(pp), BPF_ANY)) {
+			fprintf(stderr, "ptop: pid %d: cannot record its Python interpreter in py_procs\n", pid);
+			return;
+		}
+		targets = xrealloc(targets, ntargets + 1, sizeof(*targets));
+		targets[ntargets++] = (struct py_target){
+			.pid = pid,
+			.off = o,
+			.version = info.version_hex,
+			.types = { info.code_type_vaddr ? bias + info.code_type_vaddr : 0,
+				   info.unicode_type_vaddr ? bias + info.unicode_type_vaddr : 0 },
+			.memfd = -1,
+		};
+		return;
+	}
+}
+
+static struct py_target *find_target(int pid)
+{
+	for (size_t i = 0; i < ntargets; i++)
+		if (targets[i].pid == pid)
+			return &targets[i];
+	return NULL;
+}
+
+void py_prepare(void)
+{
+	for (size_t i = 0; i < ntargets; i++) {
+		char path[64];
+		if (targets[i].memfd >= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/mem", targets[i].pid);
+		targets[i].memfd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+}
+
+static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+	if (len > (1u << 16) || addr > INT64_MAX - len)
+		return -1;
+	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
+}
+
+static int python_frame(struct py_target *t, const struct py_frame *f)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "%" PRIx64 ":%d", (uint64_t)f->code, f->firstlineno);
+	int id = strmap_get(&t->frames, key);
+	if (id >= 0)
+		return id;
+	struct py_code_info ci;
+	struct frame_info fi = { .kind = "python", .module = NULL };
+	if (t->memfd >= 0 && py_code_read(t->off, &t->types, mem_read, &t->memfd, f->code, f->firstlineno, &ci) == 0) {
+		/* module = file only: a function keeps its identity across versions when lines move */
+		fi.function = ci.name;
+		fi.module = ci.filename;
+		fi.line = ci.firstlineno;
+	} else {
+		/* Gone by the end of the window (or unreadable): said so, never guessed. */
+		fi.function = "[python] <code object gone>";
+		fi.address = f->code;
+	}
+	id = out_frame_id(&fi);
+	strmap_put(&t->frames, key, id);
+	return id;
+}
+
+size_t py_section_frames(int pid, const void *section, size_t len, int *ids, uint32_t *flags, size_t cap)
+{
+	struct py_target *t = find_target(pid);
+	struct interp_section_hdr h;
+	if (!t || !section || len < sizeof(h))
+		return 0;
+	memcpy(&h, section, sizeof(h));
+	if (h.kind != INTERP_CPYTHON || h.len > len || h.nframes > PY_MAX_FRAMES ||
+	    h.len < sizeof(h) + (size_t)h.nframes * sizeof(struct py_frame))
+		return 0;
+	const unsigned char *p = (const unsigned char *)section + sizeof(h);
+	size_t n = 0;
+	for (size_t j = h.nframes; j-- > 0 && n < cap;) { /* the section is innermost first */
+		struct py_frame f;
+		memcpy(&f, p + j * sizeof(f), sizeof(f));
+		ids[n] = python_frame(t, &f);
+		flags[n] = f.flags;
+		n++;
+	}
+	return n;
+}
+
+size_t py_notes(const char **out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nnotes && n < cap; i++)
+		out[n++] = notes[i];
+	return n;
+}

@@ -1,0 +1,156 @@
+#include "pyhelper.h"
+#include "caps.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HINT_MAX 256
+
+static int sock = -1;
+static pid_t child;
+
+static char *read_bounded(int fd, size_t *len)
+{
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > PYELF_MAX_FILE)
+		return NULL;
+	size_t want = (size_t)st.st_size, got = 0;
+	char *buf = malloc(want);
+	if (!buf)
+		return NULL;
+	while (got < want) {
+		ssize_t r = pread(fd, buf + got, want - got, (off_t)got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	*len = got;
+	return buf;
+}
+
+static void serve(void)
+{
+	for (;;) {
+		char hint[HINT_MAX + 1];
+		char cbuf[CMSG_SPACE(sizeof(int))];
+		struct iovec iov = { hint, HINT_MAX };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+		ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		if (n <= 0)
+			_exit(0);
+		hint[n] = 0;
+		int fd = -1;
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		struct py_elf_info info;
+		memset(&info, 0, sizeof(info));
+		size_t len = 0;
+		char *buf = fd >= 0 ? read_bounded(fd, &len) : NULL;
+		if (buf)
+			py_elf_analyze(buf, len, hint, &info);
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		if (send(sock, &info, sizeof(info), MSG_NOSIGNAL) != (ssize_t)sizeof(info))
+			_exit(0);
+	}
+}
+
+int pyhelper_start(char *err, size_t len)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		snprintf(err, len, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		snprintf(err, len, "fork: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "ptop-pyhelper");
+		close(sv[0]);
+		/* Nothing of the parent's but stderr and this socket: stdout is the parent's stream. */
+		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 1);
+		}
+		sock = sv[1];
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != sock)
+				close(fd);
+		char msg[256];
+		if (caps_drop_all(msg, sizeof(msg))) {
+			fprintf(stderr, "ptop: python helper: %s; it stops without parsing anything\n", msg);
+			_exit(1);
+		}
+		serve();
+		_exit(0);
+	}
+	close(sv[1]);
+	sock = sv[0];
+	return 0;
+}
+
+int pyhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out)
+{
+	if (sock < 0)
+		return -1;
+	char hint[HINT_MAX];
+	snprintf(hint, sizeof(hint), "%s", name_hint ? name_hint : "");
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	memset(cbuf, 0, sizeof(cbuf));
+	struct iovec iov = { hint, strlen(hint) + 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
+		goto dead;
+	/* A helper stuck on a hostile file must not stall the window: 5 s, then it is gone. */
+	struct pollfd pf = { sock, POLLIN, 0 };
+	if (poll(&pf, 1, 5000) != 1)
+		goto dead;
+	ssize_t n = recv(sock, out, sizeof(*out), 0);
+	if (n != (ssize_t)sizeof(*out))
+		goto dead;
+	out->version_text[sizeof(out->version_text) - 1] = 0;
+	out->detail[sizeof(out->detail) - 1] = 0;
+	if (out->status < PYELF_NOT_PYTHON || out->status > PYELF_UNRECOGNISED)
+		out->status = PYELF_UNRECOGNISED;
+	return 0;
+dead:
+	fprintf(stderr, "ptop: the python helper stopped answering; Python frames are off from here\n");
+	pyhelper_stop();
+	return -1;
+}
+
+void pyhelper_stop(void)
+{
+	if (sock >= 0)
+		close(sock);
+	sock = -1;
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		child = 0;
+	}
+}

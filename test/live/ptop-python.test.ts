@@ -1,0 +1,125 @@
+// Python functions in ptop's stacks, for every CPython on the machine (Debian's python3 and pyenv's
+// 3.8-3.13), the targets run as uid 65534 with no flag: known functions' inclusive shares match
+// their constructed shares, the busy thread's samples carry Python frames, each thread shows its
+// own function, and an unsupported interpreter is said so with native stacks only.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { liveAvailable } from "../helpers/runner-bin.ts";
+import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
+import { NOBODY, cleanup, copyWorkload, framesById, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { SUPPORTED_MINORS, findInterpreters, findUnsupported, type Interpreter } from "./ptop-python-interpreters.ts";
+
+const live = liveAvailable();
+
+/** Inclusive share per Python function (a stack counts once per function in it) and the share of
+ * samples with any Python frame. */
+function pythonShares(records: StreamRecord[]) {
+  const frames = framesById(records);
+  let total = 0;
+  let withPython = 0;
+  const inclusive = new Map<string, number>();
+  for (const s of stacksOf(records, "cpu")) {
+    total += s.value;
+    const names = new Set(s.frames.map((id) => frames.get(id)!).filter((f) => f.kind === "python").map((f) => f.function));
+    if (names.size) withPython += s.value;
+    for (const n of names) inclusive.set(n, (inclusive.get(n) ?? 0) + s.value);
+  }
+  for (const [k, v] of inclusive) inclusive.set(k, v / total);
+  return { total, withPython: withPython / total, inclusive };
+}
+
+describe.skipIf(!live)("ptop Python frames (live)", () => {
+  let dir = "";
+  let ptop = "";
+  let interpreters: Interpreter[] = [];
+  beforeAll(() => {
+    dir = sharedTempDir("ptop-python-");
+    ptop = setcapPtop(dir);
+    interpreters = findInterpreters(dir);
+  }, 120_000);
+  afterAll(() => cleanup(dir), 120_000);
+
+  async function capture(py: Interpreter, script: string, seconds: number) {
+    const src = copyWorkload(dir, script);
+    const targets = writeTargets(dir, { targets: [{ workload: py.workload }] }, `targets-${py.workload}.json`);
+    const proc = Bun.spawn([...NOBODY, "env", "HOME=/tmp", ...py.env, py.exe, src], { stdout: "pipe", stderr: "pipe" });
+    try {
+      await sleep(1500); // past interpreter start-up
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", py.workload, "--duration", String(seconds), "--frequency", "999", "--probes", "cpu"]);
+      expect(proc.exitCode).toBeNull(); // the target ran through the capture, unharmed
+      return run;
+    } finally {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    }
+  }
+
+  test("the machine has Debian's python3 and a CPython of every supported minor version", () => {
+    const minors = new Set(interpreters.filter((p) => !p.label.startsWith("debian")).map((p) => p.version.split(".").slice(0, 2).join(".")));
+    expect([...minors].sort()).toEqual(expect.arrayContaining(SUPPORTED_MINORS));
+    expect(interpreters.some((p) => p.label.startsWith("debian"))).toBe(true);
+  });
+
+  test("constructed shares: heavy() 75%, light() 25%, spin() in both, on every interpreter", async () => {
+    const results: Record<string, unknown> = {};
+    for (const py of interpreters) {
+      const run = await capture(py, "py_shares.py", 8);
+      expect(run.exitCode).toBe(PTOP_EXIT.ok);
+      const { total, withPython, inclusive } = pythonShares(run.records);
+      const share = (f: string) => Math.round((inclusive.get(f) ?? 0) * 1000) / 1000;
+      results[py.label] = { total, withPython: Math.round(withPython * 1000) / 1000, heavy: share("heavy"), light: share("light"), spin: share("spin"), main: share("main") };
+      const frames = [...framesById(run.records).values()].filter((f) => f.kind === "python");
+      const heavy = frames.find((f) => f.function === "heavy");
+      expect({ py: py.label, module: heavy?.module?.endsWith("/py_shares.py"), line: heavy?.line }).toEqual({ py: py.label, module: true, line: 17 });
+    }
+    console.log(JSON.stringify(results));
+    for (const [label, r] of Object.entries(results) as [string, { total: number; withPython: number; heavy: number; light: number; spin: number; main: number }][]) {
+      const ok = {
+        label,
+        enoughSamples: r.total >= 400,
+        withPython: r.withPython >= 0.9,
+        heavy: Math.abs(r.heavy - 0.75) <= 0.05,
+        light: Math.abs(r.light - 0.25) <= 0.05,
+        spin: r.spin >= 0.95,
+        main: r.main >= 0.95,
+      };
+      expect(ok).toEqual({ label, enoughSamples: true, withPython: true, heavy: true, light: true, spin: true, main: true });
+    }
+  }, 300_000);
+
+  test("each thread shows its own function: the hashing thread (GIL released) is never the GIL holder's", async () => {
+    for (const py of interpreters) {
+      const run = await capture(py, "py_threads.py", 4);
+      expect(run.exitCode).toBe(PTOP_EXIT.ok);
+      const frames = framesById(run.records);
+      let alpha = 0, beta = 0, mixed = 0, cryptoUnderAlpha = 0, cryptoUnderBeta = 0, total = 0;
+      for (const s of stacksOf(run.records, "cpu")) {
+        total += s.value;
+        const fs = s.frames.map((id) => frames.get(id)!);
+        const a = fs.some((f) => f.kind === "python" && f.function === "alpha_worker");
+        const b = fs.some((f) => f.kind === "python" && f.function === "beta_worker");
+        const crypto = fs.some((f) => f.module?.includes("libcrypto") || f.function.includes("sha256"));
+        if (a) alpha += s.value;
+        if (b) beta += s.value;
+        if (a && b) mixed += s.value;
+        if (crypto && a) cryptoUnderAlpha += s.value;
+        if (crypto && b) cryptoUnderBeta += s.value;
+      }
+      const r = { py: py.label, mixed, cryptoUnderAlpha, alphaSeen: alpha / total > 0.15, betaSeen: beta / total > 0.15, hashingIsBeta: cryptoUnderBeta > 0 };
+      expect(r).toEqual({ py: py.label, mixed: 0, cryptoUnderAlpha: 0, alphaSeen: true, betaSeen: true, hashingIsBeta: true });
+    }
+  }, 300_000);
+
+  test("an unsupported CPython is named in the summary notes and its stacks stay native", async () => {
+    const old = findUnsupported(dir);
+    if (!old) {
+      console.log("no CPython 3.6/3.7 on this machine: the unsupported-version case is not exercised");
+      return;
+    }
+    const run = await capture(old, "py_shares.py", 2);
+    expect(run.exitCode).toBe(PTOP_EXIT.ok);
+    const summary = run.records.find((r): r is SummaryRecord => r.type === "summary")!;
+    expect(summary.notes?.some((n) => n.startsWith(`python frames: unsupported version ${old.version} `))).toBe(true);
+    expect([...framesById(run.records).values()].filter((f) => f.kind === "python")).toEqual([]);
+    expect(stacksOf(run.records, "cpu").length).toBeGreaterThan(0);
+  }, 60_000);
+});
