@@ -1,0 +1,78 @@
+// ptop's overhead on a CPU-bound CPython target with Python frames on, against `perf record -F 99
+// -g` in the same run.   bun bench/ptop-python-overhead.ts [--seconds 10] [--reps 5]   (root: setcap, perf)
+// 1. Rounds of a Python loop per target CPU-second: alone, under ptop (cpu probe, 99 Hz, uid
+//    65534 with the five file capabilities; each sample walks the Python frame chain in BPF and
+//    snapshots the user stack), under perf record -F 99 -g; interleaved repetitions, medians.
+// 2. ptop's own CPU (parent and the children it reaps) per second of window.
+import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { NOBODY, setcapPtop, writeTargets } from "../test/live/ptop-harness.ts";
+
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const SECONDS = arg("seconds", 10);
+const REPS = arg("reps", 5);
+
+const dir = mkdtempSync(join(tmpdir(), "ptop-pybench-"));
+chmodSync(dir, 0o755);
+const ptop = setcapPtop(dir);
+const script = join(dir, "pybench.py");
+// Three nested Python functions (a stack of 5 frames), pure interpreter work, one thread.
+writeFileSync(script, `import sys, time
+def leaf(n):
+    s = 0
+    for i in range(n):
+        s = (s + i) & 0xFFFF
+    return s
+def mid():
+    return leaf(2000)
+def top():
+    return mid()
+end = time.monotonic() + float(sys.argv[1])
+rounds = 0
+while time.monotonic() < end:
+    top()
+    rounds += 1
+print("rounds", rounds, "cpu", time.process_time())
+`);
+chmodSync(script, 0o644);
+const exe = join(dir, "pybench");
+symlinkSync("/usr/bin/python3", exe);
+const targets = writeTargets(dir, { targets: [{ workload: "pybench" }] });
+
+async function run(mode: "none" | "ptop" | "perf") {
+  const work = Bun.spawn([...NOBODY, exe, script, String(SECONDS)], { stdout: "pipe" });
+  await Bun.sleep(300);
+  const window = String(SECONDS - 2);
+  let tool: ReturnType<typeof Bun.spawn> | undefined;
+  if (mode === "ptop")
+    tool = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "pybench", "--duration", window, "--frequency", "99", "--probes", "cpu"], { stdout: "pipe", stderr: "ignore" });
+  if (mode === "perf")
+    tool = Bun.spawn(["perf", "record", "-q", "-F", "99", "-g", "-p", String(work.pid), "-o", join(dir, "perf.data"), "--", "sleep", window], { stdout: "ignore", stderr: "ignore" });
+  const out = await new Response(work.stdout).text();
+  await work.exited;
+  let toolCpu = NaN;
+  let pythonFrames = false;
+  if (tool) {
+    const text = mode === "ptop" ? await new Response(tool.stdout as ReadableStream).text() : "";
+    await tool.exited;
+    const ru = tool.resourceUsage();
+    if (ru) toolCpu = (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6 / Number(window);
+    pythonFrames = text.includes('"function":"leaf"');
+  }
+  const m = out.match(/rounds (\d+) cpu ([\d.]+)/);
+  return { perCpu: Number(m?.[1]) / Number(m?.[2]), toolCpu, pythonFrames };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const res: Record<string, Awaited<ReturnType<typeof run>>[]> = { none: [], ptop: [], perf: [] };
+for (let r = 0; r < REPS; r++) for (const mode of ["none", "ptop", "perf"] as const) res[mode]!.push(await run(mode));
+const med = (m: string) => median(res[m]!.map((x) => x.perCpu));
+const slow = (m: string) => (1 - med(m) / med("none")) * 100;
+console.log(`Python rounds per target CPU-second (${SECONDS} s, median of ${REPS}): none ${med("none").toFixed(1)}, ptop ${med("ptop").toFixed(1)}, perf ${med("perf").toFixed(1)}; slowdown ptop ${slow("ptop").toFixed(2)}%, perf record -F 99 -g ${slow("perf").toFixed(2)}%`);
+console.log(`tool CPU per window second (median): ptop ${(median(res.ptop!.map((x) => x.toolCpu)) * 100).toFixed(2)}% of a core, perf record ${(median(res.perf!.map((x) => x.toolCpu)) * 100).toFixed(2)}%; Python frames in every ptop capture: ${res.ptop!.every((x) => x.pythonFrames)}`);
+console.log(`load average after the run: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
+rmSync(dir, { recursive: true, force: true });
