@@ -18,7 +18,7 @@ describe.skipIf(!haveClang && !required)("ptop parser fuzzing (libFuzzer + ASan 
     const make = Bun.spawnSync(["make", "-s", "-C", PTOP_DIR, "fuzz"], { stderr: "pipe" });
     if (make.exitCode !== 0) throw new Error(`make fuzz failed: ${make.stderr.toString()}`);
     dir = sharedTempDir("ptop-fuzz-");
-  });
+  }, 300_000); // building six ASan harnesses takes minutes on a loaded machine
   afterAll(() => cleanup(dir));
 
   function fuzz(harness: string, corpus: string, runs: number, maxLen = 65536) {
