@@ -1,0 +1,168 @@
+// Stage 1 of the diff: per axis, the self and inclusive count of every function in every capture
+// (one name index across captures), and the hypotheses worth a test.
+
+import type { Capture } from "../model.ts";
+import { functionTotals } from "../aggregate.ts";
+import { isPlaceholder } from "../identity.ts";
+
+/** Counting quantum per unit: ns axes are counted in 1 ms units so the Poisson term is not ~0. */
+export function countingQuantum(unit: string): number {
+  return unit === "nanoseconds" ? 1e6 : unit === "bytes" ? 1024 : 1;
+}
+
+export function captureLabel(c: Capture, side: string, i: number): string {
+  return c.meta.name ?? `${side}[${i}]`;
+}
+
+/** Every axis any capture has or says it is missing, in name order. */
+export function axesOf(captures: Capture[]): string[] {
+  const all = new Set<string>();
+  for (const c of captures) {
+    for (const a of Object.keys(c.axes)) all.add(a);
+    for (const m of c.missing) all.add(m.axis);
+  }
+  return [...all].sort();
+}
+
+export interface AxisMatrix {
+  axis: string;
+  unit: string;
+  /** The captures of each side that have this axis (heads always do). */
+  before: Capture[];
+  after: Capture[];
+  /** Replicates left out because they lack the axis. */
+  excluded: { capture: string; reason: string }[];
+  names: string[];
+  /** [function][capture] counts in counting quanta; captures are before then after. */
+  self: Float64Array[];
+  inclusive: Float64Array[];
+  /** Axis total per capture, in counting quanta. */
+  totals: number[];
+  seconds: (number | undefined)[];
+  quantum: number;
+  /** Column indices of each side in the matrices. */
+  cols: { before: number[]; after: number[] };
+}
+
+export type AxisOutcome = { matrix: AxisMatrix } | { notCompared: { axis: string; reason: string } };
+
+function absence(axis: string, c: Capture, side: string, i: number): string {
+  const m = c.missing.find((x) => x.axis === axis);
+  return `absent from ${side} ${i === 0 ? "head" : "replicate"} ${captureLabel(c, side, i)}${m ? `: ${m.reason}` : ""}`;
+}
+
+/** The count matrices of one axis, or why the axis cannot be compared (a head lacks it, a capture has no samples). */
+export function buildAxisMatrix(input: { before: Capture[]; after: Capture[] }, axis: string): AxisOutcome {
+  const headB = input.before[0]!;
+  const headA = input.after[0]!;
+  if (!headB.axes[axis] || !headA.axes[axis]) {
+    const reasons = [];
+    if (!headB.axes[axis]) reasons.push(absence(axis, headB, "before", 0));
+    if (!headA.axes[axis]) reasons.push(absence(axis, headA, "after", 0));
+    return { notCompared: { axis, reason: reasons.join("; ") } };
+  }
+  const excluded: { capture: string; reason: string }[] = [];
+  const withAxis = (cs: Capture[], side: string) =>
+    cs.filter((c, i) => {
+      if (c.axes[axis]) return true;
+      excluded.push({ capture: captureLabel(c, side, i), reason: absence(axis, c, side, i) });
+      return false;
+    });
+  const before = withAxis(input.before, "before");
+  const after = withAxis(input.after, "after");
+  const caps = [...before, ...after];
+  const captureCount = caps.length;
+  const unit = headB.axes[axis]!.unit;
+  const quantum = countingQuantum(unit);
+
+  const index = new Map<string, number>();
+  const names: string[] = [];
+  const perCapture = caps.map((c) => functionTotals(c.axes[axis]!, index, names));
+  const self = Array.from({ length: names.length }, () => new Float64Array(captureCount));
+  const inclusive = Array.from({ length: names.length }, () => new Float64Array(captureCount));
+  perCapture.forEach((t, c) => {
+    for (let f = 0; f < t.self.length; f++) {
+      if (t.self[f]) self[f]![c] = t.self[f]! / quantum;
+      if (t.inclusive[f]) inclusive[f]![c] = t.inclusive[f]! / quantum;
+    }
+  });
+  const totals = perCapture.map((t) => t.total / quantum);
+  const empty = caps.findIndex((_, c) => !(totals[c]! > 0));
+  if (empty >= 0) {
+    const isBefore = empty < before.length;
+    const label = captureLabel(caps[empty]!, isBefore ? "before" : "after", isBefore ? empty : empty - before.length);
+    return { notCompared: { axis, reason: `capture ${label} has no samples on this axis` } };
+  }
+  return {
+    matrix: {
+      axis,
+      unit,
+      before,
+      after,
+      excluded,
+      names,
+      self,
+      inclusive,
+      totals,
+      seconds: caps.map((c) => c.meta.measuredSec),
+      quantum,
+      cols: { before: before.map((_, i) => i), after: after.map((_, i) => before.length + i) },
+    },
+  };
+}
+
+export interface Hypothesis {
+  fn: number;
+  kind: "self" | "inclusive";
+  y: Float64Array;
+  /** Index into the distinct count vectors: identical vectors are one test. */
+  key: number;
+}
+
+export interface TestSet {
+  hyps: Hypothesis[];
+  distinct: Float64Array[];
+  /** Distinct vectors some function has as its self count (the self family). */
+  selfKeys: Set<number>;
+  /** Functions whose inclusive count is below the testing floor. */
+  untested: number;
+  /** Σ over captures of the axis total, in counting quanta: a test's pooled share is Σy / this. */
+  sumT: number;
+}
+
+/**
+ * Every function's self and inclusive count vector above the testing floor (a pooled share of
+ * minShare and a mean of minCount per capture). Identical vectors (a leaf's self = inclusive, a
+ * chain of single callers) are one test.
+ */
+export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCount: number }): TestSet {
+  const captureCount = m.totals.length;
+  const sumT = m.totals.reduce((a, b) => a + b, 0);
+  const hyps: Hypothesis[] = [];
+  const keyOf = new Map<string, number>();
+  const distinct: Float64Array[] = [];
+  let untested = 0;
+  const selfKeys = new Set<number>();
+  for (let f = 0; f < m.names.length; f++) {
+    if (isPlaceholder(m.names[f]!)) continue;
+    for (const [kind, y] of [["self", m.self[f]!], ["inclusive", m.inclusive[f]!]] as const) {
+      let s = 0;
+      for (let c = 0; c < captureCount; c++) s += y[c]!;
+      if (s === 0 && kind === "self") continue;
+      if (s / sumT < floor.minShare || s / captureCount < floor.minCount) {
+        if (kind === "inclusive") untested++;
+        continue;
+      }
+      const k = Array.prototype.join.call(y, ",");
+      let key = keyOf.get(k);
+      if (key === undefined) {
+        key = distinct.length;
+        distinct.push(y);
+        keyOf.set(k, key);
+      }
+      hyps.push({ fn: f, kind, y, key });
+      if (kind === "self") selfKeys.add(key);
+    }
+  }
+  return { hyps, distinct, selfKeys, untested, sumT };
+}

@@ -1,0 +1,139 @@
+// Stage 5 of the diff: each tested function's change under the verdict normalisation (with the
+// others beside it), its confirmation by a later after-replicate, and each axis's power.
+
+import type { Normalisation } from "../stats/normalise.ts";
+import { replicateAgrees } from "../stats/rate-test.ts";
+import { tQuantile } from "../stats/distributions.ts";
+import { planTests, power, replicatesNeeded, type PlanTest } from "../stats/power.ts";
+import type { AxisReport, Change, Side } from "../diff-result.ts";
+import type { AxisMatrix, Hypothesis, TestSet } from "./axis-matrix.ts";
+import type { FittedTest, NormalisationFit } from "./normalisation-fit.ts";
+import { familyLevels, isFocus, type Family, type HolmOutcome } from "./holm-families.ts";
+import type { DiffSettings } from "./settings.ts";
+
+/** Everything the diff knows about one compared axis. */
+export interface AxisWork {
+  report: AxisReport;
+  matrix: AxisMatrix;
+  tests: TestSet;
+  fits: NormalisationFit[];
+  /** The normalisation the verdict uses on this axis. */
+  verdict: NormalisationFit;
+}
+
+/** A function's count on one side: mean per capture, share of the axis, rate per measured second. */
+export function sideSummary(m: AxisMatrix, y: Float64Array, cs: number[]): Side {
+  let count = 0;
+  let axisTotal = 0;
+  let sec = 0;
+  let hasSec = true;
+  for (const c of cs) {
+    count += y[c]! * m.quantum;
+    axisTotal += m.totals[c]! * m.quantum;
+    const s = m.seconds[c];
+    if (s === undefined || !(s > 0)) hasSec = false;
+    else sec += s;
+  }
+  return { value: count / cs.length, share: axisTotal > 0 ? count / axisTotal : 0, rate: hasSec ? count / sec : null };
+}
+
+/** A flagged change is confirmed when some later after-replicate alone agrees in direction (Bonferroni over them). */
+export function confirmation(y: Float64Array, fit: NormalisationFit, t: FittedTest): "confirmed" | "suspect" {
+  const later = fit.groups.after.slice(1);
+  const dir: 1 | -1 = t.r.logRatio > 0 ? 1 : -1;
+  const ok = later.some((c) => replicateAgrees(y, c, fit.groups, fit.alpha0, t.phi, t.df, dir, 0.05 / Math.max(1, later.length)));
+  return later.length > 0 && ok ? "confirmed" : "suspect";
+}
+
+/** changed: flagged; unchanged: the interval lies within ±min effect; insufficient: neither. */
+export function changeVerdict(flagged: boolean, lo: number, hi: number, minEffect: number): Change["verdict"] {
+  return flagged ? "changed" : lo >= -minEffect / (1 + minEffect) && hi <= minEffect ? "unchanged" : "insufficient";
+}
+
+function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, minEffect: number): Change {
+  const fit = w.verdict;
+  const t = fit.tests[h.key]!;
+  const flagged = verdictRun.flagged[h.key]!;
+  const logRatio = t.r.logRatio;
+  const lo = Math.expm1(t.r.lo);
+  const hi = Math.expm1(t.r.hi);
+  const normalisations: Change["normalisations"] = {};
+  for (const other of w.fits) {
+    const tt = other.tests[h.key]!;
+    normalisations[other.norm] = {
+      relative_change: Math.expm1(tt.r.logRatio),
+      interval: [Math.expm1(tt.r.lo), Math.expm1(tt.r.hi)],
+      p: tt.r.p,
+      flagged: byNorm.get(other.norm)!.get(w)!.flagged[h.key]!,
+    };
+  }
+  // The bar this test must clear when it is the only discovery: weighted Holm's first step.
+  const zThr = tQuantile(1 - verdictRun.level[h.key]! / 2, t.r.df);
+  return {
+    function: w.matrix.names[h.fn]!,
+    axis: w.report.axis,
+    kind: h.kind,
+    flagged,
+    verdict: changeVerdict(flagged, lo, hi, minEffect),
+    direction: logRatio >= 0 ? "up" : "down",
+    confirmation: flagged ? confirmation(h.y, fit, t) : null,
+    unit: w.report.unit,
+    before: sideSummary(w.matrix, h.y, fit.groups.before),
+    after: sideSummary(w.matrix, h.y, fit.groups.after),
+    relative_change: Math.expm1(logRatio),
+    interval: [lo, hi],
+    p: t.r.p,
+    adjusted_p: verdictRun.adjusted[h.key]!,
+    noise_floor: Math.max(minEffect, Math.expm1(zThr * t.r.seNull)),
+    dispersion: t.alpha,
+    normalisations,
+  };
+}
+
+/** One axis's changes, in hypothesis order; fills the axis report's flag counts. */
+export function axisChanges(w: AxisWork, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, minEffect: number): Change[] {
+  for (const fit of w.fits) {
+    const f = byNorm.get(fit.norm)!.get(w)!.flagged;
+    w.report.flagged_by_normalisation[fit.norm] = w.tests.hyps.filter((h) => f[h.key]).length;
+  }
+  const changes = w.tests.hyps.map((h) => change(w, h, verdictRun, byNorm, minEffect));
+  w.report.flagged = w.tests.hyps.filter((h) => verdictRun.flagged[h.key]).length;
+  return changes;
+}
+
+/** The self family as the planner sees it: mean count and dispersion of every test (verdict normalisation). */
+export function planFamily(work: AxisWork[], detectShare: number): PlanTest[] {
+  const family: PlanTest[] = [];
+  for (const w of work) {
+    const n = w.report.captures.before + w.report.captures.after;
+    w.tests.distinct.forEach((y, i) => {
+      if (!w.tests.selfKeys.has(i)) return; // the reference function is a self test: plan in that family
+      family.push({ mu: y.reduce((a, b) => a + b, 0) / n, alpha: w.verdict.tests[i]!.alpha, focus: isFocus(y, w.tests.sumT, detectShare) });
+    });
+  }
+  return planTests(family);
+}
+
+/** The chance this axis flags a detectEffect change of a detectShare function, and the captures per version that would reach targetPower. */
+export function axisPower(
+  w: AxisWork,
+  planned: ReturnType<typeof planTests>,
+  familySizes: Record<Family, number>,
+  s: Pick<DiffSettings, "q" | "detectEffect" | "detectShare" | "targetPower" | "weighting">,
+): { power: number; replicates_needed: number | null } {
+  const nB = w.report.captures.before;
+  const nA = w.report.captures.after;
+  const refMu = (s.detectShare * w.tests.sumT) / (nB + nA);
+  // The reference function is as noisy as the pool after moderation: α0 scaled by the prior s0².
+  const s02 = w.verdict.variance?.s02 ?? 1;
+  const pin = {
+    effect: s.detectEffect,
+    refMu,
+    refAlpha: Math.max(0, s02 * (1 / refMu + w.verdict.alpha0) - 1 / refMu),
+    tests: planned,
+    m: familySizes.self + 1,
+    q: familyLevels(s.q).self,
+    weighted: s.weighting === "detectability",
+  };
+  return { power: power(pin, nB, nA), replicates_needed: replicatesNeeded(pin, s.targetPower) };
+}

@@ -1,0 +1,98 @@
+// Stages 2–3 of the diff: size factors for each normalisation, then, under each, the run-to-run
+// dispersion (the pool's α0, each function's quasi-dispersion moderated across functions) and the
+// rate test of every distinct count vector.
+
+import { medianRatioFactors, rateFactors, shareFactors, type Normalisation } from "../stats/normalise.ts";
+import { dispersionMoM, quasiDispersion, rateTest, type Groups } from "../stats/rate-test.ts";
+import { estimatePrior, STRONG_COUNT, type DispersionPrior } from "../stats/dispersion-pool.ts";
+import { fitPrior, squeeze, type VariancePrior } from "../stats/squeeze.ts";
+import type { AxisMatrix, TestSet } from "./axis-matrix.ts";
+
+export interface FittedTest {
+  phi: number;
+  df: number;
+  /** The run-to-run α the moderated variance amounts to at this function's size (for the report). */
+  alpha: number;
+  r: ReturnType<typeof rateTest>;
+}
+
+export interface NormalisationFit {
+  norm: Normalisation;
+  groups: Groups;
+  alpha0: number;
+  prior: DispersionPrior;
+  variance: VariancePrior | null;
+  /** One per distinct count vector, in TestSet.distinct order. */
+  tests: FittedTest[];
+}
+
+/** The size factors each normalisation can have on this axis (rate needs every measured time, median-ratio ≥ 5 common functions). */
+export function sizeFactors(m: AxisMatrix): Partial<Record<Normalisation, number[]>> {
+  const factors: Partial<Record<Normalisation, number[]>> = { share: shareFactors(m.totals) };
+  const rate = rateFactors(m.seconds);
+  if (rate) factors.rate = rate;
+  const mr = medianRatioFactors(m.self, m.totals.length);
+  if (mr) factors["median-ratio"] = mr;
+  return factors;
+}
+
+/** The normalisation the verdict uses: the one asked for, or share with a note saying why not. */
+export function chooseNormalisation(factors: Partial<Record<Normalisation, number[]>>, wanted: Normalisation): { used: Normalisation; note?: string } {
+  if (factors[wanted]) return { used: wanted };
+  return {
+    used: "share",
+    note:
+      wanted === "rate"
+        ? "rate normalisation needs the measured time of every capture (folded input has none); share used instead"
+        : "fewer than 5 functions present in every capture: median-ratio impossible, share used instead",
+  };
+}
+
+/** Self vectors carry the pool (or every vector when fewer than 3 are self counts). */
+function isPoolAtom(tests: TestSet, i: number): boolean {
+  return tests.selfKeys.has(i) || tests.selfKeys.size < 3;
+}
+
+/**
+ * Fit one normalisation: dispersion pool, moderated quasi-dispersion, rate test per distinct vector.
+ * `priorAlpha` stands in for the pool when neither side has replicates (`usePrior`).
+ */
+export function fitNormalisation(
+  norm: Normalisation,
+  size: number[],
+  cols: { before: number[]; after: number[] },
+  tests: TestSet,
+  pool: { usePrior: boolean; priorAlpha: number },
+): NormalisationFit {
+  const { distinct } = tests;
+  const captureCount = cols.before.length + cols.after.length;
+  const groups: Groups = { before: cols.before, after: cols.after, size };
+  const moms = distinct.map((y) => dispersionMoM(y, groups));
+  const mus = distinct.map((y) => {
+    let t = 0;
+    for (let c = 0; c < captureCount; c++) t += y[c]! / size[c]!;
+    return t / captureCount;
+  });
+  // The prior comes from self vectors only: an inclusive count sums many self counts, so its
+  // run-to-run noise averages out and would drag the pool below what a single function shows.
+  const atoms = distinct.map((_, i) => ({ alpha: moms[i]!.alpha, df: moms[i]!.df, mu: mus[i]! })).filter((_, i) => isPoolAtom(tests, i));
+  const prior: DispersionPrior = pool.usePrior ? { alpha0: pool.priorAlpha, atoms: 0 } : estimatePrior(atoms, pool.priorAlpha);
+  const alpha0 = prior.alpha0;
+  // Each function's own departure from α0 (quasi-dispersion), moderated across the self
+  // vectors — the same atoms as α0, for the same reason — then applied to every test.
+  // The fit needs one df: the full replicate df (a group of all zeros has none, and such a
+  // function is far below STRONG_COUNT anyway).
+  const quasi = distinct.map((y) => (pool.usePrior ? { phi: NaN, df: 0 } : quasiDispersion(y, groups, alpha0)));
+  const fullDf = quasi.reduce((d, x) => Math.max(d, x.df), 0);
+  const fitAtom = (i: number) => isPoolAtom(tests, i) && quasi[i]!.df === fullDf;
+  const fitOn = quasi.filter((_, i) => fitAtom(i) && mus[i]! >= STRONG_COUNT).map((x) => x.phi);
+  const fitAll = quasi.filter((_, i) => fitAtom(i)).map((x) => x.phi);
+  const variance = pool.usePrior ? null : fitPrior(fitOn.length >= 5 ? fitOn : fitAll, fullDf);
+  const fitted = distinct.map((y, i) => {
+    const sq = variance ? squeeze(quasi[i]!.phi, quasi[i]!.df, variance) : { phi: 1, df: Infinity };
+    const mu = Math.max(mus[i]!, 1e-9);
+    const alpha = Math.max(0, sq.phi * (1 / mu + alpha0) - 1 / mu);
+    return { phi: sq.phi, df: sq.df, alpha, r: rateTest(y, groups, alpha0, sq.phi, sq.df) };
+  });
+  return { norm, groups, alpha0, prior, variance, tests: fitted };
+}
