@@ -1,10 +1,25 @@
 // What a capture actually measured, read from the probe records of a ptop stream.
-import type { ProbeName, ProbeRecord } from "../protocol/profile-stream.ts";
+import type { ProbeName, ProbeRecord, StackRecord, SummaryRecord } from "../protocol/profile-stream.ts";
 import type { Instrumentation } from "../protocol/tunnel.ts";
+
+/** Above this share of an axis in incomplete stacks, the capture's instrumentation says so. */
+export const INCOMPLETE_NOTICE_SHARE = 0.05;
 
 export function instrumentationFromStream(stream: string, requested: readonly ProbeName[]): Instrumentation {
   const probes = new Map<ProbeName, ProbeRecord>();
+  const totals = new Map<string, number>();
+  let incomplete: Record<string, number> = {};
   for (const line of stream.split("\n")) {
+    if (line.includes('"type":"stack"') || line.includes('"type":"summary"')) {
+      try {
+        const rec = JSON.parse(line) as StackRecord | SummaryRecord;
+        if (rec.type === "stack") totals.set(rec.axis, (totals.get(rec.axis) ?? 0) + rec.value);
+        if (rec.type === "summary" && rec.incomplete) incomplete = rec.incomplete;
+      } catch {
+        // counted only when well-formed
+      }
+      continue;
+    }
     if (!line.includes('"type":"probe"')) continue;
     try {
       const rec = JSON.parse(line) as ProbeRecord;
@@ -20,5 +35,8 @@ export function instrumentationFromStream(stream: string, requested: readonly Pr
     if (rec?.attached) attached.push(probe);
     else notAttached.push({ probe, reason: rec?.reason ?? "the collector did not report this probe" });
   }
-  return { requested: [...requested], attached, not_attached: notAttached };
+  const inc = Object.entries(incomplete)
+    .map(([axis, v]) => ({ axis: axis as ProbeName, share: (totals.get(axis) ?? 0) > 0 ? v / totals.get(axis)! : 0 }))
+    .filter((x) => attached.includes(x.axis) && x.share > INCOMPLETE_NOTICE_SHARE);
+  return { requested: [...requested], attached, not_attached: notAttached, ...(inc.length ? { incomplete: inc } : {}) };
 }

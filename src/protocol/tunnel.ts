@@ -34,6 +34,9 @@ export const Instrumentation = Type.Object({
   requested: Type.Array(ProbeName),
   attached: Type.Array(ProbeName),
   not_attached: Type.Array(Type.Object({ probe: ProbeName, reason: Type.String() })),
+  /** Axes where more than 5% of the measured value is in stacks that could not be walked to their
+   * root (ptop's `summary.incomplete`): callers and inclusive figures are incomplete there. */
+  incomplete: Type.Optional(Type.Array(Type.Object({ axis: ProbeName, share: Type.Number() }))),
 });
 export type Instrumentation = Static<typeof Instrumentation>;
 

@@ -14,7 +14,12 @@ import type { Instrumentation as RecordInstrumentation } from "../store/types.ts
 
 /** The wire's probe lists (what the Profiler saw) as the record keeps them (counts + what is missing). */
 export function toRecordInstrumentation(i: Instrumentation): RecordInstrumentation {
-  return { probes_requested: i.requested.length, probes_attached: i.attached.length, missing: i.not_attached };
+  return {
+    probes_requested: i.requested.length,
+    probes_attached: i.attached.length,
+    missing: i.not_attached,
+    ...(i.incomplete?.length ? { incomplete: i.incomplete } : {}),
+  };
 }
 
 export type NodeAnswer =

@@ -24,7 +24,8 @@ export function captureJson(r: CaptureRecord) {
 /** "fully instrumented", "N of M probes", or "not run yet" (no capture has happened). */
 export function instrumentationSummary(i: Instrumentation | null): string {
   if (!i) return "not run yet";
-  if (i.missing.length === 0 && i.probes_attached === i.probes_requested) return "fully instrumented";
+  const inc = (i.incomplete ?? []).map((x) => `; ${x.axis}: ${(x.share * 100).toFixed(0)}% of stacks incomplete`).join("");
+  if (i.missing.length === 0 && i.probes_attached === i.probes_requested) return `fully instrumented${inc}`;
   const why = i.missing.map((m) => `${m.probe}: ${m.reason}`).join("; ");
-  return `${i.probes_attached} of ${i.probes_requested} probes${why ? ` (${why})` : ""}`;
+  return `${i.probes_attached} of ${i.probes_requested} probes${why ? ` (${why})` : ""}${inc}`;
 }

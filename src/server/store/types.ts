@@ -30,6 +30,8 @@ export interface Instrumentation {
   probes_requested: number;
   probes_attached: number;
   missing: Array<{ probe: string; reason: string }>;
+  /** Axes with more than 5% of their value in stacks that could not be walked to their root. */
+  incomplete?: Array<{ axis: string; share: number }>;
 }
 
 export interface CaptureRecord extends CaptureRequest {

@@ -25,5 +25,6 @@ export function instrumentationBlock(i: Instrumentation | null): Html {
   return html`<section class="card" aria-labelledby="instr-h"><h2 id="instr-h">Instrumentation</h2>
 <p class="instr ${full ? "full" : "partial"}" id="instrumentation">${full ? "fully instrumented" : `${i.probes_attached} of ${i.probes_requested} probes`}</p>
 ${full ? "" : html`<ul class="missing">${items}</ul><p class="muted">The axes of these probes do not exist in this capture; they are shown as absent and are never compared as if they were zero.</p>`}
+${(i.incomplete ?? []).map((x) => html`<p class="instr partial">${x.axis}: ${(x.share * 100).toFixed(0)}% of the stacks could not be walked to their root (a [truncated] frame marks them): callers and inclusive figures are incomplete.</p>`)}
 </section>`;
 }
