@@ -4,7 +4,7 @@
 
 import { runChecks } from "./boot/checks.ts";
 import { deployFix, warn, type Finding } from "./boot/finding.ts";
-import { describeInstrumentation } from "./boot/tracing.ts";
+import { expectedInstrumentation } from "./boot/tracing.ts";
 import { checkFlags } from "./flags.ts";
 
 const USAGE = "usage: runner doctor [--json]\n";
@@ -24,7 +24,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   );
   const failed = run.findings.filter((f) => f.status === "fail").length;
   const warned = run.findings.filter((f) => f.status === "warn").length;
-  const instrumentation = describeInstrumentation(run.probesExpected, run.probesUnavailable);
+  const instrumentation = expectedInstrumentation(run.probesExpected, run.probesUnavailable);
   if (argv.includes("--json")) {
     process.stdout.write(`${JSON.stringify({ ok: failed === 0, instrumentation, findings: run.findings }, null, 2)}\n`);
   } else {

@@ -4,6 +4,8 @@
 // An axis whose probe did not attach is listed in `missing` and has no AxisProfile — absent, never
 // zero — so a diff can refuse to compare it instead of reporting a fake 100% drop.
 
+import { probeCoverage } from "../protocol/instrumentation-statement.ts";
+
 export type AxisUnit = "samples" | "nanoseconds" | "calls" | "count" | "bytes";
 
 export interface Frame {
@@ -72,8 +74,7 @@ export function axisTotal(p: AxisProfile): number {
 /** "fully instrumented" or "N of M probes", as capture records state it. */
 export function instrumentation(c: Capture): string {
   const present = Object.keys(c.axes).length;
-  const total = present + c.missing.length;
-  return c.missing.length === 0 ? "fully instrumented" : `${present} of ${total} probes`;
+  return probeCoverage(present, present + c.missing.length, c.missing.length);
 }
 
 /** Builds an AxisProfile incrementally, interning frames by (name, module) and merging equal stacks. */

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { checkAppArmor } from "../../src/profiler/boot/apparmor.ts";
 import { parseMountinfo, fsTypeAt, mountOf } from "../../src/profiler/boot/mountinfo.ts";
 import { checkPidNamespace, INITIAL_PID_NS_INODE, readProcessTree, strangers } from "../../src/profiler/boot/pid-namespace.ts";
-import { checkTracing, describeInstrumentation } from "../../src/profiler/boot/tracing.ts";
+import { checkTracing, expectedInstrumentation } from "../../src/profiler/boot/tracing.ts";
 
 const MOUNTS = `22 27 0:21 / /proc rw,relatime - proc proc rw
 23 27 0:22 / /sys rw,relatime - sysfs sysfs rw
@@ -55,14 +55,14 @@ describe("tracing mounts", () => {
     const t = checkTracing(parseMountinfo(MOUNTS));
     expect(t.probesExpected).toEqual(["cpu", "offcpu", "syscalls"]);
     expect(t.probesUnavailable).toEqual([]);
-    expect(describeInstrumentation(t.probesExpected, t.probesUnavailable)).toBe("fully instrumented (3 probes)");
+    expect(expectedInstrumentation(t.probesExpected, t.probesUnavailable)).toBe("fully instrumented (3 probes)");
   });
 
   test("neither mounted: 1 of 3 probes, with the reason", () => {
     const t = checkTracing(parseMountinfo(MOUNTS.split("\n").slice(0, 3).join("\n")));
     expect(t.probesExpected).toEqual(["cpu"]);
     expect(t.probesUnavailable.map((u) => u.probe)).toEqual(["offcpu", "syscalls"]);
-    expect(describeInstrumentation(t.probesExpected, t.probesUnavailable)).toBe("1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing");
+    expect(expectedInstrumentation(t.probesExpected, t.probesUnavailable)).toBe("1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing");
     expect(t.findings.every((f) => f.status === "warn")).toBe(true);
   });
 

@@ -4,7 +4,7 @@
 import type { BootResult } from "./boot-result.ts";
 import { runChecks } from "./checks.ts";
 import { BootRefusal, toRefusal } from "./finding.ts";
-import { describeInstrumentation } from "./tracing.ts";
+import { expectedInstrumentation } from "./tracing.ts";
 
 export { BootRefusal } from "./finding.ts";
 export type { BootResult } from "./boot-result.ts";
@@ -25,7 +25,7 @@ export async function boot(env: Record<string, string | undefined> = process.env
     identity: run.identity,
     probesExpected: run.probesExpected,
     probesUnavailable: run.probesUnavailable,
-    instrumentation: describeInstrumentation(run.probesExpected, run.probesUnavailable),
+    instrumentation: expectedInstrumentation(run.probesExpected, run.probesUnavailable),
     warnings: run.findings.filter((f) => f.status === "warn"),
   };
 }

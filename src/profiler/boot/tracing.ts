@@ -3,6 +3,7 @@
 // the boot — the boot line states which probes to expect — but a capture will have absent axes.
 
 import { ALL_PROBES, type ProbeName } from "../../protocol/profile-stream.ts";
+import { probeCoverage } from "../../protocol/instrumentation-statement.ts";
 import { deployFix, pass, warn, type Finding } from "./finding.ts";
 import { fsTypeAt, type Mount } from "./mountinfo.ts";
 
@@ -37,9 +38,14 @@ export function checkTracing(mounts: Mount[]): TracingState {
   return { findings, probesExpected, probesUnavailable };
 }
 
-/** "fully instrumented (3 probes)" or "1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing". */
-export function describeInstrumentation(expected: readonly ProbeName[], unavailable: readonly { probe: ProbeName }[]): string {
+/**
+ * What this host will let captures attach, stated at boot before any capture: "fully instrumented
+ * (3 probes)" or "1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing" (the coverage phrase is
+ * the one capture records use, followed by why).
+ */
+export function expectedInstrumentation(expected: readonly ProbeName[], unavailable: readonly { probe: ProbeName }[]): string {
   const total = expected.length + unavailable.length;
-  if (unavailable.length === 0) return `fully instrumented (${total} probes)`;
-  return `${expected.length} of ${total} probes: ${unavailable.map((u) => u.probe).join(", ")} need ${TRACEFS}`;
+  const coverage = probeCoverage(expected.length, total, unavailable.length);
+  if (unavailable.length === 0) return `${coverage} (${total} probes)`;
+  return `${coverage}: ${unavailable.map((u) => u.probe).join(", ")} need ${TRACEFS}`;
 }

@@ -1,5 +1,6 @@
 // The JSON shape of a capture record for `runner admin captures … --json` (and later the web app).
 import type { CaptureRecord, Instrumentation } from "../store/types.ts";
+import { probeCoverage } from "../../protocol/instrumentation-statement.ts";
 
 export function captureJson(r: CaptureRecord) {
   return {
@@ -25,7 +26,6 @@ export function captureJson(r: CaptureRecord) {
 export function instrumentationSummary(i: Instrumentation | null): string {
   if (!i) return "not run yet";
   const inc = (i.incomplete ?? []).map((x) => `; ${x.axis}: ${(x.share * 100).toFixed(0)}% of stacks incomplete`).join("");
-  if (i.missing.length === 0 && i.probes_attached === i.probes_requested) return `fully instrumented${inc}`;
   const why = i.missing.map((m) => `${m.probe}: ${m.reason}`).join("; ");
-  return `${i.probes_attached} of ${i.probes_requested} probes${why ? ` (${why})` : ""}${inc}`;
+  return `${probeCoverage(i.probes_attached, i.probes_requested, i.missing.length)}${why ? ` (${why})` : ""}${inc}`;
 }

@@ -2,6 +2,7 @@
 // every collector that did not attach, why, and what fixes it.
 import type { Instrumentation } from "../store/types.ts";
 import { html, type Html } from "./html.ts";
+import { isFullyInstrumented, probeCoverage } from "../../protocol/instrumentation-statement.ts";
 
 /** The fix for a known cause; the collector's own reason already carries one when it says "fix:". */
 export function fixFor(reason: string): string | null {
@@ -17,13 +18,13 @@ export function fixFor(reason: string): string | null {
 
 export function instrumentationBlock(i: Instrumentation | null): Html {
   if (!i) return html`<section class="card" aria-labelledby="instr-h"><h2 id="instr-h">Instrumentation</h2><p class="muted">Not run yet: no capture has happened for this request.</p></section>`;
-  const full = i.missing.length === 0 && i.probes_attached === i.probes_requested;
+  const full = isFullyInstrumented(i.probes_attached, i.probes_requested, i.missing.length);
   const items = i.missing.map((m) => {
     const fix = fixFor(m.reason);
     return html`<li><strong>${m.probe}</strong> did not attach: ${m.reason}${fix ? html`<br><span class="fix">Fix: ${fix}</span>` : ""}</li>`;
   });
   return html`<section class="card" aria-labelledby="instr-h"><h2 id="instr-h">Instrumentation</h2>
-<p class="instr ${full ? "full" : "partial"}" id="instrumentation">${full ? "fully instrumented" : `${i.probes_attached} of ${i.probes_requested} probes`}</p>
+<p class="instr ${full ? "full" : "partial"}" id="instrumentation">${probeCoverage(i.probes_attached, i.probes_requested, i.missing.length)}</p>
 ${full ? "" : html`<ul class="missing">${items}</ul><p class="muted">The axes of these probes do not exist in this capture; they are shown as absent and are never compared as if they were zero.</p>`}
 ${(i.incomplete ?? []).map((x) => html`<p class="instr partial">${x.axis}: ${(x.share * 100).toFixed(0)}% of the stacks could not be walked to their root (a [truncated] frame marks them): callers and inclusive figures are incomplete.</p>`)}
 </section>`;
