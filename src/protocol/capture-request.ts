@@ -66,6 +66,14 @@ const ALIASES: Array<[canonical: "duration_sec" | "warmup_sec", alias: string]> 
   ["warmup_sec", "warmupSec"],
 ];
 
+/** The defaults of the optional fields, read from the schema (its `default`s are what /openapi.json publishes). */
+export const CAPTURE_DEFAULTS = {
+  env: properties.env!.default as string,
+  kind: properties.kind!.default as CaptureKind,
+  duration_sec: properties.duration_sec!.default as number,
+  warmup_sec: properties.warmup_sec!.default as number,
+};
+
 function bad(field: string | null, error: string): ParseResult {
   return { ok: false, field, error };
 }
@@ -97,17 +105,16 @@ export function parseCaptureRequest(text: string): ParseResult {
       return bad(canonical, `${canonical} and ${alias} are both given with different values; send one`);
     }
   }
-  const pick = (canonical: string, alias: string, fallback: number) =>
-    (input[canonical] ?? input[alias] ?? fallback) as number;
+  const pick = (canonical: "duration_sec" | "warmup_sec", alias: string) => (input[canonical] ?? input[alias] ?? CAPTURE_DEFAULTS[canonical]) as number;
   return {
     ok: true,
     value: {
       workload: input.workload as string,
       version: input.version as string,
-      env: (input.env as string | undefined) ?? "",
-      kind: (input.kind as CaptureKind | undefined) ?? "head",
-      duration_sec: pick("duration_sec", "durationSec", 60),
-      warmup_sec: pick("warmup_sec", "warmupSec", 5),
+      env: (input.env as string | undefined) ?? CAPTURE_DEFAULTS.env,
+      kind: (input.kind as CaptureKind | undefined) ?? CAPTURE_DEFAULTS.kind,
+      duration_sec: pick("duration_sec", "durationSec"),
+      warmup_sec: pick("warmup_sec", "warmupSec"),
     },
   };
 }

@@ -2,7 +2,7 @@
 // naming its field. (The same rules are exercised over HTTP in test/e2e/capture-api.test.ts.)
 import { describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
-import { CaptureRequestBody, parseCaptureRequest } from "../../src/protocol/capture-request.ts";
+import { CAPTURE_DEFAULTS, CaptureRequestBody, parseCaptureRequest } from "../../src/protocol/capture-request.ts";
 
 const ok = (body: unknown) => {
   const r = parseCaptureRequest(JSON.stringify(body));
@@ -18,6 +18,17 @@ const refused = (text: string) => {
 describe("capture request body", () => {
   test("defaults: kind head, duration 60, warmup 5, env empty", () => {
     expect(ok({ workload: "w", version: "v" })).toEqual({ workload: "w", version: "v", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 });
+  });
+  test("the defaults are read from the schema, the one place that states them", () => {
+    const props = CaptureRequestBody.properties;
+    expect(CAPTURE_DEFAULTS).toEqual({ env: props.env.default, kind: props.kind.default, duration_sec: props.duration_sec.default, warmup_sec: props.warmup_sec.default });
+    const saved = CAPTURE_DEFAULTS.duration_sec;
+    CAPTURE_DEFAULTS.duration_sec = 77;
+    try {
+      expect(ok({ workload: "w", version: "v" }).duration_sec).toBe(77);
+    } finally {
+      CAPTURE_DEFAULTS.duration_sec = saved;
+    }
   });
   test("aliases and bounds", () => {
     expect(ok({ workload: "w", version: "v", durationSec: 5, warmupSec: 0 })).toMatchObject({ duration_sec: 5, warmup_sec: 0 });
