@@ -75,7 +75,9 @@ describe("instrumentation", () => {
     const html = await screen((q as { requestId: string }).requestId);
     expect(html).toContain("Not run yet");
     expect(html).not.toContain("Downloads");
-    expect(html).toContain('<meta http-equiv="refresh" content="3">');
+    // Still to come: the script refetches and swaps the content in (no full reload that loses focus).
+    expect(html).toContain('<div id="capture" data-poll="1">');
+    expect(html).not.toContain('http-equiv="refresh"');
   });
 
   test("a head recorded pushed before its diff is stored says the diff is being computed, and reloads", async () => {
@@ -86,7 +88,7 @@ describe("instrumentation", () => {
     await web.store.completeCapture(id, { outcome: "pushed", instrumentation: null }, Date.now());
     const html = await screen(id);
     expect(html).toContain("Computing the diff against the prior version");
-    expect(html).toContain('<meta http-equiv="refresh" content="3">');
+    expect(html).toContain('<div id="capture" data-poll="1">');
     // A minute on without a diff, computing it failed: said so, and no endless reload.
     const q2 = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "5", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: Date.now() - 120_000 });
     const old = (q2 as { requestId: string }).requestId;
@@ -94,9 +96,9 @@ describe("instrumentation", () => {
     await web.store.completeCapture(old, { outcome: "pushed", instrumentation: null }, Date.now() - 61_000);
     const failed = await screen(old);
     expect(failed).toContain("computing it failed");
-    expect(failed).not.toContain('http-equiv="refresh"');
-    // Done with its diff stored: no reload.
-    expect(await screen(v2)).not.toContain('http-equiv="refresh"');
+    expect(failed).toContain('<div id="capture" data-poll="0">');
+    // Done with its diff stored: no refetching.
+    expect(await screen(v2)).toContain('<div id="capture" data-poll="0">');
   });
 
   test("fixes: a reason that already carries its fix is not given a second one", () => {
@@ -108,7 +110,8 @@ describe("instrumentation", () => {
 describe("diff", () => {
   test("verdict, what it was compared with, absent axes shown as absent", async () => {
     const html = await screen(v2);
-    expect(html).toContain('<span class="verdict v-changed" id="verdict">changed</span>');
+    // A regression is told apart from an improvement, in words as well as colour.
+    expect(html).toContain('<span class="verdict v-changed d-up" id="verdict" data-verdict="changed">changed ↑ regression</span>');
     expect(html).toContain(`href="/profiling/captures/${v1}">version 1</a>`);
     expect(html).toContain("<strong>offcpu</strong>: absent");
     expect(html).toContain("<strong>syscalls</strong>: absent");
@@ -133,15 +136,19 @@ describe("diff", () => {
   test("the ranked table puts the flagged change first with its confirmation status", async () => {
     const html = await screen(v2);
     const table = /<table class="changes">[\s\S]*?<\/table>/.exec(html)![0];
-    const rows = [...table.matchAll(/<tr class="([^"]*)"><td class="fn">([^<]+)<\/td><td>([^<]+)<\/td>[\s\S]*?<td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g)];
+    const rows = [...table.matchAll(/<tr class="([^"]*)" data-axis="[^"]*" data-kind="[^"]*"><td class="fn">([^<]+)<\/td><td>([^<]+)<\/td>[\s\S]*?<span class="chg (\w+)">[^<]*<\/span>(?: <span class="muted">(\w+)<\/span>)?<\/td><td class="words">([^<]*)[\s\S]*?<\/tr>/g)];
     expect(rows.length).toBeGreaterThan(10);
     const flagged = rows.filter((r) => r[1] !== "");
     // flagged rows first, then the rest
     expect(rows.slice(0, flagged.length).every((r) => r[1] !== "")).toBe(true);
     const target = flagged.find((r) => r[2] === "target")!;
     expect(target[1]).toBe("flag-up");
-    expect(target[4]).toBe("changed");
+    expect(target[4]).toBe("up");
     expect(["confirmed", "suspect"]).toContain(target[5]!);
+    expect(target[6]).toMatch(/^Regression: grew by \d+\.\d% \(adjusted p [\d.e-]+ ≤ 0\.05\); changes smaller than ±\d+\.\d% cannot be told from run-to-run noise here\.$/);
+    // Unflagged rows say why in words, and an undecided one how many captures would decide it.
+    const undecided = rows.find((r) => r[4] === "insufficient");
+    if (undecided) expect(undecided[6]).toMatch(/^Undecided: .*(about \d+ captures per version|more than 200 captures per version)/);
   });
 
   test("a replicate points to its version's head; a first version says there is nothing to compare", async () => {
@@ -152,7 +159,11 @@ describe("diff", () => {
     expect(flameData(rep, "cpu").captures).toEqual({ before: 3, after: 3 });
     const html = await screen(lonely);
     expect(html).toContain("nothing to compare with yet");
-    expect(html).not.toContain('class="flame"');
+    expect(html).toContain('<span class="verdict v-none" id="verdict">no baseline</span>');
+    // No diff flame graph, but the capture on its own: its flame graph and top table.
+    expect(html).not.toContain('id="flame-cpu"');
+    expect(html).toContain('id="flame-own-cpu"');
+    expect(html).toContain('id="top-own-cpu-t"');
   });
 });
 

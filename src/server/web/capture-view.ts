@@ -8,6 +8,7 @@ import type { StoredDiff } from "../store/profiler-store.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import { flameAxis, type FlameAxis } from "./flame-data.ts";
+import { topRows, type TopRow } from "./top-table.ts";
 
 export interface CaptureView {
   record: CaptureRecord;
@@ -21,6 +22,8 @@ export interface CaptureView {
   presentAxes: string[];
   /** Why a stored profile could not be read (the page still shows the record and the diff table). */
   profileError: string | null;
+  /** This capture on its own: a flame graph and a top table per axis. */
+  alone: Array<{ flame: FlameAxis; top: TopRow[] }>;
 }
 
 export async function loadCapture(store: Store, requestId: string): Promise<Capture | null> {
@@ -88,5 +91,6 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
     hasProfile: own !== null,
     presentAxes: own ? Object.keys(own.axes) : [],
     profileError,
+    alone: own ? Object.values(own.axes).map((p) => ({ flame: flameAxis(p.axis, p.unit, [], [own], []), top: topRows(p.axis, [own]) })) : [],
   };
 }

@@ -1,13 +1,15 @@
-// The data behind a differential flame graph of one axis, sent to the browser as JSON: a tree of
+// The data behind a flame graph of one axis, sent to the browser as JSON: a tree of
 // [name, afterShare, beforeShare, children] (each capture weighs the same: shares, not raw counts),
-// pruned below 0.05% on both sides, plus the function-level inclusive changes for hover text.
+// pruned below 0.05% on both sides, the function-level changes for hover text, and the axis scale
+// so the page can show absolute values beside shares. One capture on its own has no "before".
 import type { Capture } from "../../witness/model.ts";
 import type { Change } from "../../witness/diff.ts";
 import { addStackShares, shareRoot, type ShareNode } from "../../witness/aggregate.ts";
+import { axisScale, type AxisScale } from "./units.ts";
 
 export type FlameNode = [name: string, after: number, before: number, children: FlameNode[]];
-/** function → [relative change, interval low, interval high, flagged, confirmation, verdict, self|inclusive] */
-export type FlameChange = [number, number, number, boolean, string | null, string, "self" | "inclusive"];
+/** function → [relative change, interval low, interval high, flagged, confirmation, verdict, self|inclusive, adjusted p, noise floor] */
+export type FlameChange = [number, number, number, boolean, string | null, string, "self" | "inclusive", number, number];
 
 export interface FlameAxis {
   axis: string;
@@ -15,6 +17,9 @@ export interface FlameAxis {
   root: FlameNode;
   changes: Record<string, FlameChange>;
   captures: { before: number; after: number };
+  scale: { before: AxisScale | null; after: AxisScale | null };
+  /** "single": one capture (or one side) alone, no diff colours. */
+  mode: "diff" | "single";
 }
 
 const PRUNE = 0.0005;
@@ -42,7 +47,15 @@ export function flameAxis(axis: string, unit: string, before: Capture[], after: 
     if (c.axis !== axis) continue;
     const have = ch[c.function];
     const better = !have || (c.flagged && !have[3]) || (c.flagged === have[3] && c.kind === "inclusive");
-    if (better) ch[c.function] = [round(c.relative_change), round(c.interval[0]), round(c.interval[1]), c.flagged, c.confirmation, c.verdict, c.kind];
+    if (better) ch[c.function] = [round(c.relative_change), round(c.interval[0]), round(c.interval[1]), c.flagged, c.confirmation, c.verdict, c.kind, c.adjusted_p, round(c.noise_floor)];
   }
-  return { axis, unit, root: freeze(root, nA, nB), changes: ch, captures: { before: nB, after: nA } };
+  return {
+    axis,
+    unit,
+    root: freeze(root, nA, nB),
+    changes: ch,
+    captures: { before: nB, after: nA },
+    scale: { before: axisScale(axis, before), after: axisScale(axis, after) },
+    mode: before.length ? "diff" : "single",
+  };
 }

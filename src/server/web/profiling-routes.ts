@@ -6,13 +6,17 @@ import type { CaptureRecord } from "../store/types.ts";
 import type { SignedIn } from "../users/session.ts";
 import { fetchSession, formSession, pageSession, type WebDeps } from "./context.ts";
 import { captureView, loadCapture } from "./capture-view.ts";
-import { download } from "./downloads.ts";
+import { diffJson, download, mergedFolded } from "./downloads.ts";
+import { parsePick, pickQuery, versionChoices } from "./compare-sides.ts";
+import { compare } from "./compare-view.ts";
+import { comparePage } from "./pages/compare.ts";
 import { field } from "./form.ts";
 import { html } from "./html.ts";
 import { flash } from "./layout.ts";
 import { capturePage } from "./pages/capture.ts";
 import { PAGE_SIZE, parseCursor, profilingPage, tableBody, type ProfilingView } from "./pages/profiling.ts";
 import { inFlight } from "./records.ts";
+import { matchesVerdict, rowVerdicts, VERDICT_FILTERS } from "./list-verdicts.ts";
 import { page, plain, redirect } from "./respond.ts";
 
 function filterOf(u: URL): ProfilingView["filter"] {
@@ -22,17 +26,30 @@ function filterOf(u: URL): ProfilingView["filter"] {
     workload: w ? w : undefined,
     env: e === "(none)" ? "" : e ? e : undefined,
     before: u.searchParams.get("before") ?? undefined,
+    verdict: VERDICT_FILTERS.some(([v]) => v === u.searchParams.get("verdict")) ? u.searchParams.get("verdict")! : undefined,
   };
 }
 
+/** With a verdict filter, this many newest records are examined per page (verdicts are not a store column). */
+const VERDICT_SCAN = 1000;
+
 async function records(deps: WebDeps, s: SignedIn, filter: ProfilingView["filter"]) {
-  return deps.store.queryCaptures(s.user.orgName, { workload: filter.workload, env: filter.env, before: parseCursor(filter.before ?? null), limit: PAGE_SIZE });
+  const q = { workload: filter.workload, env: filter.env, before: parseCursor(filter.before ?? null) };
+  if (!filter.verdict) {
+    const recs = await deps.store.queryCaptures(s.user.orgName, { ...q, limit: PAGE_SIZE });
+    return { recs, verdicts: await rowVerdicts(deps.store, recs), scannedTo: undefined };
+  }
+  const scanned = await deps.store.queryCaptures(s.user.orgName, { ...q, limit: VERDICT_SCAN });
+  const verdicts = await rowVerdicts(deps.store, scanned);
+  const recs = scanned.filter((r) => matchesVerdict(filter.verdict!, verdicts.get(r.requestId))).slice(0, PAGE_SIZE);
+  const last = recs.length === PAGE_SIZE ? recs.at(-1) : scanned.length === VERDICT_SCAN ? scanned.at(-1) : undefined;
+  return { recs, verdicts, scannedTo: last };
 }
 
 async function renderProfiling(deps: WebDeps, s: SignedIn, u: URL, extra: Partial<ProfilingView> = {}, status = 200): Promise<Response> {
   const filter = filterOf(u);
-  const [recs, facets, org] = await Promise.all([records(deps, s, filter), deps.store.captureFacets(s.user.orgName), deps.store.getOrg(s.user.orgName)]);
-  return page(profilingPage({ session: s, records: recs, facets, filter, profilerEnabled: org?.profilerEnabled ?? false, ...extra }), status);
+  const [r, facets, org] = await Promise.all([records(deps, s, filter), deps.store.captureFacets(s.user.orgName), deps.store.getOrg(s.user.orgName)]);
+  return page(profilingPage({ session: s, records: r.recs, verdicts: r.verdicts, scannedTo: r.scannedTo, facets, filter, profilerEnabled: org?.profilerEnabled ?? false, ...extra }), status);
 }
 
 /** The record if it belongs to the member's org; null otherwise (answered as 404 either way). */
@@ -57,8 +74,8 @@ export function profilingRoutes(deps: WebDeps) {
     .get("/profiling/rows", async ({ request }) => {
       const s = await fetchSession(deps, request);
       if (s instanceof Response) return s;
-      const recs = await records(deps, s, { ...filterOf(new URL(request.url)), before: undefined });
-      return new Response(tableBody(recs).text, {
+      const { recs, verdicts } = await records(deps, s, { ...filterOf(new URL(request.url)), before: undefined });
+      return new Response(tableBody(recs, verdicts).text, {
         headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", "x-live": inFlight(recs) ? "1" : "0" },
       });
     })
@@ -72,7 +89,9 @@ export function profilingRoutes(deps: WebDeps) {
         if (!org) return plain(404, "organization not found");
         const values = { process: field(form, "process"), version: field(form, "version"), environment: field(form, "environment") };
         // The form's three fields become the API's body, so the API's own validation words the errors.
-        const body = JSON.stringify({ workload: values.process, version: values.version, env: values.environment });
+        // The capture screen of a pushed head offers "queue a replicate" (same three values, kind=replicate).
+        const kind = field(form, "kind") === "replicate" ? "replicate" : undefined;
+        const body = JSON.stringify({ workload: values.process, version: values.version, env: values.environment, ...(kind ? { kind } : {}) });
         const answer = await queueAs(deps, org, session.user.email, async () => ({ ok: true, text: body }));
         if (answer.status === 202) {
           const b = answer.body as { request_id: string; deduped: boolean };
@@ -90,13 +109,48 @@ export function profilingRoutes(deps: WebDeps) {
       if (s instanceof Response) return s;
       const rec = await ownRecord(deps, s, params.id);
       if (!rec) return plain(404, "no such capture record in your organization");
-      return page(capturePage(s, await captureView(deps.store, rec), deps.now()));
+      const [view, choices] = await Promise.all([captureView(deps.store, rec), versionChoices(deps.store, s.user.orgName, rec.workload)]);
+      return page(capturePage(s, view, deps.now(), choices));
+    })
+    .get("/profiling/compare", async ({ request }) => {
+      const s = await pageSession(deps, request);
+      if (s instanceof Response) return s;
+      const u = new URL(request.url).searchParams;
+      const facets = await deps.store.captureFacets(s.user.orgName);
+      const workload = u.get("workload") ?? facets.workloads[0] ?? "";
+      const choices = workload ? await versionChoices(deps.store, s.user.orgName, workload) : [];
+      // Only the workload chosen (or nothing): the pickers, no diff yet.
+      const picked = u.has("b_version") || u.has("a_version");
+      const pick = picked ? parsePick(u) : null;
+      const result = typeof pick === "string" ? pick : pick ? await compare(deps.store, s.user.orgName, pick) : null;
+      return page(comparePage(s, workload, facets.workloads, choices, typeof pick === "string" ? null : pick, result), typeof result === "string" ? 422 : 200);
+    })
+    .get("/profiling/compare/download/:what", async ({ request, params }) => {
+      const s = await pageSession(deps, request);
+      if (s instanceof Response) return s;
+      const u = new URL(request.url).searchParams;
+      const pick = parsePick(u);
+      if (typeof pick === "string") return plain(400, pick);
+      const c = await compare(deps.store, s.user.orgName, pick);
+      if (typeof c === "string") return plain(404, c);
+      const name = `${pick.workload}-${pick.before.version}-vs-${pick.after.version}`;
+      if (params.what === "diff.json") return diffJson(name, JSON.stringify({ baseline: c.records.before.map((r) => r.requestId), comparison: c.records.after.map((r) => r.requestId), query: pickQuery(pick), ...c.result }));
+      if (params.what === "before" || params.what === "after") {
+        const sp = pick[params.what];
+        return mergedFolded(`${pick.workload}-${sp.version}${sp.env ? `-${sp.env}` : ""}-merged`, c.captures[params.what], u.get("axis"));
+      }
+      return plain(404, `unknown download "${params.what}"; use diff.json, before or after`);
     })
     .get("/profiling/captures/:id/download/:format", async ({ request, params }) => {
       const s = await pageSession(deps, request);
       if (s instanceof Response) return s;
       const rec = await ownRecord(deps, s, params.id);
       if (!rec) return plain(404, "no such capture record in your organization");
+      if (params.format === "diff.json") {
+        const d = await deps.store.getDiff(rec.requestId);
+        if (!d?.json) return plain(404, d ? `no diff: ${d.note}` : "no diff is stored for this capture");
+        return diffJson(`${rec.workload}-${rec.version}${rec.env ? `-${rec.env}` : ""}`, d.json);
+      }
       const capture = await loadCapture(deps.store, rec.requestId);
       if (!capture) return plain(404, "this capture has no pushed profile");
       return download(rec, capture, params.format, new URL(request.url).searchParams.get("axis"));

@@ -1,6 +1,7 @@
 // How a capture record reads in the app: requester (token or member), state/outcome, time.
 import type { CaptureRecord } from "../store/types.ts";
 import { html, isoTime, type Html } from "./html.ts";
+import { verdictCell, type RowVerdict } from "./list-verdicts.ts";
 
 /** Members are recorded by email, capture tokens by their name (which cannot contain "@" when made in the app). */
 export function requesterLabel(requester: string): Html {
@@ -16,12 +17,12 @@ export function stateBadge(r: CaptureRecord): Html {
   return html`<span class="state s-${s}">${s.replace(/_/g, " ")}</span>`;
 }
 
-export function recordRow(r: CaptureRecord): Html {
+export function recordRow(r: CaptureRecord, v?: RowVerdict): Html {
   return html`<tr>
 <td><time datetime="${new Date(r.createdAt).toISOString()}">${isoTime(r.createdAt)}</time></td>
 <td><a href="/profiling/captures/${encodeURIComponent(r.requestId)}">${r.workload}</a></td>
 <td>${r.version}</td><td>${r.env || html`<span class="muted">(none)</span>`}</td><td>${r.kind}</td>
-<td>${requesterLabel(r.requester)}</td><td>${stateBadge(r)}</td><td>${r.reason ?? ""}</td></tr>`;
+<td>${requesterLabel(r.requester)}</td><td>${stateBadge(r)}</td>${verdictCell(v)}<td>${r.reason ?? ""}</td></tr>`;
 }
 
 export const inFlight = (rs: CaptureRecord[]) => rs.some((r) => r.status !== "done");

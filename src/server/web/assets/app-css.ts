@@ -29,9 +29,9 @@ th{background:#f3f4f6}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0 0 16px}.meta dt{color:#555}.meta dd{margin:0}
 .instr{font-weight:700;font-size:16px}.instr.full{color:#14532d}.instr.partial{color:#7f1d1d}
 .missing li{margin:4px 0}.fix{color:#1f2937;font-style:italic}
-.verdict{display:inline-block;padding:2px 10px;border-radius:4px;font-weight:700}.v-changed{background:#fee2e2;color:#7f1d1d}.v-unchanged{background:#dcfce7;color:#14532d}.v-insufficient,.v-none{background:#fef3c7;color:#78350f}
+.verdict{display:inline-block;padding:2px 10px;border-radius:4px;font-weight:700}.v-changed{background:#fee2e2;color:#7f1d1d}.v-changed.d-up{background:#ffe4cc;color:#7c2d12}.v-changed.d-down{background:#dbeafe;color:#1e3a8a}.v-changed.d-mixed{background:#ede9fe;color:#3b0764}.v-unchanged{background:#dcfce7;color:#14532d}.v-insufficient,.v-none{background:#fef3c7;color:#78350f}
 .absent li{color:#7f1d1d}
-.legend .sw{display:inline-block;width:14px;height:12px;vertical-align:middle;margin-left:8px}.sw.up{background:hsl(0,75%,55%)}.sw.down{background:hsl(215,75%,55%)}.sw.noise{background:#d9d4c7}.sw.untested{background:#e6e6e6}
+.legend .sw{display:inline-block;width:14px;height:12px;vertical-align:middle;margin-left:8px}.sw.up{background:hsl(28,95%,62%)}.sw.down{background:hsl(202,80%,62%)}.sw.gone,.fr.gone{background:repeating-linear-gradient(135deg,#fff 0 4px,#9ca3af 4px 6px)}.sw.noise{background:#d9d4c7}.sw.untested{background:#e6e6e6}
 .flame{margin:12px 0 20px;position:relative}.flame figcaption{margin-bottom:6px}
 .flame-tools{display:flex;gap:8px;align-items:center;margin-bottom:6px}.flame-tools label{font-size:13px}
 .flame-graph{position:relative;width:100%;overflow:hidden;border:1px solid #e5e7eb;background:#fff}
@@ -39,6 +39,20 @@ th{background:#f3f4f6}
 .fr:hover,.fr:focus{outline:2px solid #111;z-index:2}.fr.match{outline:2px solid #b45309;font-weight:700}.fr.dim{opacity:.35}
 .flame-tip{position:absolute;z-index:5;background:#111827;color:#fff;padding:6px 8px;border-radius:4px;font-size:12px;pointer-events:none;max-width:520px;white-space:pre-line}
 .changes td.fn{font-family:ui-monospace,Menlo,monospace;font-size:12px;word-break:break-all}
-tr.flag-up td{background:#fef2f2}tr.flag-down td{background:#eff6ff}
+tr.flag-up td{background:#fff4eb}tr.flag-down td{background:#eff6ff}
+.chg{display:inline-block;padding:0 6px;border-radius:3px;font-weight:700;white-space:nowrap}.chg.up{background:#ffe4cc;color:#7c2d12}.chg.down{background:#dbeafe;color:#1e3a8a}.chg.insufficient{background:#fef3c7;color:#78350f}.chg.unchanged{background:#dcfce7;color:#14532d}
+.changes td.words{min-width:260px;font-size:13px}.explain{margin:6px 0}.powers{margin:4px 0 8px;font-size:14px}
+.scroll{overflow-x:auto;max-width:100%}
+.flame-panes.split{display:grid;grid-template-columns:1fr 1fr;gap:8px}
+button.link{background:none;border:0;color:#0b57d0;padding:0;text-decoration:underline;font:inherit;text-align:left;cursor:pointer;word-break:break-all}button.link:hover{background:none}
+.top-table{font-size:13px}.top-table th button.sort{background:none;border:0;color:#1b1b1b;padding:0;font-weight:700}
+.sandwich{border-top:1px solid #d1d5db;margin-top:8px;padding-top:8px}.sandwich h4{margin:4px 0}
+fieldset{border:1px solid #d1d5db;border-radius:4px;margin:0 0 8px;padding:6px 10px}legend{font-weight:700;font-size:14px}
+.pick summary,.top-details summary{cursor:pointer;margin:6px 0}
+.vchg{white-space:nowrap;font-weight:700}.vchg.up{color:#7c2d12}.vchg.down{color:#1e3a8a}.vchg.insufficient{color:#78350f}.vchg.unchanged{color:#14532d}
+.summary-table{margin-bottom:12px}
+@media (max-width:640px){main{padding:10px}header nav{padding:8px 10px;gap:8px}header .who{margin-left:0;width:100%}h1{font-size:20px}.card{padding:10px}
+table.records,table.records tbody,table.records tr,table.records td{display:block}table.records thead{display:none}table.records tr{border-bottom:1px solid #d1d5db;padding:6px 0}table.records td{border:0;padding:2px 4px}
+.flame-panes.split{grid-template-columns:1fr}.fr{height:23px;line-height:23px;font-size:12px}.row>div{flex:1 1 100%}input,select{max-width:100%}}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

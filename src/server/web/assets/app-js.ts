@@ -1,5 +1,7 @@
 // The app's only script (no build step; served from the executable): live refresh of the Profiling
-// table, the copy button of a new token, and the differential flame graphs (zoom, search, hover).
+// table and of a capture still in flight (swapping in what changed, keeping focus: no full
+// reloads), confirmations, the copy button of a new token, the diff controls, the top tables, the
+// sandwich view and the flame graphs (zoom, search, hover, views; one Tab stop, arrow keys).
 export const APP_JS = String.raw`
 (function () {
   "use strict";
@@ -18,100 +20,188 @@ export const APP_JS = String.raw`
     }, 2000);
   }
 
-  document.querySelectorAll("button.copy").forEach(function (b) {
-    b.addEventListener("click", function () {
-      var input = document.getElementById(b.dataset.copy);
-      var note = b.parentNode.querySelector(".copied");
-      input.select();
-      var done = function () { if (note) note.textContent = "Copied"; };
-      if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
-      else { document.execCommand("copy"); done(); }
-    });
-  });
+  // A capture still in flight: refetch the page and swap in the new content when it changed,
+  // putting focus back on the element (by id) the reader was on.
+  var cap = document.getElementById("capture");
+  if (cap && cap.dataset.poll === "1") {
+    var ctimer = setInterval(function () {
+      fetch(location.href, { credentials: "same-origin", headers: { accept: "text/html" } }).then(function (r) {
+        return r.ok ? r.text() : null;
+      }).then(function (t) {
+        if (!t) return;
+        var next = new DOMParser().parseFromString(t, "text/html").getElementById("capture");
+        if (!next) return;
+        if (next.innerHTML !== cap.innerHTML) {
+          var active = document.activeElement && document.activeElement.id;
+          cap.innerHTML = next.innerHTML;
+          init(cap);
+          var again = active && document.getElementById(active);
+          if (again) again.focus({ preventScroll: true });
+        }
+        if (next.dataset.poll !== "1") { cap.dataset.poll = "0"; clearInterval(ctimer); }
+      }).catch(function () {});
+    }, 3000);
+  }
 
   function pct(x) { return (x >= 0 ? "+" : "") + (x * 100).toFixed(1) + "%"; }
   function share(x) { return (x * 100).toFixed(2) + "%"; }
+  function num(x) { var a = Math.abs(x); return a >= 100 ? Math.round(x).toLocaleString("en-US") : a >= 1 ? x.toFixed(1) : x.toPrecision(2); }
+  function absolute(v, s) {
+    if (!s) return "";
+    var parts = [s.unit === "nanoseconds" ? num(v / 1e6) + " ms blocked" : num(v) + " " + s.unit];
+    if (s.seconds) {
+      if (s.unit === "samples" && s.periodNs) parts.push(num(v * s.periodNs / 1e9 / s.seconds) + " CPU-s/s");
+      else if (s.unit === "samples") parts.push(num(v / s.seconds) + " samples/s");
+      else if (s.unit === "nanoseconds") parts.push(num(v / 1e9 / s.seconds) + " s blocked/s");
+      else parts.push(num(v / s.seconds) + " " + s.unit + "/s");
+    }
+    return parts.join(" · ");
+  }
+  // Okabe–Ito orange (regression) and blue (improvement), light enough for dark text at AA.
   function colour(c) {
     if (!c) return "#e6e6e6";
     if (!c[3]) return "#d9d4c7";
     var k = Math.min(1, Math.abs(c[0]) / 0.5);
-    var light = Math.round(85 - 40 * k);
-    return c[0] >= 0 ? "hsl(0,75%," + light + "%)" : "hsl(215,75%," + light + "%)";
+    var light = Math.round(86 - 24 * k);
+    return c[0] >= 0 ? "hsl(28,95%," + light + "%)" : "hsl(202,80%," + light + "%)";
   }
-  var ROW = 18;
+  function hue(name) {
+    var h = 0;
+    for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) | 0;
+    return "hsl(" + (20 + Math.abs(h) % 40) + ",80%," + (72 + Math.abs(h >> 8) % 12) + "%)";
+  }
+  var ROW = window.matchMedia("(max-width: 640px)").matches ? 24 : 18;
 
-  document.querySelectorAll("figure.flame").forEach(function (fig) {
-    var data = JSON.parse(fig.querySelector("script[type='application/json']").textContent);
+  function mount(fig, data) {
+    var panes = fig.querySelector(".flame-panes");
     var graph = fig.querySelector(".flame-graph");
     var tip = fig.querySelector(".flame-tip");
     var search = fig.querySelector(".flame-search");
+    var viewSel = fig.querySelector(".flame-view");
     var matchNote = fig.querySelector(".flame-match");
-    var focus = data.root; // the zoomed-in node
     var focusPath = [data.root];
+    var view = data.mode === "diff" ? "diff" : "after";
+    var second = null;
+
+    function width(n, v) { return v === "diff" ? (n[1] + n[2]) / 2 : v === "before" ? n[2] : n[1]; }
 
     function tipText(n, depth) {
       var c = depth ? data.changes[n[0]] : null;
-      var t = n[0] + "\nbefore " + share(n[2]) + " · after " + share(n[1]) + " of " + data.axis + " (this path)";
-      if (c) t += "\nfunction " + c[6] + " change " + pct(c[0]) + ", 95% interval [" + pct(c[1]) + ", " + pct(c[2]) + "] — " + (c[3] ? "CHANGED (" + (c[4] || "suspect") + ")" : c[5]);
-      else if (depth) t += "\nnot tested (below the testing floor)";
+      var s = data.scale || {};
+      var t;
+      if (data.mode === "single") {
+        t = n[0] + "\n" + share(n[1]) + " of " + data.axis + " (this path)";
+        if (s.after) t += " · " + absolute(n[1] * s.after.total, s.after);
+        return t;
+      }
+      t = n[0] + "\nbefore " + share(n[2]) + " · after " + share(n[1]) + " of " + data.axis + " (this path)";
+      if (s.before && s.after) t += "\n" + absolute(n[2] * s.before.total, s.before) + " → " + absolute(n[1] * s.after.total, s.after) + " per capture";
+      if (depth && n[1] === 0 && n[2] > 0) t += "\ngone in the new version";
+      if (c) {
+        t += "\nfunction " + (c[6] === "inclusive" ? "total" : "self") + " change " + pct(c[0]) + ", 95% interval [" + pct(c[1]) + ", " + pct(c[2]) + "] — " +
+          (c[3] ? "CHANGED: " + (c[0] >= 0 ? "regression" : "improvement") + " (" + (c[4] || "suspect") + ")" : c[5]);
+        if (c.length > 7) t += "\nadjusted p " + (c[7] < 0.001 ? "< 0.001" : c[7].toFixed(3)) + " · noise floor ±" + (c[8] * 100).toFixed(1) + "%";
+      } else if (depth) t += "\nnot tested (below the testing floor)";
       return t;
     }
 
-    function draw() {
-      graph.textContent = "";
+    function drawInto(g, v, keep) {
+      g.textContent = "";
+      var els = [];
       var frag = document.createDocumentFragment();
-      var scale = focus[1] > 0 ? focus[1] : 1;
+      var focus = focusPath[focusPath.length - 1];
+      var scale = width(focus, v) > 0 ? width(focus, v) : 1;
       var maxDepth = 0;
       var term = (search.value || "").toLowerCase();
       var matches = 0;
-      // Ancestors of the zoomed node, full width, so the way back is visible.
       var depth = 0;
-      for (var i = 0; i < focusPath.length - 1; i++) { add(focusPath[i], 0, 1, depth++, true); }
+      // Ancestors of the zoomed node, full width, so the way back is visible.
+      for (var i = 0; i < focusPath.length - 1; i++) add(focusPath[i], 0, 1, depth++, true);
       (function walk(n, x, d) {
-        var w = n[1] / scale;
+        var w = width(n, v) / scale;
         if (w < 0.001) return;
         add(n, x, w, d, false);
         var cx = x;
-        for (var j = 0; j < n[3].length; j++) { walk(n[3][j], cx, d + 1); cx += n[3][j][1] / scale; }
+        for (var j = 0; j < n[3].length; j++) { walk(n[3][j], cx, d + 1); cx += width(n[3][j], v) / scale; }
       })(focus, 0, depth);
       function add(n, x, w, d, ancestor) {
         maxDepth = Math.max(maxDepth, d);
         var el = document.createElement("div");
         el.className = "fr";
-        el.tabIndex = 0;
+        el.tabIndex = -1;
         el.setAttribute("role", "button");
         el.style.left = (x * 100) + "%";
         el.style.width = (w * 100) + "%";
         el.style.top = (d * ROW) + "px";
-        el.style.background = d === 0 ? "#c8c8c8" : colour(data.changes[n[0]]);
+        if (data.mode === "diff" && d > 0 && n[1] === 0 && n[2] > 0) el.classList.add("gone");
+        else el.style.background = d === 0 ? "#c8c8c8" : data.mode === "single" ? hue(n[0]) : colour(data.changes[n[0]]);
         el.textContent = n[0];
         el.setAttribute("aria-label", tipText(n, d).replace(/\n/g, "; "));
         if (term) {
           if (n[0].toLowerCase().indexOf(term) >= 0) { el.classList.add("match"); matches++; } else el.classList.add("dim");
         }
-        el._node = n; el._depth = d; el._ancestor = ancestor;
+        el._node = n; el._depth = d; el._ancestor = ancestor; el._x = x; el._w = w;
+        els.push(el);
         frag.appendChild(el);
       }
-      graph.appendChild(frag);
-      graph.style.height = ((maxDepth + 1) * ROW) + "px";
-      matchNote.textContent = term ? matches + " matching frame" + (matches === 1 ? "" : "s") : "";
+      g.appendChild(frag);
+      g.style.height = ((maxDepth + 1) * ROW) + "px";
+      g._els = els;
+      // One Tab stop per graph: the kept frame, else the zoomed one.
+      var stop = null;
+      for (var k = 0; k < els.length; k++) if (els[k]._node === keep) { stop = els[k]; break; }
+      if (!stop) for (var m = 0; m < els.length; m++) if (els[m]._node === focus) { stop = els[m]; break; }
+      (stop || els[0]).tabIndex = 0;
+      return { matches: matches, stop: stop, term: term };
     }
 
-    function zoom(el) {
-      var n = el._node;
-      if (el._ancestor) { focusPath = focusPath.slice(0, focusPath.indexOf(n) + 1); }
-      else if (n !== focus) {
-        // Rebuild the path from the root to n.
-        var path = [];
-        (function find(m, acc) {
-          if (m === n) { path = acc.concat([m]); return true; }
-          for (var k = 0; k < m[3].length; k++) if (find(m[3][k], acc.concat([m]))) return true;
-          return false;
-        })(data.root, []);
-        focusPath = path.length ? path : [data.root];
+    function draw(keep, refocus) {
+      if (view === "split") {
+        if (!second) {
+          second = document.createElement("div");
+          second.className = "flame-graph";
+          second.id = graph.id + "-after";
+          second.setAttribute("role", "group");
+          second.setAttribute("aria-label", "After: flame graph of " + data.axis + "; arrow keys move between frames, Enter zooms");
+          panes.appendChild(second);
+          bind(second);
+        }
+        panes.classList.add("split");
+        graph.setAttribute("aria-label", "Before: flame graph of " + data.axis + "; arrow keys move between frames, Enter zooms");
+      } else if (second) {
+        panes.removeChild(second); second = null; panes.classList.remove("split");
+        graph.setAttribute("aria-label", "Flame graph of " + data.axis + "; arrow keys move between frames, Enter zooms, Escape resets");
       }
-      focus = focusPath[focusPath.length - 1];
-      draw();
+      var a = drawInto(graph, view === "split" ? "before" : view, keep);
+      if (second) drawInto(second, "after", keep);
+      matchNote.textContent = a.term ? a.matches + " matching frame" + (a.matches === 1 ? "" : "s") : "";
+      if (refocus) {
+        var g = refocus._graph && refocus._graph.isConnected ? refocus._graph : graph;
+        var t = g.querySelector(".fr[tabindex='0']");
+        if (t) t.focus();
+      }
+    }
+
+    function pathTo(n) {
+      var path = [];
+      (function find(m, acc) {
+        if (m === n) { path = acc.concat([m]); return true; }
+        for (var k = 0; k < m[3].length; k++) if (find(m[3][k], acc.concat([m]))) return true;
+        return false;
+      })(data.root, []);
+      return path.length ? path : [data.root];
+    }
+
+    function zoom(el, byKey) {
+      var n = el._node;
+      if (el._ancestor) focusPath = focusPath.slice(0, focusPath.indexOf(n) + 1);
+      else focusPath = pathTo(n);
+      draw(n, byKey ? { _graph: el.parentNode } : null);
+    }
+
+    function reset(byKey) {
+      focusPath = [data.root];
+      draw(data.root, byKey ? { _graph: graph } : null);
     }
 
     function showTip(el, ev) {
@@ -121,22 +211,177 @@ export const APP_JS = String.raw`
       var r = el.getBoundingClientRect();
       var x = ev && ev.clientX ? ev.clientX - box.left + 12 : r.left - box.left;
       var y = (ev && ev.clientY ? ev.clientY : r.bottom) - box.top + 12;
-      tip.style.left = Math.min(x, box.width - 300) + "px";
+      tip.style.left = Math.max(0, Math.min(x, box.width - 300)) + "px";
       tip.style.top = y + "px";
     }
 
-    graph.addEventListener("mousemove", function (ev) { if (ev.target._node) showTip(ev.target, ev); });
-    graph.addEventListener("mouseleave", function () { tip.hidden = true; });
-    graph.addEventListener("focusin", function (ev) { if (ev.target._node) showTip(ev.target, null); });
-    graph.addEventListener("focusout", function () { tip.hidden = true; });
-    graph.addEventListener("click", function (ev) { if (ev.target._node) zoom(ev.target); });
-    graph.addEventListener("keydown", function (ev) {
-      if ((ev.key === "Enter" || ev.key === " ") && ev.target._node) { ev.preventDefault(); zoom(ev.target); }
-      if (ev.key === "Escape") { focusPath = [data.root]; focus = data.root; draw(); }
+    // Arrow keys: up to the caller, down to the first callee, left/right to neighbours on the row.
+    function neighbour(el, key) {
+      var els = el.parentNode._els || [];
+      var best = null;
+      var eps = 1e-9;
+      for (var i = 0; i < els.length; i++) {
+        var o = els[i];
+        if (o === el) continue;
+        if (key === "ArrowLeft" && o._depth === el._depth && o._x < el._x - eps && (!best || o._x > best._x)) best = o;
+        if (key === "ArrowRight" && o._depth === el._depth && o._x > el._x + eps && (!best || o._x < best._x)) best = o;
+        if (key === "ArrowUp" && o._depth === el._depth - 1 && o._x <= el._x + eps && o._x + o._w >= el._x + el._w - 1e-6) best = o;
+        if (key === "ArrowDown" && o._depth === el._depth + 1 && o._x >= el._x - eps && o._x < el._x + el._w && (!best || o._x < best._x)) best = o;
+      }
+      if (key === "Home") best = els[0];
+      return best;
+    }
+
+    function bind(g) {
+      g.addEventListener("mousemove", function (ev) { if (ev.target._node) showTip(ev.target, ev); });
+      g.addEventListener("mouseleave", function () { tip.hidden = true; });
+      g.addEventListener("focusin", function (ev) { if (ev.target._node) showTip(ev.target, null); });
+      g.addEventListener("focusout", function () { tip.hidden = true; });
+      // Touch has no hover: a tap shows the frame's text (kept while the graph zooms into it).
+      g.addEventListener("pointerdown", function (ev) { if (ev.pointerType !== "mouse" && ev.target._node) showTip(ev.target, ev); });
+      g.addEventListener("click", function (ev) { if (ev.target._node) zoom(ev.target, false); });
+      g.addEventListener("keydown", function (ev) {
+        var t = ev.target;
+        if (!t._node) return;
+        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); zoom(t, true); return; }
+        if (ev.key === "Escape") { ev.preventDefault(); reset(true); return; }
+        if (/^Arrow|^Home$/.test(ev.key)) {
+          var n = neighbour(t, ev.key);
+          ev.preventDefault();
+          if (!n) return;
+          t.tabIndex = -1; n.tabIndex = 0; n.focus();
+        }
+      });
+    }
+
+    bind(graph);
+    search.addEventListener("input", function () { draw(null, null); });
+    if (viewSel) viewSel.addEventListener("change", function () { view = viewSel.value; draw(null, null); });
+    fig.querySelector(".flame-reset").addEventListener("click", function () { reset(false); });
+    draw(null, null);
+  }
+
+  // The sandwich of one function: callers merged upwards (inverted) and callees merged downwards.
+  function sandwich(block, fn) {
+    var box = block.querySelector(".sandwich");
+    var data = JSON.parse(document.getElementById(box.dataset.flame).textContent);
+    var callees = [fn, 0, 0, []];
+    var callers = [fn, 0, 0, []];
+    function merge(into, n) {
+      into[1] += n[1];
+      for (var i = 0; i < n[3].length; i++) {
+        var c = n[3][i], hit = null;
+        for (var j = 0; j < into[3].length; j++) if (into[3][j][0] === c[0]) { hit = into[3][j]; break; }
+        if (!hit) { hit = [c[0], 0, 0, []]; into[3].push(hit); }
+        merge(hit, c);
+      }
+    }
+    (function walk(n, path) {
+      if (n[0] === fn && path.length) {
+        // The outermost occurrence only, so recursion is counted once.
+        merge(callees, n);
+        var node = callers;
+        node[1] += n[1];
+        for (var i = path.length - 1; i >= 1; i--) {
+          var hit = null;
+          for (var j = 0; j < node[3].length; j++) if (node[3][j][0] === path[i][0]) { hit = node[3][j]; break; }
+          if (!hit) { hit = [path[i][0], 0, 0, []]; node[3].push(hit); }
+          hit[1] += n[1];
+          node = hit;
+        }
+        return;
+      }
+      for (var k = 0; k < n[3].length; k++) walk(n[3][k], path.concat([n]));
+    })(data.root, []);
+    box.hidden = false;
+    box.textContent = "";
+    var id = box.dataset.flame + "-sw";
+    var h = document.createElement("h4");
+    h.id = id + "-h"; h.tabIndex = -1;
+    h.textContent = "Sandwich of " + fn + " (" + data.axis + "): " + share(callees[1]) + " of the axis";
+    var close = document.createElement("button");
+    close.type = "button"; close.textContent = "Close sandwich";
+    close.addEventListener("click", function () { box.hidden = true; box.textContent = ""; });
+    box.appendChild(h); box.appendChild(close);
+    [["callers", "Callers of " + fn + " (read upwards from the function)", callers], ["callees", "Callees of " + fn, callees]].forEach(function (p) {
+      var fig = document.createElement("figure");
+      fig.className = "flame";
+      fig.innerHTML = '<figcaption></figcaption><div class="flame-tools"><label>Search <input type="search" class="flame-search"></label><button type="button" class="flame-reset">Reset zoom</button><span class="flame-match muted" aria-live="polite"></span></div><div class="flame-panes"><div class="flame-graph" role="group"></div></div><div class="flame-tip" role="tooltip" hidden></div>';
+      fig.querySelector("figcaption").textContent = p[1];
+      var g = fig.querySelector(".flame-graph");
+      g.id = id + "-" + p[0];
+      g.setAttribute("aria-label", p[1] + "; arrow keys move between frames, Enter zooms");
+      box.appendChild(fig);
+      mount(fig, { axis: data.axis, mode: "single", root: p[2], changes: {}, scale: data.scale });
     });
-    search.addEventListener("input", draw);
-    fig.querySelector(".flame-reset").addEventListener("click", function () { focusPath = [data.root]; focus = data.root; draw(); });
-    draw();
-  });
+    h.focus();
+  }
+
+  function initTop(top) {
+    var table = top.querySelector("table");
+    var body = table.tBodies[0];
+    var q = top.querySelector(".top-search");
+    var count = top.querySelector(".top-count");
+    var dir = {};
+    top.querySelectorAll("button.sort").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var col = Number(b.dataset.col);
+        var d = dir[col] = dir[col] === "descending" ? "ascending" : "descending";
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (x, y) {
+          var r = col === 0 ? x.cells[0].textContent.localeCompare(y.cells[0].textContent) : Number(x.cells[col].dataset.v) - Number(y.cells[col].dataset.v);
+          return d === "descending" ? -r : r;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+        table.querySelectorAll("th").forEach(function (th) { th.setAttribute("aria-sort", "none"); });
+        b.parentNode.setAttribute("aria-sort", d);
+      });
+    });
+    q.addEventListener("input", function () {
+      var t = q.value.toLowerCase(), n = 0;
+      Array.prototype.forEach.call(body.rows, function (r) { var show = !t || r.dataset.name.indexOf(t) >= 0; r.hidden = !show; if (show) n++; });
+      count.textContent = t ? n + " function" + (n === 1 ? "" : "s") : "";
+    });
+    top.addEventListener("click", function (ev) {
+      var b = ev.target.closest && ev.target.closest("button.sandwich-open");
+      if (b) sandwich(top.closest(".axis-block"), b.dataset.fn);
+    });
+  }
+
+  function initControls(root) {
+    var axis = root.querySelector(".dc-axis");
+    var kind = root.querySelector(".dc-kind");
+    if (!axis) return;
+    function apply() {
+      var a = axis.value, k = kind.value;
+      root.querySelectorAll("#diff figure.flame").forEach(function (f) { f.hidden = !!a && f.dataset.axis !== a; });
+      root.querySelectorAll("table.changes tbody tr").forEach(function (r) { r.hidden = (!!a && r.dataset.axis !== a) || (!!k && r.dataset.kind !== k); });
+    }
+    axis.addEventListener("change", apply);
+    kind.addEventListener("change", apply);
+  }
+
+  function init(root) {
+    root.querySelectorAll("form[data-confirm]").forEach(function (f) {
+      f.addEventListener("submit", function (ev) { if (!window.confirm(f.dataset.confirm)) ev.preventDefault(); });
+    });
+    root.querySelectorAll("button.copy").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var input = document.getElementById(b.dataset.copy);
+        var note = b.parentNode.querySelector(".copied");
+        input.select();
+        var done = function () { if (note) note.textContent = "Copied"; };
+        if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
+        else { document.execCommand("copy"); done(); }
+      });
+    });
+    root.querySelectorAll("figure.flame").forEach(function (fig) {
+      var s = fig.querySelector("script[type='application/json']");
+      if (s) mount(fig, JSON.parse(s.textContent));
+    });
+    root.querySelectorAll(".top").forEach(initTop);
+    initControls(root);
+  }
+  init(document);
 })();
 `;

@@ -1,91 +1,106 @@
-// The capture screen: record, instrumentation declaration, the diff against the prior version
-// (verdict, a differential flame graph per axis, absent axes, the ranked table of changes), downloads.
-import type { Change } from "../../../witness/diff.ts";
+// The capture screen: record, instrumentation declaration, this capture on its own (flame graph,
+// top table, sandwich per axis), the diff against the automatically chosen baseline or any other
+// (pickers), and downloads of this capture, both sides merged, and the diff.
 import type { SignedIn } from "../../users/session.ts";
 import type { CaptureView } from "../capture-view.ts";
-import { html, isoTime, jsonScript, type Html } from "../html.ts";
+import { pickQuery, type ComparePick, type VersionChoice } from "../compare-sides.ts";
+import { diffBody } from "../diff-view.ts";
+import { html, isoTime, type Html } from "../html.ts";
 import { instrumentationBlock } from "../instrumentation.ts";
 import { layout } from "../layout.ts";
 import { requesterLabel, stateBadge } from "../records.ts";
-import { signedPercent as pct } from "../../../witness/table.ts";
+import { aloneSection } from "./alone.ts";
+import { compareForm } from "./compare-form.ts";
 
-const TABLE_ROWS = 100;
-
-function ranked(changes: Change[]): Change[] {
-  return [...changes].sort((a, b) => Number(b.flagged) - Number(a.flagged) || a.adjusted_p - b.adjusted_p || Math.abs(b.relative_change) - Math.abs(a.relative_change));
+/** The automatic comparison as a pick: the baseline version's head and replicates vs this version's. */
+export function automaticPick(v: CaptureView): ComparePick | null {
+  const r = v.record;
+  if (!v.diff?.comparedWith) return null;
+  return {
+    workload: r.workload,
+    before: { version: v.diff.comparedWith.version, env: r.env, set: "all", ids: [] },
+    after: { version: r.version, env: r.env, set: "all", ids: [] },
+  };
 }
 
-function changeTable(changes: Change[]): Html {
-  if (changes.length === 0) return html`<p class="muted">No function was tested (too few samples on both sides).</p>`;
-  const rows = ranked(changes).slice(0, TABLE_ROWS).map(
-    (c) => html`<tr class="${c.flagged ? `flag-${c.direction}` : ""}"><td class="fn">${c.function}</td><td>${c.axis} · ${c.kind}</td>
-<td>${pct(c.relative_change)}</td><td>[${pct(c.interval[0])}, ${pct(c.interval[1])}]</td>
-<td>${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%</td>
-<td>${c.flagged ? "changed" : c.verdict}</td><td>${c.flagged ? (c.confirmation ?? "") : "—"}</td></tr>`,
-  );
-  return html`<table class="changes"><caption class="sr-only">Changes ranked by evidence</caption><thead><tr><th scope="col">Function</th><th scope="col">Axis</th><th scope="col">Change</th><th scope="col">95% interval</th><th scope="col">Share before → after</th><th scope="col">Verdict</th><th scope="col">Confirmation</th></tr></thead>
-<tbody>${rows}</tbody></table>${changes.length > TABLE_ROWS ? html`<p class="muted">${TABLE_ROWS} of ${changes.length} tested functions shown; the full list is in the downloads of witness.</p>` : ""}`;
+function baselineSentence(v: CaptureView): Html {
+  const d = v.diff!;
+  const r = v.result;
+  if (!d.comparedWith || !r) return html`${d.note}`;
+  const n = (k: number) => `${k - 1} replicate${k === 2 ? "" : "s"}`;
+  return html`Baseline: <a href="/profiling/captures/${encodeURIComponent(d.comparedWith.requestId)}">version ${d.comparedWith.version}</a> (head and ${n(r.captures.before.length)}), chosen automatically as the latest earlier version; comparison: version ${v.record.version} (head and ${n(r.captures.after.length)}).`;
 }
 
-function diffSection(v: CaptureView, now: number): Html {
+function diffSection(v: CaptureView, choices: VersionChoice[], now: number): Html {
   const link = v.head && v.head.requestId !== v.record.requestId ? html`<p>Diffs belong to the head capture of a version; this replicate feeds the diff of <a href="/profiling/captures/${encodeURIComponent(v.head.requestId)}">the head of ${v.head.version}</a>.</p>` : "";
+  const auto = automaticPick(v);
+  const picker = choices.length > 1 ? html`<details class="pick"${v.diff?.comparedWith ? "" : html` open`}><summary>Compare with another version, environment or set of captures</summary>${compareForm(v.record.workload, choices, auto ?? { workload: v.record.workload, before: { version: choices.find((c) => c.version !== v.record.version)?.version ?? v.record.version, env: v.record.env, set: "all", ids: [] }, after: { version: v.record.version, env: v.record.env, set: "all", ids: [] } })}</details>` : "";
   if (!v.diff) {
     const why = diffPending(v, now)
-      ? "Computing the diff against the prior version: this page reloads when it is stored."
+      ? "Computing the diff against the prior version: this section updates when it is stored."
       : v.record.kind === "head" && v.record.outcome === "pushed"
         ? "No diff was stored for this capture: computing it failed (the control plane's log has the reason)."
         : "No diff yet: it is computed when a head capture of this version is pushed.";
-    return html`<section class="card" aria-labelledby="diff-h"><h2 id="diff-h">Diff against the prior version</h2>${link}<p class="muted" id="diff-status">${why}</p></section>`;
+    return html`<section class="card" aria-labelledby="diff-h" id="diff"><h2 id="diff-h">Diff against the prior version</h2>${link}<p class="muted" id="diff-status">${why}</p>${picker}</section>`;
   }
   const r = v.result;
-  const compared = v.diff.comparedWith
-    ? html`Compared with <a href="/profiling/captures/${encodeURIComponent(v.diff.comparedWith.requestId)}">version ${v.diff.comparedWith.version}</a>.`
-    : "";
-  const absent = v.absent.length
-    ? html`<ul class="absent" aria-label="Absent axes">${v.absent.map((a) => html`<li><strong>${a.axis}</strong>: absent — ${a.reason}</li>`)}</ul>`
-    : "";
-  const graphs = v.flames.map(
-    (f) => html`<figure class="flame" data-axis="${f.axis}"><figcaption><h3>${f.axis}</h3> <span class="muted">${f.unit} · ${f.captures.before} before vs ${f.captures.after} after captures · width = after, colour = flagged change</span></figcaption>
-<div class="flame-tools"><label for="search-${f.axis}">Search</label><input type="search" id="search-${f.axis}" class="flame-search" aria-controls="graph-${f.axis}">
-<button type="button" class="flame-reset">Reset zoom</button><span class="flame-match muted" aria-live="polite"></span></div>
-<div class="flame-graph" id="graph-${f.axis}" role="group" aria-label="Differential flame graph of ${f.axis}; Enter on a frame zooms into it"></div>
-<div class="flame-tip" role="tooltip" hidden></div>
-${jsonScript(`flame-${f.axis}`, f)}</figure>`,
-  );
-  return html`<section class="card" aria-labelledby="diff-h"><h2 id="diff-h">Diff against the prior version</h2>${link}
-<p><span class="verdict v-${r?.verdict ?? "none"}" id="verdict">${r ? r.verdict : "no diff"}</span> ${r?.reason ?? ""}</p>
-<p class="muted">${compared} ${v.diff.note}</p>
-${r ? html`<p class="legend"><span class="sw up"></span> grew (flagged) <span class="sw down"></span> shrank (flagged) <span class="sw noise"></span> within noise <span class="sw untested"></span> not tested</p>` : ""}
-${absent}${graphs}${r ? html`<h3>Ranked changes</h3>${changeTable(r.changes)}` : ""}</section>`;
+  const body = r && auto ? diffBody({ result: r, flames: v.flames, absent: v.absent, jsonHref: `/profiling/captures/${encodeURIComponent(diffOwner(v))}/download/diff.json` }) : html`<p><span class="verdict v-none" id="verdict">no baseline</span></p>`;
+  return html`<section class="card" aria-labelledby="diff-h" id="diff"><h2 id="diff-h">Diff against the prior version</h2>${link}
+<p class="muted" id="baseline">${baselineSentence(v)}</p>${picker}${body}
+${auto ? "" : v.absent.length ? html`<ul class="absent" aria-label="Absent axes">${v.absent.map((a) => html`<li><strong>${a.axis}</strong>: absent — ${a.reason}</li>`)}</ul>` : ""}</section>`;
 }
 
+const diffOwner = (v: CaptureView) => v.head?.requestId ?? v.record.requestId;
+
 function downloads(v: CaptureView): Html {
-  if (!v.hasProfile) return html``;
+  if (!v.hasProfile && !v.diff?.json) return html``;
   const base = `/profiling/captures/${encodeURIComponent(v.record.requestId)}/download`;
+  const auto = automaticPick(v);
+  const q = auto ? pickQuery(auto) : "";
+  const axes = v.flames.map((f) => f.axis);
   return html`<section class="card" aria-labelledby="dl-h"><h2 id="dl-h">Downloads</h2><ul class="downloads">
-<li><a href="${base}/pprof" download>pprof (all axes, .pb.gz)</a></li>
-<li><a href="${base}/speedscope" download>speedscope (.json)</a></li>
-${v.presentAxes.map((a) => html`<li><a href="${base}/folded?axis=${encodeURIComponent(a)}" download>folded stacks, ${a} axis</a></li>`)}</ul></section>`;
+${v.hasProfile ? html`<li><a href="${base}/pprof" download>This capture: pprof (all axes, .pb.gz)</a></li>
+<li><a href="${base}/speedscope" download>This capture: speedscope (.json)</a></li>
+${v.presentAxes.map((a) => html`<li><a href="${base}/folded?axis=${encodeURIComponent(a)}" download>This capture: folded stacks, ${a} axis</a></li>`)}` : ""}
+${v.diff?.json ? html`<li><a href="/profiling/captures/${encodeURIComponent(diffOwner(v))}/download/diff.json" download>The diff (JSON, every tested function)</a></li>` : ""}
+${auto ? axes.map((a) => html`<li><a href="/profiling/compare/download/before?${q}&axis=${encodeURIComponent(a)}" download>Baseline ${auto.before.version}, head and replicates merged: folded stacks, ${a} axis</a></li>
+<li><a href="/profiling/compare/download/after?${q}&axis=${encodeURIComponent(a)}" download>Version ${auto.after.version}, head and replicates merged: folded stacks, ${a} axis</a></li>`) : ""}</ul></section>`;
 }
 
 /**
  * A pushed head is recorded done a moment before its diff is stored (diff-on-arrival). Past a
- * minute without one, the diff failed: say so rather than reload forever.
+ * minute without one, the diff failed: say so rather than wait forever.
  */
 const DIFF_GRACE_MS = 60_000;
 function diffPending(v: CaptureView, now: number): boolean {
   return v.record.kind === "head" && v.record.outcome === "pushed" && !v.diff && now - v.record.updatedAt < DIFF_GRACE_MS;
 }
 
-export function capturePage(session: SignedIn, v: CaptureView, now = Date.now()): Html {
+/** A reason the instrumentation block already prints (a probe that did not attach) is not repeated beside the state. */
+function saidByInstrumentation(r: CaptureView["record"]): boolean {
+  const reason = r.reason ?? "";
+  return (r.instrumentation?.missing ?? []).some((m) => reason.includes(m.reason) || m.reason.includes(reason));
+}
+
+/** A pushed head: queue one more capture of its version as a replicate (the noise floor, the confirmation window). */
+function replicateForm(session: SignedIn, v: CaptureView): Html {
   const r = v.record;
-  const body = html`<p><a href="/profiling">← Profiling</a></p>
+  if (r.kind !== "head" || r.outcome !== "pushed") return html``;
+  return html`<form method="post" action="/profiling/captures" class="row card" id="replicate-form"><input type="hidden" name="_csrf" value="${session.csrf}">
+<input type="hidden" name="process" value="${r.workload}"><input type="hidden" name="version" value="${r.version}"><input type="hidden" name="environment" value="${r.env}"><input type="hidden" name="kind" value="replicate">
+<p>More captures of ${r.version} narrow the noise floor and confirm suspect changes.</p><div><button type="submit">Queue a replicate of ${r.version}</button></div></form>`;
+}
+
+export function capturePage(session: SignedIn, v: CaptureView, now = Date.now(), choices: VersionChoice[] = []): Html {
+  const r = v.record;
+  // Something on this screen is still to come (the outcome, or the head's diff): the script
+  // refetches the page and swaps in what changed, keeping focus and scroll (no full reload).
+  const inFlight = r.status !== "done" || diffPending(v, now);
+  const body = html`<div id="capture" data-poll="${inFlight ? "1" : "0"}"><p><a href="/profiling">← Profiling</a></p>
 <h1>${r.workload} <span class="muted">${r.version}${r.env ? ` · ${r.env}` : ""}</span></h1>
 <dl class="meta"><dt>Kind</dt><dd>${r.kind}</dd><dt>Requester</dt><dd>${requesterLabel(r.requester)}</dd>
-<dt>State</dt><dd>${stateBadge(r)}${r.reason ? html` — <span id="reason">${r.reason}</span>` : ""}</dd>
+<dt>State</dt><dd id="state">${stateBadge(r)}${r.reason && !saidByInstrumentation(r) ? html` — <span id="reason">${r.reason}</span>` : ""}</dd>
 <dt>Requested</dt><dd>${isoTime(r.createdAt)}</dd><dt>Request id</dt><dd><code>${r.requestId}</code></dd></dl>
-${instrumentationBlock(r.instrumentation)}${v.profileError ? html`<p class="flash error" role="alert">Flame graphs and downloads unavailable: ${v.profileError}</p>` : ""}${diffSection(v, now)}${downloads(v)}`;
-  // Reload while something on this screen is still to come: the outcome, or the head's diff.
-  const inFlight = r.status !== "done" || diffPending(v, now);
-  return layout(`${r.workload} ${r.version}`, body, session, "profiling", inFlight ? 3 : undefined);
+${instrumentationBlock(r.instrumentation)}${replicateForm(session, v)}${v.profileError ? html`<p class="flash error" role="alert">Flame graphs and downloads unavailable: ${v.profileError}</p>` : ""}${diffSection(v, choices, now)}${aloneSection("This capture on its own", "own", v.alone)}${downloads(v)}</div>`;
+  return layout(`${r.workload} ${r.version}`, body, session, "profiling");
 }

@@ -26,7 +26,7 @@ export interface SettingsView {
 function profilerSection(v: SettingsView, manage: boolean): Html {
   const csrf = html`<input type="hidden" name="_csrf" value="${v.session.csrf}">`;
   const toggle = manage
-    ? html`<form method="post" action="/settings/profiler">${csrf}<input type="hidden" name="enabled" value="${v.profilerEnabled ? "0" : "1"}">
+    ? html`<form method="post" action="/settings/profiler"${v.profilerEnabled ? html` data-confirm="Disable the Profiler for ${v.session.user.orgName}? Enrolment and capture requests will be refused until it is enabled again."` : ""}>${csrf}<input type="hidden" name="enabled" value="${v.profilerEnabled ? "0" : "1"}">
 <button type="submit" id="profiler-toggle">${v.profilerEnabled ? "Disable the Profiler" : "Enable the Profiler"}</button></form>`
     : html`<p class="muted">Only an owner or admin can enable or disable the Profiler.</p>`;
   const rows = v.instances.map(
@@ -49,11 +49,11 @@ function tokenSection(v: SettingsView, manage: boolean): Html {
     : "";
   const rows = v.tokens.map(
     (t) => html`<tr><td>${t.name}</td><td>${isoTime(t.createdAt)}</td><td>${isoTime(t.lastUsedAt)}</td><td>${t.revokedAt === null ? "active" : `revoked ${isoTime(t.revokedAt)}`}</td>
-<td>${manage && t.revokedAt === null ? html`<form method="post" action="/settings/tokens/revoke" class="inline">${csrf}<input type="hidden" name="name" value="${t.name}"><button type="submit" aria-label="Revoke token ${t.name}">Revoke</button></form>` : ""}</td></tr>`,
+<td>${manage && t.revokedAt === null ? html`<form method="post" action="/settings/tokens/revoke" class="inline" data-confirm="Revoke capture token ${t.name}? Pipelines using it can no longer queue captures; this cannot be undone.">${csrf}<input type="hidden" name="name" value="${t.name}"><button type="submit" aria-label="Revoke token ${t.name}">Revoke</button></form>` : ""}</td></tr>`,
   );
   const form = manage
     ? html`<form method="post" action="/settings/tokens" class="row">${csrf}<div><label for="token-name">Token name</label>
-<input id="token-name" name="name" required maxlength="64" pattern="[A-Za-z0-9._-]{1,64}" aria-describedby="token-name-help"></div><div><button type="submit">Create token</button></div></form>
+<input id="token-name" name="name" required maxlength="64" pattern="[A-Za-z0-9._\\-]{1,64}" aria-describedby="token-name-help"></div><div><button type="submit">Create token</button></div></form>
 <p id="token-name-help" class="muted">Letters, digits, dot, dash, underscore. The name is recorded as the requester of every capture the token queues; use one token per pipeline.</p>`
     : html`<p class="muted">Only an owner or admin can create or revoke capture tokens.</p>`;
   return html`<section class="card" aria-labelledby="tok-h"><h2 id="tok-h">Profiler Capture Tokens</h2>

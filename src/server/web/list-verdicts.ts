@@ -1,0 +1,83 @@
+// The Profiling list's verdict column: for each pushed head its stored diff's verdict, with the
+// direction of a change (regressions ↑, improvements ↓), "no baseline" when there was nothing to
+// compare with. A stored diff is parsed once per process (a diff is immutable for its createdAt):
+// the list and its 2-second live refresh do not re-read every diff's JSON.
+import type { DiffResult } from "../../witness/diff.ts";
+import type { Store } from "../store/store.ts";
+import type { CaptureRecord } from "../store/types.ts";
+import { html, type Html } from "./html.ts";
+
+export type ListVerdict = "up" | "down" | "mixed" | "unchanged" | "insufficient" | "no-baseline" | "pending";
+
+export interface RowVerdict {
+  verdict: ListVerdict;
+  up: number;
+  down: number;
+}
+
+const cache = new Map<string, RowVerdict>();
+const CACHE_MAX = 5000;
+
+function summarise(json: string): RowVerdict {
+  const r = JSON.parse(json) as DiffResult;
+  let up = 0;
+  let down = 0;
+  for (const c of r.changes) if (c.flagged) c.direction === "up" ? up++ : down++;
+  const verdict: ListVerdict = r.verdict === "changed" ? (up && down ? "mixed" : up ? "up" : "down") : r.verdict;
+  return { verdict, up, down };
+}
+
+export async function rowVerdicts(store: Store, records: CaptureRecord[]): Promise<Map<string, RowVerdict>> {
+  const heads = records.filter((r) => r.kind === "head" && r.outcome === "pushed");
+  const out = new Map<string, RowVerdict>();
+  await Promise.all(
+    heads.map(async (r) => {
+      const d = await store.getDiff(r.requestId);
+      if (!d) return out.set(r.requestId, { verdict: "pending", up: 0, down: 0 });
+      if (!d.json || !d.comparedWith) return out.set(r.requestId, { verdict: "no-baseline", up: 0, down: 0 });
+      const key = `${r.requestId}.${d.createdAt}`;
+      let v = cache.get(key);
+      if (!v) {
+        v = summarise(d.json);
+        if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+        cache.set(key, v);
+      }
+      out.set(r.requestId, v);
+    }),
+  );
+  return out;
+}
+
+const WORDS: Record<ListVerdict, string> = {
+  up: "changed ↑ regression",
+  down: "changed ↓ improvement",
+  mixed: "changed ↑↓",
+  unchanged: "unchanged",
+  insufficient: "insufficient",
+  "no-baseline": "no baseline",
+  pending: "diff pending",
+};
+
+export function verdictCell(v: RowVerdict | undefined): Html {
+  if (!v) return html`<td class="muted">—</td>`;
+  const cls = v.verdict === "up" || v.verdict === "down" ? v.verdict : v.verdict === "mixed" ? "up" : v.verdict;
+  const counts = v.up || v.down ? ` (${[v.up ? `${v.up}↑` : "", v.down ? `${v.down}↓` : ""].filter(Boolean).join(" ")})` : "";
+  return html`<td data-verdict="${v.verdict}"><span class="vchg ${cls}">${WORDS[v.verdict]}</span>${counts ? html`<span class="muted">${counts}</span>` : ""}</td>`;
+}
+
+/** The verdict filter's values, as the select offers them. */
+export const VERDICT_FILTERS: Array<[string, string]> = [
+  ["changed", "changed (↑ or ↓)"],
+  ["up", "regressions ↑"],
+  ["down", "improvements ↓"],
+  ["unchanged", "unchanged"],
+  ["insufficient", "insufficient"],
+  ["no-baseline", "no baseline"],
+];
+
+export function matchesVerdict(filter: string, v: RowVerdict | undefined): boolean {
+  if (!v) return false;
+  if (filter === "changed") return v.verdict === "up" || v.verdict === "down" || v.verdict === "mixed";
+  if (filter === "up" || filter === "down") return v.verdict === filter || v.verdict === "mixed";
+  return v.verdict === filter;
+}

@@ -1,0 +1,38 @@
+// Absolute values beside shares: what an axis' unit means per capture and per second of
+// measured time — samples and CPU-seconds per second (cpu), nanoseconds blocked (offcpu),
+// calls per second (syscalls).
+import { axisTotal, type AxisProfile, type Capture } from "../../witness/model.ts";
+
+export interface AxisScale {
+  unit: string;
+  /** Mean axis total per capture (samples, ns or calls). */
+  total: number;
+  /** Mean measured seconds per capture; null when a capture has none. */
+  seconds: number | null;
+  /** Nanoseconds one cpu sample stands for, when known. */
+  periodNs: number | null;
+}
+
+export function axisScale(axis: string, caps: Capture[]): AxisScale | null {
+  const ps = caps.map((c) => c.axes[axis]).filter((p): p is AxisProfile => !!p);
+  if (ps.length === 0) return null;
+  const secs = caps.filter((c) => c.axes[axis]).map((c) => c.meta.measuredSec);
+  const seconds = secs.every((s) => s !== undefined && s > 0) ? (secs as number[]).reduce((a, b) => a + b, 0) / secs.length : null;
+  return { unit: ps[0]!.unit, total: ps.reduce((a, p) => a + axisTotal(p), 0) / ps.length, seconds, periodNs: ps[0]!.periodNs ?? null };
+}
+
+const num = (x: number) => (Math.abs(x) >= 100 ? Math.round(x).toLocaleString("en-US") : Math.abs(x) >= 1 ? x.toFixed(1) : x.toPrecision(2));
+
+/** "1,234 samples · 0.41 CPU-s/s" for a value in the axis unit (per capture). */
+export function absolute(value: number, s: Pick<AxisScale, "unit" | "seconds" | "periodNs">): string {
+  const parts: string[] = [];
+  if (s.unit === "nanoseconds") parts.push(`${num(value / 1e6)} ms blocked`);
+  else parts.push(`${num(value)} ${s.unit}`);
+  if (s.seconds) {
+    if (s.unit === "samples" && s.periodNs) parts.push(`${num((value * s.periodNs) / 1e9 / s.seconds)} CPU-s/s`);
+    else if (s.unit === "samples") parts.push(`${num(value / s.seconds)} samples/s`);
+    else if (s.unit === "nanoseconds") parts.push(`${num(value / 1e9 / s.seconds)} s blocked/s`);
+    else parts.push(`${num(value / s.seconds)} ${s.unit}/s`);
+  }
+  return parts.join(" · ");
+}
