@@ -1,10 +1,13 @@
 // The app in real headless Chromium (Debian's chromium, driven by playwright-core) against a real
 // `runner server` process: sign in, enable the Profiler, create and revoke a token, queue a
 // capture with the form and watch it update live, open a capture with a diff, hover/search/zoom
-// a frame, and read an "N of M probes" screen. Screenshots are kept under .test-results/screenshots/.
+// a frame, and read an "N of M probes" screen; then issue 19: compare any two versions, one capture
+// on its own (top table, sandwich), the diff views, keyboard-only flame graphs, an in-flight screen
+// updated in place, a 390-px touch viewport, and an axe-core scan of every page.
+// Screenshots are kept under .test-results/screenshots/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -35,6 +38,9 @@ let browser: Browser;
 let page: Page;
 let diffId: string;
 let partialId: string;
+let firstId: string;
+let goneId: string;
+const AXE = readFileSync(join(REPO_ROOT, "node_modules/axe-core/axe.min.js"), "utf8");
 
 function admin(args: string[], stdin?: string): void {
   mustAdmin(dir, args, stdin);
@@ -90,13 +96,19 @@ beforeAll(async () => {
   };
   after[0]!.missing = partial.missing.map((m) => ({ axis: m.probe, reason: m.reason }));
   let t = Date.now() - 3_600_000;
-  await push("acme", { workload: "shop", version: "1.0" }, before[0]!, full, (t += 1000));
+  firstId = await push("acme", { workload: "shop", version: "1.0" }, before[0]!, full, (t += 1000));
   for (const c of before.slice(1)) await push("acme", { workload: "shop", version: "1.0", kind: "replicate" }, c, full, (t += 1000));
   diffId = partialId = await push("acme", { workload: "shop", version: "1.1" }, after[0]!, partial, (t += 1000));
   for (const c of after.slice(1)) await push("acme", { workload: "shop", version: "1.1", kind: "replicate" }, c, full, (t += 1000));
+  // 1.2 drops `target` altogether: an improvement, and a path that vanished.
+  const gone = version(p, r, 2, { samples: 100_000, change: { target: 0 } });
+  goneId = await push("acme", { workload: "shop", version: "1.2" }, gone[0]!, full, (t += 1000));
+  await push("acme", { workload: "shop", version: "1.2", kind: "replicate" }, gone[1]!, full, (t += 1000));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(60_000);
+  // Revoke and disable ask first: the test answers yes.
+  page.on("dialog", (d) => void d.accept());
 }, 120_000);
 
 afterAll(async () => {
@@ -156,7 +168,7 @@ describe.skipIf(!available)("the app in Chromium", () => {
     const form = page.locator("#capture-form");
     expect(await form.locator("input:not([type=hidden])").count()).toBe(3);
     await page.getByLabel("Process").fill("checkout");
-    await page.getByLabel("Version").fill("2.0.0");
+    await page.locator("#version").fill("2.0.0");
     await page.getByLabel(/Environment/).first().fill("staging");
     await page.getByRole("button", { name: "Queue capture" }).click();
     await page.waitForURL(/queued=/, { waitUntil: "domcontentloaded" });
@@ -175,21 +187,21 @@ describe.skipIf(!available)("the app in Chromium", () => {
 
   test("open a capture with a diff; hover, search and zoom a frame", async () => {
     await page.goto(`${url}/profiling/captures/${diffId}`, { waitUntil: "load" });
-    expect(await page.locator("#verdict").textContent()).toBe("changed");
+    expect(await page.locator("#verdict").textContent()).toBe("changed ↑ regression");
     const frame = page.locator("#graph-cpu .fr", { hasText: /^target$/ }).first();
     await frame.hover();
-    const tip = page.locator("figure.flame .flame-tip");
+    const tip = page.locator("#fig-cpu .flame-tip");
     await tip.waitFor({ state: "visible" });
     const text = (await tip.textContent())!;
     expect(text).toMatch(/^target/);
     expect(text).toMatch(/before \d+\.\d\d% · after \d+\.\d\d% of cpu/);
     expect(text).toMatch(/change \+\d+\.\d%, 95% interval \[[-+]\d+\.\d%, \+\d+\.\d%\] — CHANGED/);
     await shot("07-capture-hover");
-    await page.getByLabel("Search").fill("target");
-    await expect(page.locator(".flame-match").textContent()).resolves.toMatch(/^\d+ matching frames?$/);
+    await page.locator("#search-cpu").fill("target");
+    await expect(page.locator("#fig-cpu .flame-match").textContent()).resolves.toMatch(/^\d+ matching frames?$/);
     expect(await page.locator("#graph-cpu .fr.match").count()).toBeGreaterThan(0);
     await shot("08-capture-search");
-    await page.getByLabel("Search").fill("");
+    await page.locator("#search-cpu").fill("");
     // Zoom with the keyboard: focus the parent of target and press Enter; it becomes full width.
     const parent = page.locator("#graph-cpu .fr", { hasText: /^fn_4_0$/ }).first();
     await parent.focus();
@@ -198,9 +210,10 @@ describe.skipIf(!available)("the app in Chromium", () => {
     const zoomed = page.locator("#graph-cpu .fr", { hasText: /^fn_4_0$/ }).first();
     expect((await zoomed.boundingBox())!.width).toBeGreaterThan(graphBox.width * 0.95);
     await shot("09-capture-zoomed");
-    await page.getByRole("button", { name: "Reset zoom" }).click();
+    await page.locator("#fig-cpu .flame-reset").click();
     expect(await page.locator(".changes tbody tr.flag-up").count()).toBeGreaterThan(0);
     expect(await page.getByRole("link", { name: /pprof/ }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: /The diff \(JSON/ }).count()).toBe(1);
   }, STEP);
 
   test('an "N of M probes" screen names what did not attach and why', async () => {
@@ -212,5 +225,151 @@ describe.skipIf(!available)("the app in Chromium", () => {
     expect(missing).toContain("AppArmor profile");
     expect(await page.locator("ul.absent").textContent()).toContain("offcpu: absent");
     await shot("10-capture-n-of-m-probes");
+  }, STEP);
+  test("compare 1.2 with 1.0 from the capture screen's pickers (not the automatic 1.1)", async () => {
+    await page.goto(`${url}/profiling/captures/${goneId}`, { waitUntil: "load" });
+    expect(await page.locator("#verdict").textContent()).toMatch(/^changed ↓ improvement|^changed/);
+    await page.getByText("Compare with another version, environment or set of captures").click();
+    await page.locator("#b-version").selectOption("1.0");
+    await page.getByRole("button", { name: "Compare", exact: true }).click();
+    await page.waitForURL(/\/profiling\/compare\?/, { waitUntil: "load" });
+    expect(await page.locator("#baseline").textContent()).toMatch(/^Baseline: version 1\.0 · prod \(head, replicate, replicate\); comparison: version 1\.2 · prod/);
+    // target is gone in 1.2: an improvement, told in words and drawn hatched where it used to be.
+    expect(await page.locator("#verdict").textContent()).toContain("improvement");
+    const row = page.locator("table.changes tbody tr", { has: page.locator("td.fn", { hasText: /^target$/ }) }).first();
+    expect(await row.locator(".chg").textContent()).toBe("↓ improvement");
+    expect(await row.locator("td.words").textContent()).toMatch(/^Improvement: shrank by 100\.0% \(adjusted p /);
+    expect(await page.locator("#graph-cpu .fr.gone", { hasText: /^target$/ }).count()).toBeGreaterThan(0);
+    await shot("11-compare-picked");
+    // Views: side by side draws a second graph; axis and cost filters hide what is not asked for.
+    await page.locator("#view-cpu").selectOption("split");
+    await page.locator("#graph-cpu-after .fr").first().waitFor();
+    expect(await page.locator("#graph-cpu-after .fr.gone").count()).toBe(0);
+    await shot("12-compare-side-by-side");
+    await page.locator("#dc-kind").selectOption("self");
+    expect(await page.locator("table.changes tbody tr[data-kind=inclusive]:visible").count()).toBe(0);
+    expect(await page.locator("table.changes tbody tr[data-kind=self]:visible").count()).toBeGreaterThan(0);
+    const dl = page.waitForEvent("download");
+    await page.getByRole("link", { name: "The diff (JSON, every tested function)" }).click();
+    const file = await dl;
+    expect(file.suggestedFilename()).toBe("shop-1.0-vs-1.2.diff.json");
+  }, STEP);
+
+  test("one capture on its own: flame graph, sortable and searchable top table, sandwich", async () => {
+    await page.goto(`${url}/profiling/captures/${firstId}`, { waitUntil: "load" });
+    expect(await page.locator("#verdict").textContent()).toBe("no baseline");
+    expect(await page.locator("#graph-own-cpu .fr").count()).toBeGreaterThan(20);
+    const cap = (await page.locator("#fig-own-cpu figcaption").textContent())!;
+    expect(cap).toMatch(/samples · [\d.]+ CPU-s\/s over [\d.]+ s measured/);
+    const table = page.locator("#top-own-cpu-t");
+    await table.getByRole("button", { name: "Total" }).click();
+    expect(await table.locator("tbody tr:first-child td.fn").textContent()).toBe("main");
+    expect(await table.locator("th", { hasText: "Total" }).getAttribute("aria-sort")).toBe("descending");
+    await page.getByLabel("Find function").fill("target");
+    expect(await table.locator("tbody tr:visible").count()).toBe(1);
+    await table.getByRole("button", { name: "Sandwich view of target" }).click();
+    const sw = page.locator(".sandwich").first();
+    await sw.locator("h4").waitFor();
+    expect(await sw.locator("h4").textContent()).toMatch(/^Sandwich of target \(cpu\): \d+\.\d\d% of the axis$/);
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H4");
+    // Callers read upwards from target: its parents fn_4_0 / fn_4_1 are right above it.
+    expect(await sw.locator("[id$='-callers'] .fr", { hasText: /^fn_4_[01]$/ }).count()).toBeGreaterThan(0);
+    expect(await sw.locator("[id$='-callees'] .fr", { hasText: /^target$/ }).count()).toBe(1);
+    await shot("13-capture-alone-sandwich");
+  }, STEP);
+
+  test("keyboard only: one Tab stop per flame graph, arrow keys, focus kept on zoom", async () => {
+    await page.goto(`${url}/profiling/captures/${diffId}`, { waitUntil: "load" });
+    expect(await page.locator("#graph-cpu .fr[tabindex='0']").count()).toBe(1);
+    await page.locator("#search-cpu").focus();
+    // Tab order from search: view select, reset button, then the graph (one stop), then out of it.
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    const active = () => page.evaluate(() => ({ cls: document.activeElement?.className, text: document.activeElement?.textContent, graph: document.activeElement?.parentElement?.id }));
+    expect(await active()).toMatchObject({ cls: "fr", text: "all", graph: "graph-cpu" });
+    await page.keyboard.press("ArrowDown");
+    expect((await active()).text).toBe("main");
+    await page.keyboard.press("ArrowDown");
+    const first = (await active()).text!;
+    await page.keyboard.press("ArrowRight");
+    const second = (await active()).text!;
+    expect(second).not.toBe(first);
+    await page.keyboard.press("ArrowLeft");
+    expect((await active()).text).toBe(first);
+    await page.keyboard.press("Enter");
+    expect(await active()).toMatchObject({ cls: "fr", text: first, graph: "graph-cpu" });
+    expect(await page.locator("#graph-cpu .fr[tabindex='0']").count()).toBe(1);
+    await page.keyboard.press("Escape");
+    expect(await active()).toMatchObject({ cls: "fr", text: "all" });
+    await page.keyboard.press("Tab");
+    expect((await active()).graph).not.toBe("graph-cpu");
+  }, STEP);
+
+  test("a capture in flight updates in place: no reload, focus kept", async () => {
+    const org = (await store.getOrg("acme"))!;
+    const q = await store.queueCapture(org.id, "owner@acme.test", { workload: "shop", version: "1.3", env: "prod", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 1e9, windowMs: 1, now: Date.now() });
+    const id = (q as { requestId: string }).requestId;
+    await page.goto(`${url}/profiling/captures/${id}`, { waitUntil: "load" });
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+    await page.locator("#back").focus();
+    await store.markCaptureRunning(id);
+    await store.completeCapture(id, { outcome: "failed", reason: "target not running on any node" });
+    await page.locator("#state .state", { hasText: "failed" }).waitFor({ timeout: 20_000 });
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("back");
+  }, STEP);
+
+  test("the list: verdict column and filter", async () => {
+    await page.goto(`${url}/profiling`, { waitUntil: "load" });
+    const row = page.locator("#records tr", { has: page.locator(`a[href="/profiling/captures/${diffId}"]`) });
+    expect(await row.locator("td[data-verdict]").textContent()).toMatch(/^changed ↑ regression/);
+    await page.locator("#f-verdict").selectOption("down");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/verdict=down/, { waitUntil: "load" });
+    expect(await page.locator(`#records a[href="/profiling/captures/${goneId}"]`).count()).toBe(1);
+    expect(await page.locator(`#records a[href="/profiling/captures/${diffId}"]`).count()).toBe(0);
+    await shot("14-profiling-verdicts");
+  }, STEP);
+
+  test("390 px with touch: no sideways scroll, a tap explains a frame", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, storageState: await page.context().storageState() });
+    const m = await ctx.newPage();
+    m.setDefaultTimeout(60_000);
+    try {
+      for (const path of ["/profiling", `/profiling/captures/${diffId}`, `/profiling/captures/${firstId}`, `/profiling/compare?workload=shop&b_version=1.0&b_env=prod&a_version=1.2&a_env=prod`, "/settings"]) {
+        await m.goto(url + path, { waitUntil: "load" });
+        const wide = await m.evaluate(() => {
+          const over = [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > 391 && !e.closest(".scroll")).slice(0, 3);
+          return { width: document.documentElement.scrollWidth, over: over.map((e) => `${e.tagName}.${e.className}#${e.id}`) };
+        });
+        expect({ path, wide }).toEqual({ path, wide: { width: 390, over: [] } });
+      }
+      await m.goto(`${url}/profiling/captures/${diffId}`, { waitUntil: "load" });
+      await m.locator("#graph-cpu .fr", { hasText: /^main$/ }).first().tap();
+      const tip = m.locator("#fig-cpu .flame-tip");
+      await tip.waitFor({ state: "visible" });
+      expect(await tip.textContent()).toMatch(/^main\nbefore/);
+      await m.screenshot({ path: join(SHOTS, "15-capture-390px.png"), fullPage: false });
+    } finally {
+      await ctx.close();
+    }
+  }, STEP);
+
+  test("axe-core finds no serious or critical violation on any page", async () => {
+    const pages = ["/profiling", `/profiling/captures/${diffId}`, `/profiling/captures/${firstId}`, `/profiling/captures/${partialId}`, "/profiling/compare?workload=shop&b_version=1.0&b_env=prod&a_version=1.2&a_env=prod", "/settings"];
+    const found: string[] = [];
+    for (const path of pages) {
+      await page.goto(url + path, { waitUntil: "load" });
+      // Through the DevTools protocol, so the app's CSP (no inline scripts) stays as it is.
+      const v = (await page.evaluate(`${AXE};axe.run(document, { resultTypes: ["violations"] }).then(r => r.violations.map(x => ({ id: x.id, impact: x.impact, nodes: x.nodes.map(n => n.target.join(" ")).slice(0, 3) })))`)) as Array<{ id: string; impact: string; nodes: string[] }>;
+      for (const x of v) if (x.impact === "serious" || x.impact === "critical") found.push(`${path}: ${x.id} (${x.impact}) ${x.nodes.join(", ")}`);
+    }
+    const signedOut = await browser.newPage();
+    await signedOut.goto(`${url}/login`, { waitUntil: "load" });
+    const lv = (await signedOut.evaluate(`${AXE};axe.run().then(r => r.violations.filter(x => x.impact === "serious" || x.impact === "critical").map(x => x.id))`)) as string[];
+    await signedOut.close();
+    for (const id of lv) found.push(`/login: ${id}`);
+    expect(found).toEqual([]);
   }, STEP);
 });

@@ -33,7 +33,7 @@ th{background:#f3f4f6}
 .absent li{color:#7f1d1d}
 .legend .sw{display:inline-block;width:14px;height:12px;vertical-align:middle;margin-left:8px}.sw.up{background:hsl(28,95%,62%)}.sw.down{background:hsl(202,80%,62%)}.sw.gone,.fr.gone{background:repeating-linear-gradient(135deg,#fff 0 4px,#9ca3af 4px 6px)}.sw.noise{background:#d9d4c7}.sw.untested{background:#e6e6e6}
 .flame{margin:12px 0 20px;position:relative}.flame figcaption{margin-bottom:6px}
-.flame-tools{display:flex;gap:8px;align-items:center;margin-bottom:6px}.flame-tools label{font-size:13px}
+.flame-tools{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-bottom:6px}.flame-tools label{font-size:13px}
 .flame-graph{position:relative;width:100%;overflow:hidden;border:1px solid #e5e7eb;background:#fff}
 .fr{position:absolute;height:17px;line-height:17px;font-size:11px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;border-right:1px solid #fff;padding-left:2px;cursor:pointer;color:#111}
 .fr:hover,.fr:focus{outline:2px solid #111;z-index:2}.fr.match{outline:2px solid #b45309;font-weight:700}.fr.dim{opacity:.35}
@@ -47,11 +47,11 @@ tr.flag-up td{background:#fff4eb}tr.flag-down td{background:#eff6ff}
 button.link{background:none;border:0;color:#0b57d0;padding:0;text-decoration:underline;font:inherit;text-align:left;cursor:pointer;word-break:break-all}button.link:hover{background:none}
 .top-table{font-size:13px}.top-table th button.sort{background:none;border:0;color:#1b1b1b;padding:0;font-weight:700}
 .sandwich{border-top:1px solid #d1d5db;margin-top:8px;padding-top:8px}.sandwich h4{margin:4px 0}
-fieldset{border:1px solid #d1d5db;border-radius:4px;margin:0 0 8px;padding:6px 10px}legend{font-weight:700;font-size:14px}
+fieldset{min-width:0;border:1px solid #d1d5db;border-radius:4px;margin:0 0 8px;padding:6px 10px}legend{font-weight:700;font-size:14px}
 .pick summary,.top-details summary{cursor:pointer;margin:6px 0}
 .vchg{white-space:nowrap;font-weight:700}.vchg.up{color:#7c2d12}.vchg.down{color:#1e3a8a}.vchg.insufficient{color:#78350f}.vchg.unchanged{color:#14532d}
 .summary-table{margin-bottom:12px}
-@media (max-width:640px){main{padding:10px}header nav{padding:8px 10px;gap:8px}header .who{margin-left:0;width:100%}h1{font-size:20px}.card{padding:10px}
+@media (max-width:640px){main{padding:10px;overflow-wrap:anywhere}.flame-tip{max-width:90vw}.meta{grid-template-columns:1fr}header nav{padding:8px 10px;gap:8px}header .who{margin-left:0;width:100%}h1{font-size:20px}.card{padding:10px}
 table.records,table.records tbody,table.records tr,table.records td{display:block}table.records thead{display:none}table.records tr{border-bottom:1px solid #d1d5db;padding:6px 0}table.records td{border:0;padding:2px 4px}
 .flame-panes.split{grid-template-columns:1fr}.fr{height:23px;line-height:23px;font-size:12px}.row>div{flex:1 1 100%}input,select{max-width:100%}}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

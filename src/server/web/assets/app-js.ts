@@ -196,8 +196,15 @@ export const APP_JS = String.raw`
       var n = el._node;
       if (el._ancestor) focusPath = focusPath.slice(0, focusPath.indexOf(n) + 1);
       else focusPath = pathTo(n);
-      draw(n, byKey ? { _graph: el.parentNode } : null);
+      var g = el.parentNode;
+      draw(n, byKey ? { _graph: g } : null);
+      // A tap or click keeps explaining the frame it zoomed into (touch has no hover to bring it back).
+      if (!byKey && g.isConnected) {
+        var again = g.querySelector(".fr[tabindex='0']");
+        if (again && again._node === n) showTip(again, lastPointer);
+      }
     }
+    var lastPointer = null;
 
     function reset(byKey) {
       focusPath = [data.root];
@@ -236,9 +243,9 @@ export const APP_JS = String.raw`
       g.addEventListener("mousemove", function (ev) { if (ev.target._node) showTip(ev.target, ev); });
       g.addEventListener("mouseleave", function () { tip.hidden = true; });
       g.addEventListener("focusin", function (ev) { if (ev.target._node) showTip(ev.target, null); });
-      g.addEventListener("focusout", function () { tip.hidden = true; });
+      g.addEventListener("focusout", function (ev) { if (!ev.relatedTarget || !g.contains(ev.relatedTarget)) { if (ev.target.isConnected) tip.hidden = true; } });
       // Touch has no hover: a tap shows the frame's text (kept while the graph zooms into it).
-      g.addEventListener("pointerdown", function (ev) { if (ev.pointerType !== "mouse" && ev.target._node) showTip(ev.target, ev); });
+      g.addEventListener("pointerdown", function (ev) { lastPointer = { clientX: ev.clientX, clientY: ev.clientY }; if (ev.pointerType !== "mouse" && ev.target._node) showTip(ev.target, ev); });
       g.addEventListener("click", function (ev) { if (ev.target._node) zoom(ev.target, false); });
       g.addEventListener("keydown", function (ev) {
         var t = ev.target;

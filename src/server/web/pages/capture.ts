@@ -96,7 +96,7 @@ export function capturePage(session: SignedIn, v: CaptureView, now = Date.now(),
   // Something on this screen is still to come (the outcome, or the head's diff): the script
   // refetches the page and swaps in what changed, keeping focus and scroll (no full reload).
   const inFlight = r.status !== "done" || diffPending(v, now);
-  const body = html`<div id="capture" data-poll="${inFlight ? "1" : "0"}"><p><a href="/profiling">← Profiling</a></p>
+  const body = html`<div id="capture" data-poll="${inFlight ? "1" : "0"}"><p><a href="/profiling" id="back">← Profiling</a></p>
 <h1>${r.workload} <span class="muted">${r.version}${r.env ? ` · ${r.env}` : ""}</span></h1>
 <dl class="meta"><dt>Kind</dt><dd>${r.kind}</dd><dt>Requester</dt><dd>${requesterLabel(r.requester)}</dd>
 <dt>State</dt><dd id="state">${stateBadge(r)}${r.reason && !saidByInstrumentation(r) ? html` — <span id="reason">${r.reason}</span>` : ""}</dd>
