@@ -2,7 +2,7 @@
 import type { SQL } from "bun";
 import type { CaptureRequest } from "../../../protocol/capture-request.ts";
 import type { CaptureStore } from "../store.ts";
-import { dedupeKey } from "../sqlite/captures.ts";
+import { dedupeKey, rateLimited } from "../queue-rules.ts";
 import {
   StoreError,
   type CaptureOutcome,
@@ -40,7 +40,7 @@ export class PgCaptures implements CaptureStore {
                      (array_agg(created_at ORDER BY created_at))[greatest(count(*) - ${policy.limit} + 1, 1)] AS frees_at
                 FROM capture_requests WHERE org_id = ${orgId} AND created_at > ${since}) w`;
     if (fast.hit) return { kind: "deduped", requestId: fast.hit as string };
-    if (fast.n >= policy.limit) return retryAfter(Number(fast.frees_at), policy);
+    if (fast.n >= policy.limit) return rateLimited(Number(fast.frees_at), policy);
     return this.sql.begin(async (tx) => {
       // A transaction-scoped advisory lock per org serializes every queueing transaction of this
       // org, whichever replica runs it, without writing to the org row: the dedupe lookup, count
@@ -54,7 +54,7 @@ export class PgCaptures implements CaptureStore {
         const [{ frees_at }] = await tx`
           SELECT created_at AS frees_at FROM capture_requests WHERE org_id = ${orgId} AND created_at > ${since}
            ORDER BY created_at LIMIT 1 OFFSET ${n - policy.limit}`;
-        return retryAfter(Number(frees_at), policy);
+        return rateLimited(Number(frees_at), policy);
       }
       const requestId = Bun.randomUUIDv7();
       await tx`
@@ -112,8 +112,4 @@ export class PgCaptures implements CaptureStore {
   private async mustGet(requestId: string): Promise<CaptureRecord> {
     return (await this.getCapture(requestId))!;
   }
-}
-
-function retryAfter(freesAt: number, policy: QueuePolicy): QueueResult {
-  return { kind: "rate_limited", retryAfterSeconds: Math.max(1, Math.ceil((freesAt + policy.windowMs - policy.now) / 1000)) };
 }

@@ -10,13 +10,9 @@ import {
   type QueuePolicy,
   type QueueResult,
 } from "../types.ts";
+import { dedupeKey, rateLimited } from "../queue-rules.ts";
 import { requireOrgId } from "./orgs.ts";
 import { SELECT_CAPTURE, toCapture, type CaptureRow } from "./rows.ts";
-
-/** Requests are identical when every field that changes what gets measured is equal. */
-export function dedupeKey(r: CaptureRequest): string {
-  return JSON.stringify([r.workload, r.version, r.env, r.kind, r.duration_sec, r.warmup_sec]);
-}
 
 export class SqliteCaptures implements CaptureStore {
   private readonly queueTx: (orgId: number, requester: string, request: CaptureRequest, policy: QueuePolicy) => QueueResult;
@@ -54,8 +50,7 @@ export class SqliteCaptures implements CaptureStore {
           "SELECT created_at FROM capture_requests WHERE org_id = ? AND created_at > ? ORDER BY created_at LIMIT 1 OFFSET ?",
         )
         .get(orgId, since, n - policy.limit) as { created_at: number };
-      const retryAfterSeconds = Math.max(1, Math.ceil((created_at + policy.windowMs - policy.now) / 1000));
-      return { kind: "rate_limited", retryAfterSeconds };
+      return rateLimited(created_at, policy);
     }
     const requestId = Bun.randomUUIDv7();
     this.db
