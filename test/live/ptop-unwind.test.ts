@@ -156,6 +156,15 @@ describe.skipIf(!live)("ptop unwinds programs without frame pointers (live)", ()
     expectWhole(m, ["__libc_start_call_main", "lzma_code"]);
   }, 90_000);
 
+  test("samples in the vDSO (clock_gettime) are unwound through it and named [vdso]", async () => {
+    const bin = compile(["gcc", "-O2", "-fomit-frame-pointer", join(WORKLOADS, "unwind-vdso.c"), "-o", join(dir, "vdspin")], join(dir, "vdspin"));
+    const m = await measure([bin, "15"], "vdspin", 4, "cpu", false);
+    expect(m.ptop.rooted / m.ptop.total).toBeGreaterThanOrEqual(0.95);
+    const frames = m.records.filter((r): r is FrameRecord => r.type === "frame");
+    expect(frames.some((f) => f.function === "[vdso]" && f.module === "[vdso]")).toBe(true);
+    expect(frames.filter((f) => f.function === "[unknown]")).toEqual([]);
+  }, 60_000);
+
   test("a library loaded during the window (dlopen) is unwound once its mapping is seen", async () => {
     const lib = compile(["gcc", "-O2", "-fomit-frame-pointer", "-shared", "-fPIC", join(WORKLOADS, "unwind-dlopen-lib.c"), "-o", join(dir, "libspin.so")], join(dir, "libspin.so"));
     const bin = compile(["gcc", "-O2", "-fomit-frame-pointer", join(WORKLOADS, "unwind-dlopen.c"), "-o", join(dir, "dlmain"), "-ldl"], join(dir, "dlmain"));

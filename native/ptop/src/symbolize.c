@@ -6,6 +6,7 @@
 #include "rootfs.h"
 #include "strtab.h"
 #include <fcntl.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ struct module {
 struct mapping {
 	uint64_t start, end, off;
 	int mod; /* index in modules, -1 for anonymous memory (JIT code lives there) */
+	bool vdso; /* the kernel's [vdso] (clock_gettime & co.): named as such, not as unknown JIT */
 };
 
 struct proc_syms {
@@ -145,10 +147,13 @@ bool sym_prepare_process(int pid, int nspid)
 			cap = cap ? cap * 2 : 64;
 			ps->maps = xrealloc(ps->maps, cap, sizeof(*ps->maps));
 		}
-		ps->maps[ps->n++] = (struct mapping){ start, end, off, mod };
+		ps->maps[ps->n++] = (struct mapping){ start, end, off, mod, strcmp(path, "[vdso]") == 0 };
 	}
 	free(maps);
-	bool changed = nold != ps->n || (nold && memcmp(old, ps->maps, nold * sizeof(*old)) != 0);
+	bool changed = nold != ps->n;
+	for (size_t i = 0; !changed && i < nold; i++)
+		changed = old[i].start != ps->maps[i].start || old[i].end != ps->maps[i].end ||
+			  old[i].off != ps->maps[i].off || old[i].mod != ps->maps[i].mod;
 	free(old);
 	if (ps->perfmap_fd >= 0) {
 		close(ps->perfmap_fd); /* reopened below: the runtime appends to it during the window */
@@ -332,8 +337,8 @@ void sym_resolve_user(int pid, uint64_t addr, struct frame_info *out)
 	}
 	/* Anonymous code without a perf-map entry (or a mapping gone by the end): one frame per
 	 * kind of region, never the absolute address. */
-	out->function = "[unknown]";
-	out->module = mp ? "[anon]" : NULL;
+	out->function = mp && mp->vdso ? "[vdso]" : "[unknown]";
+	out->module = mp ? (mp->vdso ? "[vdso]" : "[anon]") : NULL;
 }
 
 void sym_resolve_kernel(uint64_t addr, struct frame_info *out)
