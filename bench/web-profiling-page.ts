@@ -11,6 +11,8 @@ import { createLogger } from "../src/log.ts";
 import { startServer } from "../src/server/start-server.ts";
 import { SqliteStore } from "../src/server/store/sqlite/sqlite-store.ts";
 import { createMember } from "../src/server/users/create-user.ts";
+import { diffCaptures } from "../src/witness/diff.ts";
+import { makeProgram, rng, version } from "../test/fixtures/profiles/synthetic.ts";
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
 const RUNS = 50;
@@ -41,6 +43,19 @@ store.db.transaction(() => {
     );
   }
 })();
+
+// Every pushed head among the newest 2,000 records has a stored diff (the list's verdict column
+// reads them): one real witness diff of two 3-capture versions, stored under each head.
+{
+  const p = makeProgram({ seed: 11, stacks: 150, leaves: 50, cv: 0.01, targetShare: 0.02 });
+  const r = rng(5);
+  const json = JSON.stringify(diffCaptures({ before: version(p, r, 3, { samples: 20_000 }), after: version(p, r, 3, { samples: 20_000, change: { target: 1.5 } }) }));
+  const heads = store.db
+    .query("SELECT request_id FROM capture_requests WHERE outcome = 'pushed' AND kind = 'head' ORDER BY created_at DESC LIMIT 2000")
+    .all() as { request_id: string }[];
+  for (const h of heads.slice(0, 500)) await store.saveDiff({ requestId: h.request_id, comparedWith: { requestId: h.request_id, version: "1.0" }, note: "bench", verdict: "changed", json, html: null, createdAt: t0 });
+  console.log(`${Math.min(500, heads.length)} pushed heads carry a stored diff of ${json.length.toLocaleString("en")} bytes of JSON`);
+}
 
 const login = await fetch(`${server.url}/login`, {
   method: "POST",

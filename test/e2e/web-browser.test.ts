@@ -25,6 +25,8 @@ const SHOTS = join(REPO_ROOT, ".test-results/screenshots");
 const PASSWORD = "a long browser test password";
 // A loaded 2-core machine running the server from sources: generous, but each step still bounded.
 const STEP = 150_000;
+// The axe scan of six pages and the comparison (a diff computed on request) take ~2 min here.
+const LONG_STEP = 2 * STEP;
 
 // CI installs chromium (.ci/run); elsewhere the browser tests skip unless RUNNER_REQUIRE_LIVE=1.
 const available = existsSync(CHROMIUM);
@@ -214,7 +216,7 @@ describe.skipIf(!available)("the app in Chromium", () => {
     expect(await page.locator(".changes tbody tr.flag-up").count()).toBeGreaterThan(0);
     expect(await page.getByRole("link", { name: /pprof/ }).count()).toBe(1);
     expect(await page.getByRole("link", { name: /The diff \(JSON/ }).count()).toBe(1);
-  }, STEP);
+  }, LONG_STEP);
 
   test('an "N of M probes" screen names what did not attach and why', async () => {
     await page.goto(`${url}/profiling/captures/${partialId}`, { waitUntil: "domcontentloaded" });
@@ -253,7 +255,7 @@ describe.skipIf(!available)("the app in Chromium", () => {
     await page.getByRole("link", { name: "The diff (JSON, every tested function)" }).click();
     const file = await dl;
     expect(file.suggestedFilename()).toBe("shop-1.0-vs-1.2.diff.json");
-  }, STEP);
+  }, LONG_STEP);
 
   test("one capture on its own: flame graph, sortable and searchable top table, sandwich", async () => {
     await page.goto(`${url}/profiling/captures/${firstId}`, { waitUntil: "load" });
@@ -371,5 +373,5 @@ describe.skipIf(!available)("the app in Chromium", () => {
     await signedOut.close();
     for (const id of lv) found.push(`/login: ${id}`);
     expect(found).toEqual([]);
-  }, STEP);
+  }, LONG_STEP);
 });
