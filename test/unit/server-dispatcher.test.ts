@@ -46,4 +46,36 @@ describe("Dispatcher (SQLite, one server)", () => {
     expect((await store.listQueuedCaptures(["idle"], 1000)).length).toBe(600);
     d.stop();
   });
+
+  test("a request taken meanwhile is skipped; a database that stops answering fails the drain, logged, not skipped", async () => {
+    const org = (await store.createOrg("dead-db")).id;
+    const q = await store.queueCapture(org, "ci", req("2.0.0"), { limit: 1e9, windowMs: 1, now: T0 + 2000 });
+    const id = (q as { requestId: string }).requestId;
+    const errors: string[] = [];
+    const logger = { info() {}, warn() {}, error: (_o: unknown, msg: string) => errors.push(msg) } as unknown as ReturnType<typeof createLogger>;
+    const sent: ServerMessage[] = [];
+    const session: TunnelSession = { orgId: org, orgName: "dead-db", instanceId: "node-1", send: (m) => (sent.push(m), true), close: () => {} };
+
+    // Taken meanwhile: another process moved it to running first (a StoreError conflict).
+    await store.markCaptureRunning(id);
+    const listsStale = { ...store, listQueuedCaptures: async () => [(await store.getCapture(id))!], markCaptureRunning: (r: string) => store.markCaptureRunning(r) };
+    const taken = new Dispatcher({ store: listsStale as unknown as SqliteStore, logger });
+    taken.up(session, []);
+    taken.kick();
+    await Bun.sleep(200);
+    expect(errors).toEqual([]);
+    expect(sent).toEqual([]);
+    taken.stop();
+
+    // Dead: the store's connection is closed under it.
+    const dead = new SqliteStore(join(dir, "runner.db"));
+    await dead.close();
+    const deadStore = { listQueuedCaptures: async () => [(await store.getCapture(id))!], markCaptureRunning: (r: string) => dead.markCaptureRunning(r), requeueRunningCaptures: async () => 0, completeCapture: dead.completeCapture.bind(dead) };
+    const d = new Dispatcher({ store: deadStore, logger });
+    d.up(session, []);
+    d.kick();
+    await until("the drain failure logged", 5_000, async () => errors.includes("dispatch: drain failed") || undefined);
+    expect(sent).toEqual([]);
+    d.stop();
+  });
 });

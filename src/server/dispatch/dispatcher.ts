@@ -17,9 +17,10 @@
 import type { Logger } from "../../log.ts";
 import type { CaptureOrder, ProfilerMessage } from "../../protocol/tunnel.ts";
 import type { Store } from "../store/store.ts";
-import type { CaptureRecord } from "../store/types.ts";
+import { StoreError, type CaptureRecord } from "../store/types.ts";
 import type { TunnelEvents, TunnelSession } from "../tunnel/listener.ts";
 import { mergeAnswers, toRecordInstrumentation, type NodeAnswer } from "./merge.ts";
+import { captureOrder, timeoutReason } from "./order-rules.ts";
 
 export const RECONNECT_GRACE_MS = 20_000;
 export const ACK_TIMEOUT_MS = 30_000;
@@ -107,18 +108,13 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
       let running: CaptureRecord;
       try {
         running = await this.opts.store.markCaptureRunning(rec.requestId);
-      } catch {
-        continue; // taken or finished meanwhile
+      } catch (err) {
+        // Taken or finished meanwhile (no longer queued): skip it. Anything else — a database
+        // that stopped answering — fails the drain, which logs it, and the next poll retries.
+        if (err instanceof StoreError && (err.code === "conflict" || err.code === "not_found")) continue;
+        throw err;
       }
-      const order: CaptureOrder = {
-        request_id: running.requestId,
-        workload: running.workload,
-        version: running.version,
-        env: running.env,
-        kind: running.kind,
-        duration_sec: running.duration_sec,
-        warmup_sec: running.warmup_sec,
-      };
+      const order = captureOrder(running.requestId, running);
       const flight: Flight = {
         record: running,
         order,
@@ -169,7 +165,7 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
           f.lostTimers.delete(session.instanceId);
           this.answer(f, session.instanceId, {
             state: "failed",
-            reason: `Profiler ${session.instanceId} lost mid-capture (${why}) and did not come back within ${RECONNECT_GRACE_MS / 1000} s`,
+            reason: timeoutReason.lost(session.instanceId, why, RECONNECT_GRACE_MS),
           });
         }, RECONNECT_GRACE_MS),
       );
@@ -248,11 +244,11 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
       const windowMs = (f.order.warmup_sec + f.order.duration_sec) * 1000;
       for (const [instance, a] of f.answers) {
         if (a.state === "pending" && now - f.startedAt > ACK_TIMEOUT_MS && !f.lostTimers.has(instance)) {
-          this.answer(f, instance, { state: "failed", reason: `Profiler ${instance} did not acknowledge the order within ${ACK_TIMEOUT_MS / 1000} s` });
+          this.answer(f, instance, { state: "failed", reason: timeoutReason.unacknowledged(instance, ACK_TIMEOUT_MS) });
         } else if (a.state === "running" && now - a.since > windowMs + RESULT_GRACE_MS && !f.lostTimers.has(instance)) {
           this.answer(f, instance, {
             state: "failed",
-            reason: `Profiler ${instance} sent no result within the window plus ${RESULT_GRACE_MS / 1000} s`,
+            reason: timeoutReason.noResult(instance, RESULT_GRACE_MS),
           });
         }
       }

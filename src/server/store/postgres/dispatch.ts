@@ -1,10 +1,10 @@
 // Dispatch state shared by replicas: replica leases, which replica holds each Profiler's tunnel,
 // and one row per (request, Profiler) with that Profiler's answer. Implements ClusterDispatchStore.
 import type { SQL } from "bun";
-import type { CaptureOrder } from "../../../protocol/tunnel.ts";
 import type { AnswerResult, ClusterDispatchStore, ClusterTimeouts, LocalOrder, Overdue } from "../../dispatch/cluster-store.ts";
 import { mergeAnswers, type NodeAnswer } from "../../dispatch/merge.ts";
 import { toRecordInstrumentation } from "../../dispatch/merge.ts";
+import { captureOrder, timeoutReason } from "../../dispatch/order-rules.ts";
 import { WORK_CHANNEL } from "./captures.ts";
 import { SELECT_CAPTURE, toCapture, type PgCaptureRow } from "./rows.ts";
 
@@ -26,15 +26,7 @@ interface OrderRow {
 const toLocalOrder = (r: OrderRow): LocalOrder => ({
   orgId: Number(r.org_id),
   instanceId: r.instance_id,
-  order: {
-    request_id: r.request_id,
-    workload: r.workload,
-    version: r.version,
-    env: r.env,
-    kind: r.kind,
-    duration_sec: r.duration_sec,
-    warmup_sec: r.warmup_sec,
-  } satisfies CaptureOrder,
+  order: captureOrder(r.request_id, r),
 });
 
 export class PgDispatch implements ClusterDispatchStore {
@@ -226,14 +218,12 @@ export class PgDispatch implements ClusterDispatchStore {
     return (rows as Array<{ request_id: string; org_id: string; instance_id: string; state: string; down_at: string | null; down_why: string | null }>).map(
       (r) => {
         const i = r.instance_id;
-        let reason: string;
-        if (r.down_at !== null) {
-          reason = `Profiler ${i} lost mid-capture (${r.down_why ?? "tunnel closed"}) and did not come back within ${t.reconnectGraceMs / 1000} s`;
-        } else if (r.state === "pending") {
-          reason = `Profiler ${i} did not acknowledge the order within ${t.ackTimeoutMs / 1000} s`;
-        } else {
-          reason = `Profiler ${i} sent no result within the window plus ${t.resultGraceMs / 1000} s`;
-        }
+        const reason =
+          r.down_at !== null
+            ? timeoutReason.lost(i, r.down_why ?? "tunnel closed", t.reconnectGraceMs)
+            : r.state === "pending"
+              ? timeoutReason.unacknowledged(i, t.ackTimeoutMs)
+              : timeoutReason.noResult(i, t.resultGraceMs);
         return { requestId: r.request_id, orgId: Number(r.org_id), instanceId: i, reason };
       },
     );
