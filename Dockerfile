@@ -26,28 +26,40 @@ RUN set -eu; \
 
 COPY ${TARGETARCH}/runner ${TARGETARCH}/ptop /opt/runner/
 COPY release-manifest.json release-manifest.sigstore.json /opt/runner/
-COPY image/entrypoint.sh /usr/local/bin/runner-entrypoint
 
 # A COPY does not carry the security.capability xattr: set it here, in the final stage, and on ptop
 # only. Exactly the five, effective (+ep): ptop checks CapEff itself and drops them all after setup.
 # ptop is executable by the Profiler's group only (root:65532 0750): whoever runs it may measure any
 # process they list. chown clears file capabilities, so it comes before setcap.
+# Then the base is stripped to what the Profiler runs: no setuid/setgid bit anywhere (no_new_privs
+# stays off for ptop's file capabilities, so a setuid program would work as designed), and no shell,
+# interpreter or package manager (the entrypoint is setpriv, exec form; nothing here runs a script).
+# test/live/image-build.test.ts lists what must be absent. The shell goes last: this RUN uses it.
 RUN set -eu; \
-    chown root:root /opt/runner/* /usr/local/bin/runner-entrypoint; \
+    chown root:root /opt/runner/*; \
     chown root:65532 /opt/runner/ptop; \
-    chmod 0755 /opt/runner/runner /usr/local/bin/runner-entrypoint; \
+    chmod 0755 /opt/runner/runner; \
     chmod 0750 /opt/runner/ptop; \
     chmod 0644 /opt/runner/release-manifest.json /opt/runner/release-manifest.sigstore.json; \
     setcap cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_search,cap_sys_admin+ep /opt/runner/ptop; \
-    getcap /opt/runner/ptop
+    getcap /opt/runner/ptop; \
+    find / -xdev -type f -perm /6000 -exec chmod ug-s {} +; \
+    rm -rf /usr/bin/apt /usr/bin/apt-* /usr/bin/dpkg /usr/bin/dpkg-* /usr/lib/apt /usr/lib/dpkg /var/lib/apt /var/lib/dpkg \
+      /var/cache/apt /var/cache/debconf /etc/apt /usr/bin/perl /usr/bin/perl5* /usr/lib/*/perl-base /usr/share/perl5 \
+      /usr/bin/bash /usr/bin/rbash /usr/bin/dash /usr/bin/sh /bin/sh
 
 ENV RUNNER_COLLECTOR_PATH=/opt/runner/ptop \
     RUNNER_IDENTITY_DIR=/var/lib/runner \
     PATH=/opt/runner:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 USER 65532:65532
 VOLUME ["/var/lib/runner"]
-# doctor exits non-zero when a deployment requirement fails (it never takes the identity lock);
-# through the entrypoint, so that an engine's ambient capabilities are cleared for it too.
-HEALTHCHECK --interval=60s --timeout=20s --start-period=30s --retries=3 CMD ["/usr/local/bin/runner-entrypoint", "doctor"]
-ENTRYPOINT ["/usr/local/bin/runner-entrypoint"]
+# Some engines (Podman; Docker with --user in some set-ups) hand the --cap-add capabilities to a
+# non-root user as ambient/inheritable capabilities, and the supervisor must hold none: setpriv
+# (util-linux) clears both sets and execs runner; the five stay in the bounding set for ptop.
+# The HEALTHCHECK needs the Docker image format (image/build.sh builds with --format docker): OCI
+# image configs have no healthcheck. doctor exits non-zero when a requirement fails (it never takes
+# the identity lock); through setpriv too, so ambient capabilities are cleared for it as well.
+HEALTHCHECK --interval=60s --timeout=20s --start-period=30s --retries=3 \
+  CMD ["/usr/bin/setpriv", "--ambient-caps=-all", "--inh-caps=-all", "--", "/opt/runner/runner", "doctor"]
+ENTRYPOINT ["/usr/bin/setpriv", "--ambient-caps=-all", "--inh-caps=-all", "--", "/opt/runner/runner"]
 CMD ["profiler"]

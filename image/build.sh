@@ -3,7 +3,7 @@
 # and the image with Debian's container tooling (buildah), from a debootstrap base (no registry).
 #
 #   image/build.sh [--out DIR] [--version V] [--key RELEASE_KEY.pem | --dev-key] [--images "amd64 arm64"]
-#                  [--base IMAGE] [--tag NAME] [--no-image]
+#                  [--base IMAGE] [--tag NAME] [--no-image] [--push REGISTRY/REPO:TAG [--insecure-registry]]
 #
 # --key        the release private key (ECDSA P-256 PKCS#8). Its public half is compiled into runner,
 #              which then refuses to boot unless runner and ptop match the manifest signed by it.
@@ -13,6 +13,11 @@
 # --base       base image (default localhost/runner-base:bookworm, made here with debootstrap when
 #              missing; with a registry, debian:bookworm-slim works the same).
 # --no-image   stop after binaries + signed manifest (the build context in OUT/context).
+# --push       push the manifest list and its images (Docker format: the HEALTHCHECK survives) and
+#              sign the list and every platform manifest with the same release key
+#              (image/sign-image.ts, cosign/Sigstore format). --insecure-registry: plain HTTP.
+# Always writes OUT/runner-release.pub: the public key to publish beside the release; it verifies
+# both the release manifest inside the image and the image signature.
 # arm64 ptop always runs under qemu-user-static here (with the cross sysroot); the arm64 runner is
 # run (`--version`) inside the arm64 image when one is built: Bun does not start under qemu with
 # the cross-compiler's sysroot (it spins), but does with a real Debian arm64 root.
@@ -30,6 +35,8 @@ IMAGES="$HOST_ARCH"
 BASE="localhost/runner-base:bookworm"
 TAG=""
 BUILD_IMAGE=1
+PUSH=""
+INSECURE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT=$2; shift 2 ;;
@@ -40,6 +47,8 @@ while [ $# -gt 0 ]; do
     --base) BASE=$2; shift 2 ;;
     --tag) TAG=$2; shift 2 ;;
     --no-image) BUILD_IMAGE=0; shift ;;
+    --push) PUSH=$2; shift 2 ;;
+    --insecure-registry) INSECURE=1; shift ;;
     --no-qemu-runner) shift ;;  # accepted for compatibility: the arm64 runner is checked in its image
     *) echo "build.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -53,7 +62,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 CTX="$OUT/context"
 rm -rf "$CTX"
-mkdir -p "$CTX/amd64" "$CTX/arm64" "$CTX/image"
+mkdir -p "$CTX/amd64" "$CTX/arm64"
 
 if [ -z "$KEY" ]; then
   [ "$DEV_KEY" = 1 ] || { say "give --key RELEASE_KEY.pem (or --dev-key for a throwaway development key)"; exit 2; }
@@ -61,10 +70,8 @@ if [ -z "$KEY" ]; then
   KEY="$OUT/dev-key/release-key.pem"
   say "DEVELOPMENT KEY $KEY: this image verifies against a throwaway key, never publish it"
 fi
-PUB_B64=$(openssl pkey -in "$KEY" -pubout 2>/dev/null | base64 -w0 || true)
-if [ -z "$PUB_B64" ]; then
-  PUB_B64=$("$BUN" -e 'const c=require("node:crypto");const k=c.createPublicKey(c.createPrivateKey(require("node:fs").readFileSync(process.argv[1],"utf8")));process.stdout.write(Buffer.from(k.export({type:"spki",format:"pem"})).toString("base64"))' "$KEY")
-fi
+"$BUN" -e 'const c=require("node:crypto");process.stdout.write(c.createPublicKey(c.createPrivateKey(require("node:fs").readFileSync(process.argv[1],"utf8"))).export({type:"spki",format:"pem"}))' "$KEY" > "$OUT/runner-release.pub"
+PUB_B64=$(base64 -w0 < "$OUT/runner-release.pub")
 
 # 1. runner for both arches, with the release public key compiled in. Same flags as
 #    scripts/build.ts (--splitting: the lazily loaded roles stay out of start-up) plus the key.
@@ -103,7 +110,6 @@ fi
   runner/amd64="$CTX/amd64/runner" ptop/amd64="$CTX/amd64/ptop" \
   runner/arm64="$CTX/arm64/runner" ptop/arm64="$CTX/arm64/ptop" >&2
 cp "$ROOT/Dockerfile" "$CTX/Dockerfile"
-cp "$ROOT/image/entrypoint.sh" "$CTX/image/entrypoint.sh"
 [ "$BUILD_IMAGE" = 1 ] || { say "context ready in $CTX"; exit 0; }
 
 # 5. Base image from debootstrap, once per arch, then one image per arch and a manifest list.
@@ -128,7 +134,7 @@ buildah --storage-driver "$STORAGE_DRIVER" manifest create "$TAG" >/dev/null
 for arch in $IMAGES; do
   base=$(base_for "$arch")
   say "image $TAG ($arch) from $base"
-  buildah --storage-driver "$STORAGE_DRIVER" bud --isolation "$BUILDAH_ISOLATION" --platform "linux/$arch" \
+  buildah --storage-driver "$STORAGE_DRIVER" bud --format docker --isolation "$BUILDAH_ISOLATION" --platform "linux/$arch" \
     --build-arg BASE="$base" --build-arg TARGETARCH="$arch" --build-arg VERSION="$VERSION" \
     -t "$TAG-$arch" -f "$CTX/Dockerfile" "$CTX" >&2
   buildah --storage-driver "$STORAGE_DRIVER" manifest add "$TAG" "$TAG-$arch" >/dev/null
@@ -140,4 +146,11 @@ for arch in $IMAGES; do
   say "runner in the $arch image runs (version $v)"
 done
 say "built $TAG for: $IMAGES"
+if [ -n "$PUSH" ]; then
+  tls=(); [ "$INSECURE" = 1 ] && tls=(--tls-verify=false)
+  buildah --storage-driver "$STORAGE_DRIVER" manifest push --all --format v2s2 "${tls[@]}" "$TAG" "docker://$PUSH" >&2
+  insecure=(); [ "$INSECURE" = 1 ] && insecure=(--insecure)
+  "$BUN" "$ROOT/image/sign-image.ts" sign --key "$KEY" "${insecure[@]}" "$PUSH" >&2
+  "$BUN" "$ROOT/image/sign-image.ts" verify --pub "$OUT/runner-release.pub" "${insecure[@]}" "$PUSH" >&2
+fi
 echo "$TAG"

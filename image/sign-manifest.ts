@@ -5,6 +5,9 @@
 //       -> DIR/release-manifest.json and DIR/release-manifest.sigstore.json
 //   bun image/sign-manifest.ts verify --pub KEY.pub.pem DIR [runner/amd64=PATH ...]
 //       -> verifies the bundle offline (and each given binary against the manifest); exit 1 if not
+//   bun image/sign-manifest.ts cosign-key --key KEY.pem --passphrase-file F --out cosign.key
+//       -> the same release key in cosign's encrypted format (cosign sign --key, podman/skopeo
+//          --sign-by-sigstore-private-key where they are built with sigstore)
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { digestFile } from "../src/release/digest.ts";
@@ -80,6 +83,14 @@ if (cmd === "keygen") {
   }
   process.stdout.write(`manifest version ${manifest.version} signed by ${pub.hint}\n`);
   if (bad > 0) process.exit(1);
+} else if (cmd === "cosign-key") {
+  const key = readFileSync(opts.key ?? die("--key KEY.pem is required"), "utf8");
+  const pass = readFileSync(opts["passphrase-file"] ?? die("--passphrase-file F is required"), "utf8").replace(/\r?\n$/, "");
+  const out = opts.out ?? die("--out FILE is required");
+  // Loaded only here: libsodium's start-up cost stays out of keygen/sign/verify.
+  const { toSigstorePrivateKey } = await import("../src/release/sigstore-key.ts");
+  writeFileSync(out, await toSigstorePrivateKey(key, Buffer.from(pass, "utf8")), { mode: 0o600 });
+  process.stdout.write(`${out}\n`);
 } else {
-  die("usage: sign-manifest.ts keygen DIR | sign --key K --version V --out DIR NAME/ARCH=PATH... | verify --pub P DIR [NAME/ARCH=PATH...]");
+  die("usage: sign-manifest.ts keygen DIR | sign --key K --version V --out DIR NAME/ARCH=PATH... | verify --pub P DIR [NAME/ARCH=PATH...] | cosign-key --key K --passphrase-file F --out FILE");
 }

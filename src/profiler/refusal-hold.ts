@@ -15,7 +15,6 @@ export function holdSeconds(raw: string | undefined): number {
 export async function holdRefusal(raw: string | undefined): Promise<void> {
   const seconds = holdSeconds(raw);
   if (seconds === 0) return;
-  process.stderr.write(`runner profiler: waiting ${seconds} s before exiting (exit 78) so that a restart policy does not loop; fix the problems above\n`);
   await new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);
@@ -26,5 +25,7 @@ export async function holdRefusal(raw: string | undefined): Promise<void> {
     const timer = setTimeout(done, seconds * 1000);
     process.on("SIGTERM", done);
     process.on("SIGINT", done);
+    // Said once the handlers are in place: a stop signal from then on ends the wait, not the process.
+    process.stderr.write(`runner profiler: waiting ${seconds} s before exiting (exit 78) so that a restart policy does not loop; fix the problems above\n`);
   });
 }

@@ -56,10 +56,10 @@ describe.skipIf(!live)("boot: kernel settings (live)", () => {
   test("a full bounding set (what --privileged gives) is refused naming --privileged", () => {
     const last = Number(sh(["cat", "/proc/sys/kernel/cap_last_cap"]).trim());
     const r = box.boot({ setprivExtra: ["--bounding-set=+all"], wrap: [] });
-    const full = sh(["grep", "CapBnd", "/proc/self/status"]).trim().endsWith(((1n << BigInt(last + 1)) - 1n).toString(16).padStart(16, "0"));
+    expect(last).toBeGreaterThan(38);
     expect(r.code).toBe(REFUSED);
-    // This sandbox's own bounding set may already lack one (then the extras are listed instead).
-    expect(r.stderr).toContain(full ? "privileged container (--privileged" : "beyond the five: CAP_CHOWN");
+    // Every capability this process could have (the kernel's, or all PID 1 holds where a sandbox lacks some).
+    expect(r.stderr).toContain("this is a privileged container (--privileged");
   });
 
   for (const cap of ["perfmon", "bpf", "sys_admin"]) {

@@ -1,19 +1,24 @@
-// The Profiler image, built for real with Debian's container tooling (image/build.sh: debootstrap
-// base, buildah, a throwaway release key), then: the security.capability xattr of ptop in the
-// final image (and on nothing else), the container run as the reference setup runs it (host PID,
-// exactly the five capabilities, tracing mounts, identity volume, read-only target list, token
-// from a secret file, 512m) up to the Profiler's boot line, and a tampered ptop refused at boot.
+// The Profiler image as users install it, built for real with Debian's container tooling
+// (image/build.sh: debootstrap base, buildah, a throwaway release key), pushed to a registry on
+// 127.0.0.1 (Debian's docker-registry) and signed there (manifest list and platform manifest, the
+// cosign/Sigstore key-based format, the release key). Then: the signature verifies with
+// runner-release.pub and a tampered image under the same tag is refused; what Debian's podman
+// does with a sigstoreSigned policy; the verified digest pulled and booted as the reference setup
+// runs it; exactly five (more, and --privileged, refused); the base stripped (no setuid/setgid
+// file, no shell, interpreter or package manager); the HEALTHCHECK kept; a tampered ptop refused
+// at boot unless the operator mounts the opt-out; a refused boot that does not restart-loop; and
+// the Kubernetes pod spec started twice in a row under `podman kube play`.
 //
-// Needs root, buildah, podman, runc, debootstrap (+ libbpf/libelf for arm64 for the cross ptop):
-// several minutes, so it runs only where those are installed, and must run when
-// RUNNER_REQUIRE_IMAGE=1 (CI, once .ci/run installs them).
+// Needs root, buildah, podman, runc, skopeo, debootstrap, docker-registry, catatonit (+ the arm64
+// cross toolchain for ptop): several minutes, so it runs only where those are installed, and must
+// run when RUNNER_REQUIRE_IMAGE=1 (CI).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REQUIRED_CAPS } from "../../src/profiler/boot/capability-names.ts";
-import { liveAvailable, REPO_ROOT } from "../helpers/runner-bin.ts";
+import { liveAvailable, REPO_ROOT, runnerCommand as runnerCommandLine } from "../helpers/runner-bin.ts";
 
-const TOOLS = ["buildah", "podman", "runc", "debootstrap", "getcap", "setcap", "qemu-aarch64-static"];
+const TOOLS = ["buildah", "podman", "runc", "skopeo", "debootstrap", "docker-registry", "catatonit", "getcap", "setcap", "qemu-aarch64-static"];
 const missing = TOOLS.filter((t) => Bun.which(t, { PATH: `${process.env.PATH}:/usr/sbin:/sbin` }) === null);
 if (process.env.RUNNER_REQUIRE_IMAGE === "1" && missing.length > 0) throw new Error(`RUNNER_REQUIRE_IMAGE=1 but missing: ${missing.join(", ")}`);
 const enabled = liveAvailable() && missing.length === 0;
@@ -23,7 +28,10 @@ const TAG = `localhost/runner-profiler-test:${process.pid}`;
 const STORAGE = ["--storage-driver", "vfs"];
 // runc with cgroupfs: works with the hybrid cgroup layout of CI machines (crun refuses it); the
 // rlimits are lowered explicitly because the sandbox may lack CAP_SYS_RESOURCE to raise them.
-const PODMAN_RUN = ["podman", ...STORAGE, "--runtime", "runc", "--cgroup-manager", "cgroupfs", "run", "--rm", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"];
+const PODMAN = ["podman", ...STORAGE, "--runtime", "runc", "--cgroup-manager", "cgroupfs"];
+const PODMAN_RUN = [...PODMAN, "run", "--rm", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"];
+// What must not be in the image: shells, interpreters, package managers (the Profiler runs none).
+const ABSENT = ["sh", "bash", "dash", "rbash", "zsh", "ksh", "busybox", "perl", "python3", "apt", "apt-get", "apt-cache", "dpkg", "dpkg-deb"];
 
 function sh(argv: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): { code: number; stdout: string; stderr: string } {
   const r = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...opts.env }, timeout: opts.timeoutMs ?? 120_000 });
@@ -44,16 +52,49 @@ function ensureMounted(path: string, fstype: string): boolean {
   return true;
 }
 
-describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base)", () => {
-  let work = "";
-  let amd64 = "";
-  let tampered = "";
-  let ctr = "";
-  const mountedHere: string[] = [];
+/** A free TCP port on 127.0.0.1. */
+function freePort(): number {
+  const srv = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = srv.port;
+  srv.stop(true);
+  return port;
+}
 
-  beforeAll(() => {
+describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base, registry on 127.0.0.1)", () => {
+  let work = "";
+  let out = "";
+  let amd64 = ""; // the local per-arch image build.sh made
+  let pulled = ""; // the verified digest, pulled back from the registry
+  let ref = ""; // REGISTRY/REPO:TAG as published
+  let repo = "";
+  let registryPid = 0;
+  const cleanupImages: string[] = [];
+  const mountedHere: string[] = [];
+  const timings: Record<string, number> = {};
+
+  beforeAll(async () => {
     work = mkdtempSync("/var/tmp/image-live-");
-    must([join(REPO_ROOT, "image/build.sh"), "--dev-key", "--images", "amd64", "--out", join(work, "out"), "--tag", TAG], { timeoutMs: 20 * 60_000 });
+    chmodSync(work, 0o755);
+    out = join(work, "out");
+    const port = freePort();
+    const config = join(work, "registry.yml");
+    writeFileSync(config, `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${join(work, "registry")}\nhttp:\n  addr: 127.0.0.1:${port}\n`);
+    // In its own session: bun test ends the child processes a test leaves running.
+    const pidFile = join(work, "registry.pid");
+    must(["setsid", "-f", "sh", "-c", `echo $$ > ${pidFile}; exec docker-registry serve ${config} >${join(work, "registry.log")} 2>&1`]);
+    for (let i = 0; i < 50 && !registryPid; i++) {
+      await Bun.sleep(100);
+      registryPid = Number(readFileSync(pidFile, { encoding: "utf8", flag: "a+" }).trim()) || 0;
+    }
+    for (let i = 0; i < 100; i++) {
+      if ((await fetch(`http://127.0.0.1:${port}/v2/`).then((r) => r.status).catch(() => 0)) === 200) break;
+      await Bun.sleep(100);
+    }
+    repo = `127.0.0.1:${port}/runner/profiler`;
+    ref = `${repo}:0.1.0`;
+    const t0 = performance.now();
+    must([join(REPO_ROOT, "image/build.sh"), "--dev-key", "--images", "amd64", "--out", out, "--tag", TAG, "--push", ref, "--insecure-registry"], { timeoutMs: 20 * 60_000 });
+    timings.build_push_sign_s = Math.round((performance.now() - t0) / 1000);
     amd64 = `${TAG}-amd64`;
     // Debug first: mounting debugfs can automount tracefs beneath it, not at /sys/kernel/tracing.
     if (ensureMounted("/sys/kernel/debug", "debugfs")) mountedHere.push("/sys/kernel/debug");
@@ -61,57 +102,146 @@ describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base)", () => {
   }, 25 * 60_000);
 
   afterAll(() => {
-    if (ctr) sh(["buildah", ...STORAGE, "rm", ctr]);
-    for (const img of [tampered, amd64]) if (img) sh(["buildah", ...STORAGE, "rmi", "-f", img]);
+    process.stderr.write(`image-build timings: ${JSON.stringify(timings)}\n`);
+    for (const img of [...cleanupImages, amd64]) if (img) sh(["buildah", ...STORAGE, "rmi", "-f", img]);
     sh(["buildah", ...STORAGE, "manifest", "rm", TAG]);
+    if (registryPid) sh(["kill", String(registryPid)]);
     if (work) rmSync(work, { recursive: true, force: true });
     for (const m of mountedHere.reverse()) sh(["umount", m]); // leave the host as we found it
   }, 180_000);
 
+  const signImage = (...args: string[]) => sh([process.execPath, join(REPO_ROOT, "image/sign-image.ts"), ...args]);
+
   test("both architectures' binaries were built and are what `file` says", () => {
     for (const [arch, machine] of [["amd64", "x86-64"], ["arm64", "ARM aarch64"]] as const) {
       for (const bin of ["runner", "ptop"]) {
-        expect(must(["file", "-b", join(work, "out/context", arch, bin)])).toContain(machine);
+        expect(must(["file", "-b", join(out, "context", arch, bin)])).toContain(machine);
       }
     }
-  });
+  }, 60_000);
 
-  test("the signed manifest covers runner and ptop of both architectures and verifies offline", () => {
-    const out = join(work, "out");
+  test("the signed manifest covers runner and ptop of both architectures and verifies offline with runner-release.pub", () => {
     const ctx = join(out, "context");
     const bins = ["amd64", "arm64"].flatMap((a) => ["runner", "ptop"].map((b) => `${b}/${a}=${join(ctx, a, b)}`));
-    const r = sh([process.execPath, join(REPO_ROOT, "image/sign-manifest.ts"), "verify", "--pub", join(out, "dev-key/release-key.pub.pem"), ctx, ...bins]);
+    // The key build.sh publishes is the one the release manifest verifies against.
+    expect(readFileSync(join(out, "runner-release.pub"), "utf8")).toBe(readFileSync(join(out, "dev-key/release-key.pub.pem"), "utf8"));
+    const r = sh([process.execPath, join(REPO_ROOT, "image/sign-manifest.ts"), "verify", "--pub", join(out, "runner-release.pub"), ctx, ...bins]);
     expect(r.stderr).toBe("");
     expect(r.stdout.match(/^OK /gm)).toHaveLength(4);
     expect(r.code).toBe(0);
-  });
+  }, 120_000); // digests of four binaries (two of 140 MB) on a loaded machine
 
   test("arm64 ptop executes under qemu-user-static", () => {
-    // (The arm64 runner is checked by `file` above; image/build.sh runs each image's own runner
-    // when it builds that architecture's image. Bun does not start under qemu with the cross sysroot.)
-    const ptop = sh(["qemu-aarch64-static", "-L", "/usr/aarch64-linux-gnu", join(work, "out/context/arm64/ptop"), "--help"]);
+    const ptop = sh(["qemu-aarch64-static", "-L", "/usr/aarch64-linux-gnu", join(out, "context/arm64/ptop"), "--help"]);
     expect(ptop.code).toBe(2); // its usage, printed by arm64 code
     expect(ptop.stderr + ptop.stdout).toContain("usage: ptop --targets FILE");
-  });
+  }, 60_000);
+
+  test("the published list and its platform manifest are signed with the release key; runner-release.pub verifies them", () => {
+    const raw = JSON.parse(must(["skopeo", "inspect", "--raw", "--tls-verify=false", `docker://${ref}`]));
+    expect(raw.manifests.map((m: any) => m.platform.architecture)).toEqual(["amd64"]);
+    for (const d of [sha256Of(must(["skopeo", "inspect", "--raw", "--tls-verify=false", `docker://${ref}`])), raw.manifests[0].digest]) {
+      const sig = JSON.parse(must(["skopeo", "inspect", "--raw", "--tls-verify=false", `docker://${repo}:sha256-${d.slice(7)}.sig`]));
+      expect(sig.layers[0].mediaType).toBe("application/vnd.dev.cosign.simplesigning.v1+json");
+      expect(sig.layers[0].annotations["dev.cosignproject.cosign/signature"]).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    }
+    const v = signImage("verify", "--pub", join(out, "runner-release.pub"), "--insecure", ref);
+    expect(v.stderr).toBe("");
+    expect(v.code).toBe(0);
+    expect(v.stdout.trim()).toMatch(new RegExp(`^verified ${repo.replace(/[.]/g, "\\.")}@sha256:[0-9a-f]{64}$`));
+  }, 120_000);
+
+  test("the HEALTHCHECK is in the published image (Docker format) and runs doctor through setpriv", () => {
+    const config = JSON.parse(must(["skopeo", "inspect", "--raw", "--config", "--tls-verify=false", `docker://${ref}`]));
+    expect(config.config.Healthcheck.Test).toEqual(["CMD", "/usr/bin/setpriv", "--ambient-caps=-all", "--inh-caps=-all", "--", "/opt/runner/runner", "doctor"]);
+    expect(config.config.Entrypoint).toEqual(["/usr/bin/setpriv", "--ambient-caps=-all", "--inh-caps=-all", "--", "/opt/runner/runner"]);
+  }, 60_000);
+
+  test("pulled by its verified digest, the signed image boots as the reference setup runs it", () => {
+    const v = signImage("verify", "--pub", join(out, "runner-release.pub"), "--insecure", ref);
+    const digestRef = v.stdout.trim().replace(/^verified /, "");
+    must([...PODMAN, "pull", "--tls-verify=false", digestRef], { timeoutMs: 300_000 });
+    pulled = digestRef;
+    cleanupImages.push(digestRef);
+    const r = runProfiler(pulled);
+    expect(r.stderr).not.toContain("boot refused");
+    expect(r.code).toBe(0);
+    const line = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((o) => o.msg === "profiler booted");
+    expect(line).toMatchObject({ class: "profiler", targets: 1, arch: "amd64", tenant: "acme", instance: "image-live" });
+    expect(r.stdout).not.toContain("UNSIGNED"); // the release manifest inside verified too
+  }, 400_000);
+
+  test("a tampered image pushed under the same tag, and one signed with another key, are refused", () => {
+    // Someone with push access replaces the tag: another entrypoint, same everything else.
+    const c = must(["buildah", ...STORAGE, "from", amd64]).trim();
+    try {
+      must(["buildah", ...STORAGE, "config", "--entrypoint", '["/opt/runner/ptop"]', c]);
+      must(["buildah", ...STORAGE, "commit", "--format", "docker", c, `${TAG}-evil`], { timeoutMs: 300_000 });
+      cleanupImages.push(`${TAG}-evil`);
+    } finally {
+      sh(["buildah", ...STORAGE, "rm", c]);
+    }
+    must(["buildah", ...STORAGE, "push", "--tls-verify=false", `${TAG}-evil`, `docker://${ref}`], { timeoutMs: 300_000 });
+    const unsigned = signImage("verify", "--pub", join(out, "runner-release.pub"), "--insecure", ref);
+    expect(unsigned.code).toBe(1);
+    expect(unsigned.stderr).toContain("is NOT signed by the release key");
+    expect(unsigned.stderr).toMatch(/manifest sha256:[0-9a-f]{64} is not signed/);
+    // Signed, but not by us.
+    const other = join(work, "other-key");
+    must([process.execPath, join(REPO_ROOT, "image/sign-manifest.ts"), "keygen", other]);
+    expect(signImage("sign", "--key", join(other, "release-key.pem"), "--insecure", ref).code).toBe(0);
+    const forged = signImage("verify", "--pub", join(out, "runner-release.pub"), "--insecure", ref);
+    expect(forged.code).toBe(1);
+    expect(forged.stderr).toContain("the signature does not verify with the release key");
+  }, 600_000);
+
+  test("Debian's podman with a sigstoreSigned policy: pulls the signed image where sigstore is built in, else says it is disabled", () => {
+    // containers-policy.json as docs/install.md gives it; registries.d tells podman where signatures live.
+    const home = join(work, "policy-home");
+    mkdirSync(join(home, ".config/containers/registries.d"), { recursive: true });
+    writeFileSync(join(home, ".config/containers/registries.d/runner.yaml"), `docker:\n  ${repo.split("/")[0]}:\n    use-sigstore-attachments: true\n`);
+    const policy = join(work, "policy.json");
+    writeFileSync(policy, JSON.stringify({ default: [{ type: "reject" }], transports: { docker: { [repo]: [{ type: "sigstoreSigned", keyPath: join(out, "runner-release.pub"), signedIdentity: { type: "matchRepository" } }] } } }));
+    const r = sh([...PODMAN, "pull", "--tls-verify=false", "--signature-policy", policy, pulled], { env: { HOME: home }, timeoutMs: 300_000 });
+    if (r.stderr.includes("Debian-local change: sigstore disabled")) {
+      // Debian bookworm's containers/image is built without sigstore: it refuses every
+      // sigstoreSigned image, ours included. Verification then goes through image/sign-image.ts.
+      expect(r.code).not.toBe(0);
+      process.stderr.write("image-build: this podman is built without sigstore (Debian); the policy check was not exercised\n");
+      return;
+    }
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const tamperedPull = sh([...PODMAN, "pull", "--tls-verify=false", "--signature-policy", policy, ref], { env: { HOME: home }, timeoutMs: 300_000 });
+    expect(tamperedPull.code).not.toBe(0);
+  }, 600_000);
 
   // getcap reads the security.capability xattr itself, from the image's final layer as stored.
-  test("in the final image only ptop carries file capabilities: exactly the five, effective", () => {
-    ctr = must(["buildah", ...STORAGE, "from", amd64]).trim();
-    const mnt = must(["buildah", ...STORAGE, "mount", ctr]).trim();
-    const lines = must(["getcap", "-r", mnt]).trim().split("\n").filter(Boolean);
-    expect(lines).toHaveLength(1);
-    const [file, caps] = lines[0]!.split(/\s+/);
-    expect(file).toBe(`${mnt}/opt/runner/ptop`);
-    const [list, flags] = caps!.split("=");
-    expect(flags).toBe("ep");
-    expect(list!.split(",").sort()).toEqual(REQUIRED_CAPS.map((c) => c.name.toLowerCase()).sort());
-    // Executable by the Profiler's group only: whoever runs ptop may measure any process.
-    const st = statSync(`${mnt}/opt/runner/ptop`);
-    expect({ mode: (st.mode & 0o7777).toString(8), uid: st.uid, gid: st.gid }).toEqual({ mode: "750", uid: 0, gid: NONROOT });
-    must(["buildah", ...STORAGE, "umount", ctr]);
+  test("in the final image only ptop carries file capabilities; no setuid/setgid file; no shell, interpreter or package manager", () => {
+    const ctr = must(["buildah", ...STORAGE, "from", amd64]).trim();
+    try {
+      const mnt = must(["buildah", ...STORAGE, "mount", ctr]).trim();
+      const lines = must(["getcap", "-r", mnt]).trim().split("\n").filter(Boolean);
+      expect(lines).toHaveLength(1);
+      const [file, caps] = lines[0]!.split(/\s+/);
+      expect(file).toBe(`${mnt}/opt/runner/ptop`);
+      const [list, flags] = caps!.split("=");
+      expect(flags).toBe("ep");
+      expect(list!.split(",").sort()).toEqual(REQUIRED_CAPS.map((c) => c.name.toLowerCase()).sort());
+      // ptop is executable by the Profiler's group only.
+      const st = statSync(`${mnt}/opt/runner/ptop`);
+      expect({ mode: (st.mode & 0o7777).toString(8), uid: st.uid, gid: st.gid }).toEqual({ mode: "750", uid: 0, gid: NONROOT });
+      expect(must(["find", mnt, "-xdev", "-type", "f", "-perm", "/6000"]).trim()).toBe("");
+      const present = must(["find", mnt, "-xdev", "(", "-type", "f", "-o", "-type", "l", ")", "-path", `${mnt}/usr/*bin/*`]).split("\n").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1));
+      expect(present.filter((n) => ABSENT.includes(n) || /^(python|perl)[0-9.]*$/.test(n))).toEqual([]);
+      expect(present).toContain("setpriv"); // the entrypoint is there
+      must(["buildah", ...STORAGE, "umount", ctr]);
+    } finally {
+      sh(["buildah", ...STORAGE, "rm", ctr]);
+    }
   }, 120_000); // buildah from + mount of the vfs image takes > 5 s on a loaded machine
 
-  function runProfiler(image: string): { code: number; stdout: string; stderr: string } {
+  function runProfiler(image: string, extra: string[] = [], args: string[] = ["profiler", "--boot-only"]): { code: number; stdout: string; stderr: string } {
     const dir = mkdtempSync(join(work, "run-"));
     chmodSync(dir, 0o755);
     const identity = join(dir, "identity");
@@ -119,15 +249,17 @@ describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base)", () => {
     chownSync(identity, NONROOT, NONROOT);
     const targets = join(dir, "targets.json");
     writeFileSync(targets, JSON.stringify({ targets: [{ workload: "api" }] }), { mode: 0o644 });
+    // As the kubelet leaves a Secret file with fsGroup 65532 and defaultMode 0440.
     const token = join(dir, "bootstrap-token");
-    writeFileSync(token, "rpboot_imagelivetest", { mode: 0o400 });
-    chownSync(token, NONROOT, NONROOT);
+    writeFileSync(token, "rpboot_imagelivetest", { mode: 0o440 });
+    chownSync(token, 0, NONROOT);
     return sh(
       [
         ...PODMAN_RUN,
         "--user", `${NONROOT}:${NONROOT}`,
         "--cap-drop", "ALL",
         ...REQUIRED_CAPS.flatMap((c) => ["--cap-add", c.short]),
+        ...extra,
         "--pid", "host",
         "--memory", "512m",
         "--volume", "/sys/kernel/tracing:/sys/kernel/tracing",
@@ -143,52 +275,45 @@ describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base)", () => {
         "--env", "RUNNER_PROFILE_TARGETS_FILE=/etc/runner/targets.json",
         "--env", "RUNNER_BOOTSTRAP_TOKEN_FILE=/run/secrets/runner_bootstrap_token",
         image,
-        "profiler", "--boot-only",
+        ...args,
       ],
       { timeoutMs: 180_000 },
     );
   }
 
-  test("run like the reference setup, the signed image boots and logs the Profiler's boot line", () => {
-    const r = runProfiler(amd64);
-    expect(r.stderr).not.toContain("boot refused");
-    expect(r.code).toBe(0);
-    const line = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((o) => o.msg === "profiler booted");
-    expect(line).toMatchObject({ class: "profiler", targets: 1, arch: "amd64", tenant: "acme", instance: "image-live" });
-    // Signed build: no UNSIGNED warning was logged.
-    expect(r.stdout).not.toContain("UNSIGNED");
-  }, 200_000);
+  test("exactly five: --cap-add NET_ADMIN is refused naming it, --privileged is refused by name", () => {
+    const more = runProfiler(amd64, ["--cap-add", "NET_ADMIN"]);
+    expect(more.code).toBe(78);
+    expect(more.stderr).toContain("beyond the five: CAP_NET_ADMIN");
+    const priv = runProfiler(amd64, ["--privileged"]);
+    expect(priv.code).toBe(78);
+    expect(priv.stderr).toContain("this is a privileged container (--privileged");
+  }, 400_000);
 
-  test("inside the container, ptop (file capabilities, CapEff 0 parent) measures a host process", () => {
+  test("inside the container, ptop (file capabilities, launched with nothing) measures a host process", () => {
     // A known workload on the host, run by another user: `yes` writes as fast as it can.
     const spin = join(work, "imgspin");
     must(["cp", "/usr/bin/yes", spin]);
     chmodSync(spin, 0o755);
-    chmodSync(work, 0o755);
     const proc = Bun.spawn(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", spin], { stdout: "ignore" });
     try {
       const targets = join(work, "measure-targets.json");
       writeFileSync(targets, JSON.stringify({ targets: [{ workload: "imgspin" }] }), { mode: 0o644 });
-      const script = [
-        "grep CapEff /proc/self/status",
-        "/opt/runner/ptop --targets /etc/runner/targets.json --workload imgspin --duration 3 --warmup 0 --probes cpu > /tmp/stream",
-        "echo ptop-exit=$?",
-        "/opt/runner/runner witness fold --axis cpu /tmp/stream",
-      ].join("; ");
+      // The image's own entrypoint (setpriv, clearing ambient/inheritable) execs ptop directly: no
+      // shell in the image. ptop's five come from its file capabilities alone.
       const r = sh([
         ...PODMAN_RUN,
         "--user", `${NONROOT}:${NONROOT}`, "--cap-drop", "ALL", ...REQUIRED_CAPS.flatMap((c) => ["--cap-add", c.short]),
         "--pid", "host", "--memory", "512m",
         "--volume", "/sys/kernel/tracing:/sys/kernel/tracing", "--volume", "/sys/kernel/debug:/sys/kernel/debug",
         "--volume", `${targets}:/etc/runner/targets.json:ro`,
-        // As the entrypoint does: clear ambient/inheritable, so the shell (the supervisor's
-        // stand-in) holds nothing and ptop gets the five from its file capabilities alone.
-        "--entrypoint", "/usr/bin/setpriv", amd64,
-        "--ambient-caps=-all", "--inh-caps=-all", "--", "/bin/sh", "-c", script,
+        "--entrypoint", '["/usr/bin/setpriv","--ambient-caps=-all","--inh-caps=-all","--","/opt/runner/ptop"]', amd64,
+        "--targets", "/etc/runner/targets.json", "--workload", "imgspin", "--duration", "3", "--warmup", "0", "--probes", "cpu",
       ], { timeoutMs: 180_000 });
-      expect(r.stdout).toContain("CapEff:\t0000000000000000"); // the parent holds nothing
-      expect(r.stdout).toContain("ptop-exit=0");
-      const folded = r.stdout.split("\n").filter((l) => /^\S.* \d+$/.test(l) && !l.startsWith("CapEff") && !l.startsWith("ptop-exit"));
+      expect(r.code).toBe(0);
+      const stream = join(work, "stream");
+      writeFileSync(stream, r.stdout);
+      const folded = must([...runnerCommandLine(), "witness", "fold", "--axis", "cpu", stream]).split("\n").filter((l) => /^\S.* \d+$/.test(l));
       const total = folded.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
       expect(total).toBeGreaterThan(10);
       expect(folded.some((l) => /write/.test(l))).toBe(true);
@@ -197,13 +322,18 @@ describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base)", () => {
     }
   }, 200_000);
 
-  test("a tampered ptop in the image (same file capabilities) makes the boot fail, naming ptop", () => {
+  test("a tampered ptop (same file capabilities) refuses the boot naming ptop; RUNNER_ALLOW_UNSIGNED is not honoured; a mounted opt-out boots loudly", () => {
     const c = must(["buildah", ...STORAGE, "from", amd64]).trim();
+    const tampered = `${TAG}-tampered`;
     try {
-      const caps = `${REQUIRED_CAPS.map((x) => x.name.toLowerCase()).join(",")}+ep`;
-      must(["buildah", ...STORAGE, "run", "--isolation", "chroot", "--user", "0:0", c, "--", "sh", "-c", `printf '\\220' >> /opt/runner/ptop && setcap ${caps} /opt/runner/ptop`]);
-      tampered = `${TAG}-tampered`;
-      must(["buildah", ...STORAGE, "commit", c, tampered], { timeoutMs: 300_000 });
+      // No shell in the image: modify ptop from the host through the container's mount.
+      const mnt = must(["buildah", ...STORAGE, "mount", c]).trim();
+      const ptop = join(mnt, "opt/runner/ptop");
+      writeFileSync(ptop, Buffer.concat([readFileSync(ptop), Buffer.from([0x90])]));
+      must(["setcap", `${REQUIRED_CAPS.map((x) => x.name.toLowerCase()).join(",")}+ep`, ptop]);
+      must(["buildah", ...STORAGE, "umount", c]);
+      must(["buildah", ...STORAGE, "commit", "--format", "docker", c, tampered], { timeoutMs: 300_000 });
+      cleanupImages.push(tampered);
     } finally {
       sh(["buildah", ...STORAGE, "rm", c]);
     }
@@ -211,5 +341,93 @@ describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base)", () => {
     expect(r.code).toBe(78);
     expect(r.stderr).toContain("ptop at /opt/runner/ptop is not the signed release binary");
     expect(r.stderr).not.toContain("[supervisor] runner"); // runner itself is intact
-  }, 400_000);
+    // An ENV in the image and --env look the same from inside: neither is honoured.
+    const env = runProfiler(tampered, ["--env", "RUNNER_ALLOW_UNSIGNED=1"]);
+    expect(env.code).toBe(78);
+    expect(env.stderr).toContain("RUNNER_ALLOW_UNSIGNED is set (\"1\") but is not honoured");
+    const optOut = join(work, "allow-unsigned");
+    writeFileSync(optOut, "debugging a rebuilt ptop\n");
+    const mounted = runProfiler(tampered, ["--volume", `${optOut}:/etc/runner/allow-unsigned:ro`]);
+    expect(mounted.stderr).not.toContain("boot refused");
+    expect(mounted.code).toBe(0);
+    expect(mounted.stdout).toContain("UNSIGNED: /etc/runner/allow-unsigned is mounted");
+  }, 600_000);
+
+  test("a refused boot under --restart unless-stopped waits instead of restarting in a loop", async () => {
+    const name = `runner-refused-${process.pid}`;
+    // Refused: no environment at all. Detached with the reference restart policy.
+    must([...PODMAN, "run", "--detach", "--name", name, "--restart", "unless-stopped", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096", "--user", `${NONROOT}:${NONROOT}`, "--cap-drop", "ALL", ...REQUIRED_CAPS.flatMap((c) => ["--cap-add", c.short]), amd64, "profiler"]);
+    try {
+      await Bun.sleep(10_000);
+      const state = must([...PODMAN, "inspect", "--format", "{{.RestartCount}} {{.State.Status}}", name]).trim();
+      expect(state).toBe("0 running");
+      const logs = sh([...PODMAN, "logs", name]);
+      expect(logs.stdout + logs.stderr).toContain("waiting 60 s before exiting");
+    } finally {
+      sh([...PODMAN, "rm", "--force", "--time", "0", name]);
+    }
+  }, 120_000);
+
+  test("the Kubernetes pod spec (security contexts, init container, Secret and hostPath volumes) starts twice in a row under podman kube play", async () => {
+    const docs = Bun.YAML.parse(readFileSync(join(REPO_ROOT, "image/kubernetes/daemonset.yaml"), "utf8")) as any[];
+    const ds = docs.find((d) => d.kind === "DaemonSet");
+    const spec = structuredClone(ds.spec.template.spec);
+    // Changed for a one-shot run on this host; every securityContext stays as written.
+    spec.restartPolicy = "Never";
+    const identityDir = join(work, "kube-identity"); // absent: DirectoryOrCreate makes it, root-owned
+    for (const v of spec.volumes) if (v.name === "identity") v.hostPath.path = identityDir;
+    const profiler = spec.containers.find((x: any) => x.name === "profiler");
+    profiler.args = ["profiler", "--boot-only"];
+    // podman does not know the downward API's spec.nodeName: the node name, spelled out.
+    for (const e of profiler.env) if (e.name === "RUNNER_INSTANCE_ID") Object.assign(e, { value: "kube-node-1", valueFrom: undefined });
+    for (const ct of [...spec.initContainers, ...spec.containers]) ct.image = pulled;
+    if (!appArmorEnabled()) delete profiler.securityContext.appArmorProfile; // as install-kubernetes.md says for such nodes
+    const annotations = appArmorEnabled() ? ds.spec.template.metadata.annotations : {};
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "runner-profiler-kube", labels: ds.spec.template.metadata.labels, annotations }, spec };
+    const cm = docs.find((d) => d.kind === "ConfigMap");
+    const play = join(work, "kube.yaml");
+    writeFileSync(play, `${JSON.stringify({ ...cm, metadata: { name: cm.metadata.name } })}\n---\n${JSON.stringify(pod)}\n`);
+    // podman reads a Secret volume from a podman secret holding the Secret object.
+    const secretYaml = join(work, "secret.json");
+    writeFileSync(secretYaml, JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "runner-profiler-bootstrap" }, data: { token: Buffer.from("rpboot_kubeplay").toString("base64") } }));
+    sh([...PODMAN, "secret", "rm", "runner-profiler-bootstrap"]);
+    must([...PODMAN, "secret", "create", "runner-profiler-bootstrap", secretYaml]);
+    // The sandbox may not raise rlimits (no CAP_SYS_RESOURCE): containers.conf lowers podman's
+    // defaults. Podman 4.3's kube play ignores hostPID (the pod keeps its own PID namespace, and the
+    // boot refuses it, naming it): pidns = "host" stands in for it.
+    const conf = join(work, "containers.conf");
+    writeFileSync(conf, '[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]\npidns = "host"\n');
+    const env = { CONTAINERS_CONF: conf };
+    try {
+      for (const round of [1, 2]) {
+        must([...PODMAN, "kube", "play", play], { env, timeoutMs: 300_000 });
+        let status = "";
+        for (let i = 0; i < 120 && status !== "exited"; i++) {
+          await Bun.sleep(500);
+          status = sh([...PODMAN, "inspect", "--format", "{{.State.Status}}", "runner-profiler-kube-profiler"]).stdout.trim();
+        }
+        const logs = sh([...PODMAN, "logs", "runner-profiler-kube-profiler"]);
+        const code = must([...PODMAN, "inspect", "--format", "{{.State.ExitCode}}", "runner-profiler-kube-profiler"]).trim();
+        expect({ round, code, refused: logs.stderr.includes("boot refused") }).toEqual({ round, code: "0", refused: false });
+        expect(logs.stdout).toContain('"msg":"profiler booted"');
+        expect(must(["stat", "-c", "%u:%g %a", identityDir]).trim()).toBe("65532:65532 700");
+        must([...PODMAN, "kube", "down", play], { env });
+      }
+    } finally {
+      sh([...PODMAN, "kube", "down", play], { env });
+      sh([...PODMAN, "secret", "rm", "runner-profiler-bootstrap"]);
+    }
+  }, 900_000);
 });
+
+function sha256Of(text: string): string {
+  return `sha256:${new Bun.CryptoHasher("sha256").update(text).digest("hex")}`;
+}
+
+function appArmorEnabled(): boolean {
+  try {
+    return readFileSync("/sys/module/apparmor/parameters/enabled", "utf8").trim() === "Y";
+  } catch {
+    return false;
+  }
+}

@@ -3,7 +3,8 @@
 // identity volume, read-only target list, 512m, restart unless-stopped, tunnel port 8443, the
 // bootstrap token from a secret, the AppArmor profile (never unconfined), no no-new-privileges.
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REQUIRED_CAPS } from "../../src/profiler/boot/capability-names.ts";
 import { PROFILE_NAME } from "../../src/profiler/boot/apparmor.ts";
@@ -11,12 +12,14 @@ import { REPO_ROOT } from "../helpers/runner-bin.ts";
 
 const FIVE = REQUIRED_CAPS.map((c) => c.short).sort();
 
-/** The `docker run` words of image/docker-run.sh: continuation lines joined, quotes removed. */
-function dockerRunArgs(): string[] {
-  const text = readFileSync(join(REPO_ROOT, "image/docker-run.sh"), "utf8").replace(/\\\n/g, " ");
-  const line = text.split("\n").find((l) => /^\s*exec docker run /.test(l));
-  if (!line) throw new Error("no `exec docker run` line in image/docker-run.sh");
-  return [...line.trim().matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(3);
+/** The words image/docker-run.sh hands the engine after `run`: the script runs for real, with
+ *  DOCKER=printf (one argument per line) as the engine, APPARMOR and CA_FILE as given. */
+function dockerRunArgs(env: Record<string, string> = { APPARMOR: "on" }): string[] {
+  const r = Bun.spawnSync(["sh", join(REPO_ROOT, "image/docker-run.sh")], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DOCKER: "printf %s\\n", CA_FILE: "/nonexistent/ca.pem", ...env }, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`docker-run.sh exited ${r.exitCode}: ${r.stderr.toString()}`);
+  const words = r.stdout.toString().split("\n").slice(0, -1);
+  expect(words[0]).toBe("run");
+  return words.slice(1);
 }
 
 function values(args: string[], flag: string): string[] {
@@ -83,6 +86,26 @@ describe("reference docker run", () => {
     expect(opts.join(" ")).not.toMatch(/unconfined|no-new-privileges/);
   });
 
+  test("APPARMOR=off (a host without AppArmor) sets no profile, and auto follows the host", () => {
+    expect(values(dockerRunArgs({ APPARMOR: "off" }), "--security-opt")).toEqual([]);
+    let enabled = false;
+    try {
+      enabled = readFileSync("/sys/module/apparmor/parameters/enabled", "utf8").trim() === "Y";
+    } catch {}
+    expect(values(dockerRunArgs({ APPARMOR: "auto" }), "--security-opt")).toEqual(enabled ? [`apparmor=${PROFILE_NAME}`] : []);
+    expect(Bun.spawnSync(["sh", join(REPO_ROOT, "image/docker-run.sh")], { env: { APPARMOR: "maybe", DOCKER: "true" } }).exitCode).toBe(2);
+  });
+
+  test("a private enrolment CA file is mounted read-only and named in RUNNER_CA_FILE when it exists", () => {
+    expect(env.RUNNER_CA_FILE).toBeUndefined();
+    const ca = join(mkdtempSync(join(tmpdir(), "deploy-ca-")), "ca.pem");
+    writeFileSync(ca, "-----BEGIN CERTIFICATE-----\n");
+    const withCa = dockerRunArgs({ APPARMOR: "off", CA_FILE: ca });
+    expect(values(withCa, "--volume")).toContain(`${ca}:/etc/runner/ca.pem:ro`);
+    expect(envOf(values(withCa, "--env")).RUNNER_CA_FILE).toBe("/etc/runner/ca.pem");
+    expect(withCa.at(-2)).toMatch(/@sha256:/); // the image by digest, then the command
+  });
+
   test("sets every Profiler variable of the reference document", () => {
     for (const v of ["RUNNER_TENANT", "RUNNER_INSTANCE_ID", "RUNNER_TUNNEL_URL", "RUNNER_ENROLL_URL", "RUNNER_IDENTITY_DIR", "RUNNER_PROFILE_TARGETS_FILE"]) {
       expect(env[v]).toBeTruthy();
@@ -127,6 +150,12 @@ describe("reference compose.yaml", () => {
   test("AppArmor profile set, not unconfined; no no-new-privileges", () => {
     expect(svc.security_opt).toContain(`apparmor=${PROFILE_NAME}`);
     expect(svc.security_opt.join(" ")).not.toMatch(/unconfined|no-new-privileges/);
+  });
+
+  test("a private enrolment CA: the mount and RUNNER_CA_FILE are there to uncomment", () => {
+    const text = readFileSync(join(REPO_ROOT, "image/compose.yaml"), "utf8");
+    expect(text).toContain("# - /etc/runner/ca.pem:/etc/runner/ca.pem:ro");
+    expect(text).toContain("# RUNNER_CA_FILE: /etc/runner/ca.pem");
   });
 
   test("compose and docker run agree on the image's environment", () => {

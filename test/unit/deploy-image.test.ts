@@ -67,7 +67,7 @@ describe("Dockerfile", () => {
     expect(copies).toContain(MANIFEST_FILE);
     expect(copies).toContain(BUNDLE_FILE);
     const run = final.filter((i) => i.op === "RUN").map((i) => i.args).join(" ");
-    expect(run).toContain("chown root:root /opt/runner/*");
+    expect(run).toContain("chown root:root /opt/runner/*;");
     expect(run).toMatch(/chmod 0644 \/opt\/runner\/release-manifest\.json/);
   });
 
@@ -75,7 +75,19 @@ describe("Dockerfile", () => {
     expect(final.some((i) => i.op === "COPY" && i.args.includes("${TARGETARCH}/runner"))).toBe(true);
     expect(ins.some((i) => i.op === "ARG" && i.args === "TARGETARCH")).toBe(true);
     expect(final.some((i) => i.op === "HEALTHCHECK" && /CMD/.test(i.args))).toBe(true);
-    expect(final.find((i) => i.op === "ENTRYPOINT")!.args).toContain("runner-entrypoint");
+    expect(JSON.parse(final.find((i) => i.op === "ENTRYPOINT")!.args)).toEqual(SETPRIV_RUNNER);
+  });
+
+  test("the entrypoint (and the healthcheck) clear ambient and inheritable capabilities with setpriv, exec form, no shell", () => {
+    const hc = final.find((i) => i.op === "HEALTHCHECK")!.args;
+    expect(JSON.parse(hc.slice(hc.indexOf("CMD") + 3).trim())).toEqual([...SETPRIV_RUNNER, "doctor"]);
+  });
+
+  test("the last RUN strips setuid/setgid bits, package managers, interpreters and shells, the shell last", () => {
+    const run = final.filter((i) => i.op === "RUN").map((i) => i.args).pop()!;
+    expect(run).toContain("find / -xdev -type f -perm /6000 -exec chmod ug-s {} +");
+    for (const p of ["/usr/bin/apt", "/usr/bin/dpkg", "/var/lib/dpkg", "/usr/bin/perl", "/usr/bin/bash", "/usr/bin/dash", "/usr/bin/sh", "/bin/sh"]) expect(run).toContain(` ${p}`);
+    expect(run.trimEnd().endsWith("/bin/sh")).toBe(true);
   });
 
   test("the identity volume is owned by 65532 and declared", () => {
@@ -84,6 +96,8 @@ describe("Dockerfile", () => {
     expect(final.find((i) => i.op === "VOLUME")!.args).toContain("/var/lib/runner");
   });
 });
+
+const SETPRIV_RUNNER = ["/usr/bin/setpriv", "--ambient-caps=-all", "--inh-caps=-all", "--", "/opt/runner/runner"];
 
 describe("image/build.sh", () => {
   const sh = readFileSync(join(REPO_ROOT, "image/build.sh"), "utf8");
@@ -109,8 +123,11 @@ describe("image/build.sh", () => {
     expect(sh).toMatch(/BASE="localhost\//);
   });
 
-  test("the entrypoint drops ambient and inheritable capabilities before the supervisor starts", () => {
-    const ep = readFileSync(join(REPO_ROOT, "image/entrypoint.sh"), "utf8");
-    expect(ep).toContain("setpriv --ambient-caps=-all --inh-caps=-all -- /opt/runner/runner");
+  test("builds Docker-format images (the HEALTHCHECK survives), publishes runner-release.pub, pushes and signs with the same key", () => {
+    expect(sh).toContain("bud --format docker");
+    expect(sh).toContain('> "$OUT/runner-release.pub"');
+    expect(sh).toContain("manifest push --all --format v2s2");
+    expect(sh).toContain('image/sign-image.ts" sign --key "$KEY"');
+    expect(sh).toContain('image/sign-image.ts" verify --pub "$OUT/runner-release.pub"');
   });
 });

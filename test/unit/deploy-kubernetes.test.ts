@@ -55,13 +55,15 @@ describe("reference Kubernetes DaemonSet", () => {
     }
   });
 
-  test("one identity volume per node at RUNNER_IDENTITY_DIR (hostPath), handed to uid 65532 with CHOWN only", () => {
+  test("one identity volume per node at RUNNER_IDENTITY_DIR (hostPath), handed to uid 65532 by an init container that can repeat it", () => {
     const m = mountAt(env.RUNNER_IDENTITY_DIR);
     expect(m.readOnly).toBeFalsy();
     expect(volume(m.name).hostPath.type).toBe("DirectoryOrCreate");
     const init = pod.initContainers.find((x: any) => x.volumeMounts.some((v: any) => v.name === m.name));
-    expect(init.command.join(" ")).toContain("chown 65532:65532");
-    expect(init.securityContext.capabilities).toEqual({ drop: ["ALL"], add: ["CHOWN"] });
+    // install -d sets owner and mode on an existing directory: no shell, and FOWNER lets root
+    // chmod the directory once it belongs to 65532 (a second pod start; CHOWN alone fails there).
+    expect(init.command).toEqual(["/usr/bin/install", "-d", "-o", "65532", "-g", "65532", "-m", "0700", env.RUNNER_IDENTITY_DIR]);
+    expect(init.securityContext.capabilities).toEqual({ drop: ["ALL"], add: ["CHOWN", "FOWNER"] });
     expect(init.securityContext.allowPrivilegeEscalation).toBe(false);
   });
 
@@ -84,7 +86,15 @@ describe("reference Kubernetes DaemonSet", () => {
     const m = mountAt(file.slice(0, file.lastIndexOf("/")));
     expect(m.readOnly).toBe(true);
     expect(volume(m.name).secret.secretName).toBeTruthy();
-    expect(volume(m.name).secret.defaultMode).toBe(0o400);
+    // Readable by the non-root supervisor: group-readable, and the pod's fsGroup is its group.
+    expect(volume(m.name).secret.defaultMode).toBe(0o440);
+    expect(pod.securityContext.fsGroup).toBe(sc.runAsGroup);
+  });
+
+  test("a private enrolment CA: RUNNER_CA_FILE and its ConfigMap mount are there to uncomment", () => {
+    expect(text).toContain("# - {name: RUNNER_CA_FILE, value: /etc/runner-ca/ca.pem}");
+    expect(text).toContain("# - {name: enrolment-ca, mountPath: /etc/runner-ca, readOnly: true}");
+    expect(text).toMatch(/# +configMap: \{name: runner-profiler-ca\}/);
   });
 
   test("memory limit 512Mi, tunnel port 8443, instance id per node", () => {

@@ -10,12 +10,12 @@ const FULL_40 = (1n << 41n) - 1n; // cap_last_cap 40 (CAP_CHECKPOINT_RESTORE)
 
 describe("exactly five in the bounding set", () => {
   test("the five alone pass", () => {
-    const [f] = checkExactlyFive(REQUIRED_MASK, undefined, 40);
+    const [f] = checkExactlyFive(REQUIRED_MASK, undefined, 40, FULL_40);
     expect(f!.status).toBe("pass");
   });
 
   test("one more (--cap-add NET_ADMIN) is refused, naming it", () => {
-    const f = checkExactlyFive(REQUIRED_MASK | NET_ADMIN, undefined, 40);
+    const f = checkExactlyFive(REQUIRED_MASK | NET_ADMIN, undefined, 40, FULL_40);
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({ status: "fail", check: "bounding-set", subject: "CAP_NET_ADMIN" });
     expect(f[0]!.message).toContain("beyond the five: CAP_NET_ADMIN");
@@ -30,11 +30,16 @@ describe("exactly five in the bounding set", () => {
     expect(f!.message).toContain("privileged: true");
   });
 
-  test("a root shell's near-full set (one capability short) lists the extras rather than saying --privileged", () => {
-    const [f] = checkExactlyFive(FULL_40 & ~(1n << 24n), undefined, 40);
-    expect(f!.status).toBe("fail");
-    expect(f!.message).not.toContain("--privileged");
-    expect(f!.message).toContain("CAP_SYS_MODULE");
+  test("a set one capability short of the kernel's is --privileged when PID 1 holds no more; otherwise its extras are listed", () => {
+    const short = FULL_40 & ~(1n << 24n);
+    const [priv] = checkExactlyFive(short, undefined, 40, short);
+    expect(priv).toMatchObject({ status: "fail", subject: "--privileged" });
+    expect(priv!.message).toContain("every capability that PID 1 holds");
+    const [listed] = checkExactlyFive(short, undefined, 40, FULL_40);
+    expect(listed!.message).not.toContain("--privileged");
+    expect(listed!.message).toContain("CAP_SYS_MODULE");
+    // PID 1 itself confined to the five (a container's own init) says nothing about privilege.
+    expect(checkExactlyFive(REQUIRED_MASK | NET_ADMIN, undefined, 40, REQUIRED_MASK)[0]!.subject).toBe("CAP_NET_ADMIN");
   });
 
   test("the override accepts exactly the extras it names, and warns", () => {

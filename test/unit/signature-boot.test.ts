@@ -23,7 +23,7 @@ async function release(arch: "amd64" | "arm64" = "amd64"): Promise<SignatureInpu
   ]));
   writeFileSync(join(dir, MANIFEST_FILE), text);
   writeFileSync(join(dir, BUNDLE_FILE), await signManifest(text, key.privatePem));
-  return { selfPath, collectorPath, manifestDir: dir, arch: "amd64", releaseKey: trustedKeyFromPem(key.publicPem), allowUnsigned: undefined };
+  return { selfPath, collectorPath, manifestDir: dir, arch: "amd64", releaseKey: trustedKeyFromPem(key.publicPem), allowUnsignedEnv: undefined, allowUnsignedMounted: false };
 }
 
 const fails = (i: SignatureInputs) => checkSignatureWith(i).filter((f) => f.status === "fail");
@@ -96,15 +96,24 @@ describe("signature boot check (release build)", () => {
     expect(f[0]!.message).toContain("has no runner for amd64");
   });
 
-  test("RUNNER_ALLOW_UNSIGNED=1 skips verification with a loud warning; other values are refused", async () => {
+  test("a bind-mounted /etc/runner/allow-unsigned skips verification with a loud warning", async () => {
     const i = await release();
     appendFileSync(i.collectorPath, "x");
-    const w = checkSignatureWith({ ...i, allowUnsigned: "1" });
+    const w = checkSignatureWith({ ...i, allowUnsignedMounted: true });
     expect(w).toHaveLength(1);
     expect(w[0]!.status).toBe("warn");
-    expect(w[0]!.message).toStartWith("UNSIGNED: RUNNER_ALLOW_UNSIGNED=1");
-    const bad = checkSignatureWith({ ...i, allowUnsigned: "yes" });
-    expect(bad[0]).toMatchObject({ status: "fail", check: "env", subject: "RUNNER_ALLOW_UNSIGNED" });
+    expect(w[0]!.message).toStartWith("UNSIGNED: /etc/runner/allow-unsigned is mounted");
+  });
+
+  test("RUNNER_ALLOW_UNSIGNED (which an image's ENV could carry) is refused, whatever its value, naming the mount instead", async () => {
+    const i = await release();
+    appendFileSync(i.collectorPath, "x");
+    for (const v of ["1", "yes"]) {
+      const f = checkSignatureWith({ ...i, allowUnsignedEnv: v });
+      expect(f).toHaveLength(1);
+      expect(f[0]).toMatchObject({ status: "fail", check: "env", subject: "RUNNER_ALLOW_UNSIGNED" });
+      expect(f[0]!.fix).toContain("/etc/runner/allow-unsigned");
+    }
   });
 });
 

@@ -1,10 +1,13 @@
 // image/sign-manifest.ts as release managers and users run it: keygen, sign, verify (offline).
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUNDLE_FILE, MANIFEST_FILE } from "../../src/release/manifest.ts";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
+
+// Each test starts the tool as a process; on a loaded machine that alone can take seconds.
+setDefaultTimeout(60_000);
 
 const TOOL = join(REPO_ROOT, "image/sign-manifest.ts");
 const run = (...args: string[]) => {

@@ -1,7 +1,8 @@
 // Boot check: the bounding set holds the five and nothing else. A capability beyond the five in
 // the bounding set is one a flaw in ptop (or any file-capability binary in the container) could
-// gain; a bounding set holding every capability is how a `--privileged` container (Kubernetes
-// `privileged: true`) looks from inside, and it is named as such. An operator who cannot drop a
+// gain; a bounding set holding every capability — all the kernel knows, or all that the host's
+// init (PID 1, visible with the host PID namespace the Profiler runs in) holds — is how a
+// `--privileged` container (Kubernetes `privileged: true`) looks from inside, and it is named so. An operator who cannot drop a
 // capability (a platform that forces one in) names each accepted extra in
 // RUNNER_ALLOW_EXTRA_CAPABILITIES: the boot then warns instead of refusing.
 
@@ -45,13 +46,25 @@ export function parseExtraCapsOverride(value: string): { mask: bigint; all: bool
   return { mask, all: false };
 }
 
-export function checkExactlyFive(capBnd: bigint, override: string | undefined, lastCap = readCapLastCap()): Finding[] {
+/** CapBnd of PID 1 (the host's init under --pid host / hostPID), when readable. */
+export function readInitBoundingSet(): bigint | undefined {
+  try {
+    const m = /^CapBnd:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/1/status", "utf8"));
+    return m ? BigInt(`0x${m[1]}`) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function checkExactlyFive(capBnd: bigint, override: string | undefined, lastCap = readCapLastCap(), initBnd = readInitBoundingSet()): Finding[] {
   const extra = capBnd & ~REQUIRED_MASK;
   if (extra === 0n) return [pass("bounding-set", "exactly five", `the bounding set holds exactly the five (${REQUIRED_CAPS.map((c) => c.name).join(", ")})`)];
   const names = bitsToNames(extra);
-  const full = lastCap !== undefined && capBnd === (1n << BigInt(lastCap + 1)) - 1n;
+  const everyKnown = lastCap !== undefined && capBnd === (1n << BigInt(lastCap + 1)) - 1n;
+  const allOfInit = initBnd !== undefined && (initBnd & ~REQUIRED_MASK) !== 0n && (initBnd & ~capBnd) === 0n;
+  const full = everyKnown || allOfInit;
   const what = full
-    ? `the bounding set holds every capability (${names.length + REQUIRED_CAPS.length}, up to ${CAP_NAMES[lastCap!] ?? `capability ${lastCap}`}): this is a privileged container (--privileged, or privileged: true in Kubernetes), which the Profiler must never run as`
+    ? `the bounding set holds every capability ${everyKnown ? `the kernel knows (up to ${CAP_NAMES[lastCap!] ?? `capability ${lastCap}`})` : "that PID 1 holds"}, ${names.length} beyond the five: this is a privileged container (--privileged, or privileged: true in Kubernetes), which the Profiler must never run as`
     : `the bounding set holds ${names.length} capabilit${names.length === 1 ? "y" : "ies"} beyond the five: ${names.join(", ")}`;
 
   if (override !== undefined && override !== "") {

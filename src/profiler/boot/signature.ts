@@ -2,7 +2,13 @@
 // key (src/release/keys.ts) and finds the signed manifest beside itself; it verifies the manifest's
 // sigstore bundle offline and the sha256 of both executables for this architecture, and refuses,
 // naming the binary, on any mismatch. ptop holds five capabilities: a replaced ptop is the one
-// tampering that matters most. RUNNER_ALLOW_UNSIGNED=1 skips the check, loudly, for development.
+// tampering that matters most.
+//
+// The opt-out must come from outside the image: an environment variable or a command-line flag can
+// be baked into an image's config (ENV, CMD) by whoever built it, so neither is honoured. It is a
+// file, ALLOW_UNSIGNED_PATH, that counts only when it is a mount point of its own (a bind mount
+// from the host: docker -v, a Kubernetes volume with subPath, systemd BindReadOnlyPaths=); no
+// image layer can create a mount point. The check is skipped then, loudly, at every boot.
 
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -12,7 +18,11 @@ import { embeddedReleaseKey, type TrustedKey } from "../../release/keys.ts";
 import { BUNDLE_FILE, findBinary, MANIFEST_FILE, type BinaryName } from "../../release/manifest.ts";
 import { verifyManifest } from "../../release/verify.ts";
 import { archName } from "./boot-line.ts";
-import { fail, pass, warn, type CheckName, type Finding } from "./finding.ts";
+import { deployFix, fail, pass, warn, type CheckName, type Finding } from "./finding.ts";
+import { readMounts } from "./mountinfo.ts";
+
+/** The operator's opt-out: honoured only as a mount point (see above). */
+export const ALLOW_UNSIGNED_PATH = "/etc/runner/allow-unsigned";
 
 export interface SignatureInputs {
   /** The running `runner` executable. */
@@ -23,10 +33,18 @@ export interface SignatureInputs {
   arch: string;
   /** The compiled-in release key; undefined in a development build. */
   releaseKey: TrustedKey | undefined;
-  allowUnsigned: string | undefined;
+  /** RUNNER_ALLOW_UNSIGNED as found in the environment (no longer honoured: refused when set). */
+  allowUnsignedEnv: string | undefined;
+  /** Whether ALLOW_UNSIGNED_PATH is a mount point of its own. */
+  allowUnsignedMounted: boolean;
 }
 
-const REINSTALL = "reinstall runner and ptop from the signed release (image or archive) without modifying them; only for a development build set RUNNER_ALLOW_UNSIGNED=1";
+const REINSTALL = `reinstall runner and ptop from the signed release (image or archive) without modifying them; to run unverified binaries anyway (debugging only), bind-mount a file at ${ALLOW_UNSIGNED_PATH}`;
+const OPT_OUT_FIX = deployFix({
+  docker: `--volume /etc/runner/allow-unsigned:${ALLOW_UNSIGNED_PATH}:ro (any file; compose: the same under volumes:)`,
+  kubernetes: `a ConfigMap volume mounted with subPath at ${ALLOW_UNSIGNED_PATH}`,
+  systemd: `BindReadOnlyPaths=/etc/runner/allow-unsigned:${ALLOW_UNSIGNED_PATH}`,
+});
 const COST = "a modified or replaced ptop would run with five capabilities (BPF, PERFMON, SYS_PTRACE, DAC_READ_SEARCH, SYS_ADMIN) unnoticed";
 
 export function checkSignature(env: Record<string, string | undefined>): Finding[] {
@@ -36,16 +54,17 @@ export function checkSignature(env: Record<string, string | undefined>): Finding
     manifestDir: dirname(process.execPath),
     arch: archName(),
     releaseKey: embeddedReleaseKey(),
-    allowUnsigned: env.RUNNER_ALLOW_UNSIGNED,
+    allowUnsignedEnv: env.RUNNER_ALLOW_UNSIGNED,
+    allowUnsignedMounted: readMounts().some((m) => m.mountPoint === ALLOW_UNSIGNED_PATH),
   });
 }
 
 export function checkSignatureWith(i: SignatureInputs): Finding[] {
-  if (i.allowUnsigned !== undefined && i.allowUnsigned !== "" && i.allowUnsigned !== "1") {
-    return [fail("env", "RUNNER_ALLOW_UNSIGNED", `RUNNER_ALLOW_UNSIGNED must be 1 or unset, got "${i.allowUnsigned}"`, "unset it (verify the signed binaries) or set it to 1 (development builds only)", COST)];
+  if (i.allowUnsignedEnv !== undefined && i.allowUnsignedEnv !== "") {
+    return [fail("env", "RUNNER_ALLOW_UNSIGNED", `RUNNER_ALLOW_UNSIGNED is set ("${i.allowUnsignedEnv}") but is not honoured: an image can carry it in its config. Unset it; the opt-out is a file bind-mounted at ${ALLOW_UNSIGNED_PATH}`, OPT_OUT_FIX, COST)];
   }
-  if (i.allowUnsigned === "1") {
-    return [warn("supervisor", "RUNNER_ALLOW_UNSIGNED", "UNSIGNED: RUNNER_ALLOW_UNSIGNED=1, runner and ptop are NOT verified against the signed release manifest; development only, never in production", "unset RUNNER_ALLOW_UNSIGNED and run the signed release", COST)];
+  if (i.allowUnsignedMounted) {
+    return [warn("supervisor", ALLOW_UNSIGNED_PATH, `UNSIGNED: ${ALLOW_UNSIGNED_PATH} is mounted, runner and ptop are NOT verified against the signed release manifest; debugging only, never in production`, `remove the ${ALLOW_UNSIGNED_PATH} mount and run the signed release`, COST)];
   }
   if (!i.releaseKey) {
     return [warn("supervisor", "release key", "UNSIGNED: development build (no release key compiled in), runner and ptop are NOT verified against a signed release manifest", "deploy the signed release image or archive, whose runner verifies itself and ptop at boot", COST)];
