@@ -3,7 +3,9 @@
 // 1. Rounds of a Python loop per target CPU-second: alone, under ptop (cpu probe, 99 Hz, uid
 //    65534 with the five file capabilities; each sample walks the Python frame chain in BPF and
 //    snapshots the user stack), under perf record -F 99 -g; interleaved repetitions, medians.
-// 2. ptop's own CPU (parent and the children it reaps) per second of window.
+// 2. ptop's own CPU (parent and the children it reaps): per second of window in the runs above
+//    (start-up included), and split into a fixed part and a steady per-second part from two
+//    windows (5 s and 20 s) on one long-running target, whose names must all resolve.
 import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,5 +76,23 @@ const med = (m: string) => median(res[m]!.map((x) => x.perCpu));
 const slow = (m: string) => (1 - med(m) / med("none")) * 100;
 console.log(`Python rounds per target CPU-second (${SECONDS} s, median of ${REPS}): none ${med("none").toFixed(1)}, ptop ${med("ptop").toFixed(1)}, perf ${med("perf").toFixed(1)}; slowdown ptop ${slow("ptop").toFixed(2)}%, perf record -F 99 -g ${slow("perf").toFixed(2)}%`);
 console.log(`tool CPU per window second (median): ptop ${(median(res.ptop!.map((x) => x.toolCpu)) * 100).toFixed(2)}% of a core, perf record ${(median(res.perf!.map((x) => x.toolCpu)) * 100).toFixed(2)}%; Python frames in every ptop capture: ${res.ptop!.every((x) => x.pythonFrames)}`);
+// Fixed vs steady ptop CPU: two windows on one target that outlives both.
+{
+  const work = Bun.spawn([...NOBODY, exe, script, "60"], { stdout: "ignore" });
+  await Bun.sleep(500);
+  const cpuOf = async (window: number) => {
+    const tool = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "pybench", "--duration", String(window), "--frequency", "99", "--probes", "cpu"], { stdout: "pipe", stderr: "ignore" });
+    const text = await new Response(tool.stdout).text();
+    await tool.exited;
+    const ru = tool.resourceUsage()!;
+    return { cpu: (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6, names: text.includes('"function":"leaf"') && !text.includes("code object gone") };
+  };
+  const short = await cpuOf(5);
+  const long = await cpuOf(20);
+  work.kill("SIGKILL");
+  await work.exited;
+  const steady = (long.cpu - short.cpu) / 15;
+  console.log(`ptop CPU: fixed ${(short.cpu - 5 * steady).toFixed(3)} s per capture (BPF load, start-up, symbolization), steady ${(steady * 100).toFixed(2)}% of a core at 99 Hz on one busy Python thread; Python names resolved in both: ${short.names && long.names}`);
+}
 console.log(`load average after the run: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
 rmSync(dir, { recursive: true, force: true });
