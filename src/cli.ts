@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage());
     return name ? 0 : 2;
   }
-  if (name === "--version" || name === "version") {
+  if (name === "--version" || name === "-v" || name === "version") {
     process.stdout.write(`${RUNNER_VERSION}\n`);
     return 0;
   }

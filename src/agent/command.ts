@@ -12,6 +12,10 @@ const USAGE = "usage: runner agent catalog [--json] | run OP [--args JSON] | hea
 
 export async function agentCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  if (sub === "--help" || sub === "-h" || sub === "help") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   const catalog = new Catalog(CONNECTORS);
   if (sub === "catalog") return printCatalog(catalog, rest.includes("--json"));
   if (sub === "run") return runOne(catalog, rest);
