@@ -21,6 +21,19 @@ const admin = (...args: string[]) => runAdmin(dir, args);
 const lastLine = (s: string) => s.trimEnd().split("\n").at(-1)!;
 
 describe("runner admin", () => {
+  test("a command that reads a store refuses a missing one, naming the path, and creates nothing", () => {
+    const typo = join(dir, "typo");
+    for (const args of [["captures", "list", "acme"], ["token", "create", "acme", "ci"], ["profiler", "enable", "acme"], ["migrate"]]) {
+      const r = runAdmin(typo, args);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`no store at ${join(typo, "runner.db")}`);
+      expect(existsSync(typo)).toBe(false);
+    }
+    // `org create` is how a new store starts.
+    expect(runAdmin(typo, ["org", "create", "acme"]).code).toBe(0);
+    expect(runAdmin(typo, ["captures", "list", "acme"])).toMatchObject({ code: 0, out: "no capture requests for acme\n" });
+  }, PROCESS_TIMEOUT);
+
   test("org create, then a duplicate is refused with a message", () => {
     expect(admin("org", "create", "acme")).toMatchObject({ code: 0 });
     const dup = admin("org", "create", "acme");

@@ -174,7 +174,9 @@ export async function adminCommand(argv: string[]): Promise<number> {
   }
   let store: Store | undefined;
   try {
-    store = openStore({ data: values.data, databaseUrl: values["database-url"] });
+    // Only `org create` starts a new store; every other command needs an existing one.
+    const mustExist = `${group} ${action}` !== "org create";
+    store = openStore({ data: values.data, databaseUrl: values["database-url"], mustExist });
     await handler(store, args, values.json!, { html: values.html, role: values.role, passwordStdin: values["password-stdin"] });
     return 0;
   } catch (err) {

@@ -2,6 +2,7 @@
 // upgrade and the one-way move from the embedded SQLite store to PostgreSQL (README "Scale-out").
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
+import { missingStoreError } from "../store/open.ts";
 import { migrate, schemaVersion } from "../store/postgres/database.ts";
 import { PostgresStore } from "../store/postgres/postgres-store.ts";
 import { openDatabase } from "../store/sqlite/database.ts";
@@ -16,7 +17,8 @@ export async function databaseCommand(command: string, args: string[], loc: { da
     if (args.length) throw new Error("expected: runner admin (--data DIR | --database-url URL) migrate");
     if (loc.databaseUrl) return migratePostgres(loc.databaseUrl);
     if (!loc.data) throw new Error("--data DIR or --database-url URL is required");
-    // Opening the SQLite file applies its migrations.
+    // Opening the SQLite file applies its migrations; a mistyped --data is not a store to create.
+    if (!existsSync(`${loc.data}/runner.db`)) throw missingStoreError(loc.data);
     openDatabase(`${loc.data}/runner.db`).close();
     out(`SQLite schema at version ${MIGRATIONS.at(-1)!.version}`);
     return;
