@@ -43,6 +43,10 @@ function buildRequest(argv: string[]) {
     if (!v) throw new UsageError(`${flag} is required`);
   }
   if (!token) throw new UsageError("a capture token is required: --token or RUNNER_CAPTURE_TOKEN");
+  // fetch() would only say "URL is invalid" for 127.0.0.1:8080 or a typo'd scheme.
+  if (!/^https?:\/\/[^/?#\s]+/i.test(values.url!)) {
+    throw new UsageError(`--url must be the control plane's base URL with its scheme, e.g. https://runner.example.com or http://127.0.0.1:8080; got "${values.url}"`);
+  }
   if (values.kind !== undefined && values.kind !== "head" && values.kind !== "replicate") {
     throw new UsageError(`--kind must be head or replicate, got "${values.kind}"`);
   }

@@ -120,5 +120,11 @@ describe("runner capture", () => {
     const badNum = await capture([...base(), "--token", token, "--workload", "a", "--version", "1", "--duration", "soon"]);
     expect(badNum.code).toBe(2);
     expect(badNum.err).toContain("--duration");
+    for (const url of ["127.0.0.1:8080", "localhost", "ftp://127.0.0.1:8080", "http://"]) {
+      const noScheme = await capture(["--url", url, "--token", token, "--workload", "a", "--version", "1"]);
+      expect(noScheme.code).toBe(2);
+      expect(noScheme.err).toContain(`--url must be the control plane's base URL with its scheme, e.g. https://`);
+      expect(noScheme.err).toContain(`got "${url}"`);
+    }
   }, PROCESS_TIMEOUT);
 });
