@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
 import { DEFAULT_RATE_LIMIT, queueCaptureRequest, type HttpAnswer, type QueueCaptureDeps, type RateLimit } from "./captures/queue-capture.ts";
+import { allowedMethods } from "./method-not-allowed.ts";
 import { openApiDocument } from "./openapi.ts";
 import { enrolRoutes } from "./profiler-plane.ts";
 import { docsRoutes } from "./docs/routes.ts";
@@ -35,9 +36,17 @@ export function appDeps(opts: AppOptions): QueueCaptureDeps {
 export function createApp(opts: AppOptions) {
   const deps = appDeps(opts);
   const openapi = openApiDocument();
-  return new Elysia()
+  // The finished app's routes, read at request time to tell 405 from 404.
+  const served: { app?: { routes: ReadonlyArray<{ method: string; path: string }> } } = {};
+  const app = new Elysia()
     .onError(({ code, error, set, request }) => {
       if (code === "NOT_FOUND") {
+        const allow = allowedMethods(served.app?.routes ?? [], new URL(request.url).pathname);
+        if (allow.length > 0 && !allow.includes(request.method)) {
+          set.status = 405;
+          set.headers.allow = allow.join(", ");
+          return { error: `method ${request.method} not allowed here; use ${allow.join(" or ")}` };
+        }
         set.status = 404;
         return { error: "not found" };
       }
@@ -66,6 +75,8 @@ export function createApp(opts: AppOptions) {
         reply(set, await queueCaptureRequest(deps, request, presentedToken(request.headers.get("authorization"), query.token))),
       { parse: "none" },
     );
+  served.app = app;
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -150,6 +150,7 @@ describe("400 names the offending field", () => {
     ["missing workload", JSON.stringify({ version: "1" }), "workload"],
     ["wrong type", body({ version: 3 }), "version"],
     ["unknown field", body({ namespace: "x" }), "namespace"],
+    ["empty-string key", body({ "": 1 }), ""],
     ["duration out of range", body({ duration_sec: 301 }), "duration_sec"],
     ["warmup alias out of range", body({ warmupSec: 61 }), "warmupSec"],
     ["kind not in enum", body({ kind: "both" }), "kind"],
@@ -237,5 +238,21 @@ describe("never a 5xx for bad input", () => {
   ])("%s", async (_n, send) => {
     const res = await send();
     expect(res.status).toBeLessThan(500);
+  });
+});
+
+describe("a method the path does not serve", () => {
+  test("405 with Allow, not 404, on the capture endpoint and on other known paths", async () => {
+    for (const method of ["GET", "PUT", "PATCH", "DELETE", "PROPFIND"]) {
+      const res = await fetch(`${server.url}/api/profiling/captures`, { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST");
+      expect(((await res.json()) as { error: string }).error).toContain(method);
+    }
+    const health = await fetch(`${server.url}/healthz`, { method: "DELETE" });
+    expect(health.status).toBe(405);
+    expect(health.headers.get("allow")).toContain("GET");
+    // An unknown path is still 404, whatever the method.
+    expect((await fetch(`${server.url}/no/such/path`, { method: "PATCH" })).status).toBe(404);
   });
 });

@@ -57,7 +57,7 @@ export async function queueAs(deps: QueueCaptureDeps, org: Org, requester: strin
   const parsed = parseCaptureRequest(raw.text);
   if (!parsed.ok) {
     deps.logger.debug({ ...who, status: 400, field: parsed.field }, "capture request refused: invalid body");
-    return { status: 400, body: parsed.field ? { error: parsed.error, field: parsed.field } : { error: parsed.error } };
+    return { status: 400, body: parsed.field !== null ? { error: parsed.error, field: parsed.field } : { error: parsed.error } };
   }
   const result = await deps.store.queueCapture(org.id, requester, parsed.value, { ...deps.rateLimit, now: deps.now() });
   if (result.kind === "rate_limited") {
