@@ -279,6 +279,23 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
         await expectStoreError(store.queryCaptures("nope", { limit: 1 }), "not_found");
       });
 
+      test("diff summaries: verdicts of many heads in one call, without their JSON and HTML", async () => {
+        const ids: string[] = [];
+        for (const v of ["1", "2"]) {
+          const q = await store.queueCapture(orgId, "ci", req({ version: v }), policy(T0 + Number(v)));
+          if (q.kind !== "queued") throw new Error("not queued");
+          ids.push(q.requestId);
+        }
+        await store.saveDiff({ requestId: ids[0]!, comparedWith: null, note: "nothing to compare with yet", verdict: null, json: null, html: null, createdAt: T0 + 5 });
+        await store.saveDiff({ requestId: ids[1]!, comparedWith: { requestId: ids[0]!, version: "1" }, note: "n", verdict: "changed", json: "{\"big\":1}", html: "<p>x</p>", createdAt: T0 + 6 });
+        const got = await store.listDiffSummaries([ids[1]!, ids[0]!, "no-such-id"]);
+        expect(got.sort((a, b) => a.createdAt - b.createdAt)).toEqual([
+          { requestId: ids[0]!, comparedWith: null, note: "nothing to compare with yet", verdict: null, createdAt: T0 + 5 },
+          { requestId: ids[1]!, comparedWith: { requestId: ids[0]!, version: "1" }, note: "n", verdict: "changed", createdAt: T0 + 6 },
+        ]);
+        expect(await store.listDiffSummaries([])).toEqual([]);
+      });
+
       test("a requester's last request within a token's lifetime", async () => {
         await store.queueCapture(orgId, "ci", req({ version: "1" }), policy(T0 + 10));
         await store.queueCapture(orgId, "ci", req({ version: "2" }), policy(T0 + 20));

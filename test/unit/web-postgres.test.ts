@@ -77,7 +77,10 @@ describe.skipIf(!base)("web app on PostgreSQL", () => {
     for (const c of as) await web.pushCapture("acme", { workload: "web", version: "2", kind: "replicate" }, c, full);
     const html = await (await owner.get(`/profiling/captures/${head}`)).text();
     expect(html).toContain('id="instrumentation">fully instrumented');
-    expect(html).toContain('<span class="verdict v-changed" id="verdict">changed</span>');
+    expect(html).toContain('<span class="verdict v-changed d-up" id="verdict" data-verdict="changed">changed ↑ regression</span>');
+    // The list's verdict column reads the same diff through the PostgreSQL store.
+    const list = await (await owner.get("/profiling?verdict=up")).text();
+    expect(new RegExp(`<a href="/profiling/captures/${head}">[^]*?data-verdict="up"`).test(list)).toBe(true);
     expect(html).toContain('id="flame-cpu"');
     expect((await owner.get(`/profiling/captures/${head}/download/pprof`)).status).toBe(200);
     expect((await rival.get(`/profiling/captures/${head}`)).status).toBe(404);

@@ -24,6 +24,8 @@ export interface StoredDiff {
   createdAt: number;
 }
 
+export type DiffSummary = Omit<StoredDiff, "json" | "html">;
+
 /** An enrolled instance as Settings lists it. */
 export interface InstanceSummary {
   instanceId: string;
@@ -64,6 +66,8 @@ export interface ProfilerStore {
   getProfile(requestId: string): Promise<Uint8Array | null>;
   saveDiff(diff: StoredDiff): Promise<void>;
   getDiff(requestId: string): Promise<StoredDiff | null>;
+  /** The diffs stored under these request ids, without their JSON and HTML (the Profiling list's verdict column). */
+  listDiffSummaries(requestIds: readonly string[]): Promise<DiffSummary[]>;
 
   /** Latest pushed head of a version other than `version` created before `before`, with that version's pushed replicates. */
   findBaseline(orgName: string, workload: string, env: string, version: string, before: number): Promise<Baseline | null>;

@@ -1,7 +1,8 @@
 // The Profiling list's verdict column: for each pushed head its stored diff's verdict, with the
 // direction of a change (regressions ↑, improvements ↓), "no baseline" when there was nothing to
-// compare with. A stored diff is parsed once per process (a diff is immutable for its createdAt):
-// the list and its 2-second live refresh do not re-read every diff's JSON.
+// compare with. The verdicts come from one query without the diffs' JSON; a changed diff's JSON is
+// read and parsed once per process for its direction (a stored diff is immutable for its
+// createdAt), so the list and its 2-second live refresh do not re-read every diff.
 import type { DiffResult } from "../../witness/diff.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
@@ -30,15 +31,20 @@ function summarise(json: string): RowVerdict {
 export async function rowVerdicts(store: Store, records: CaptureRecord[]): Promise<Map<string, RowVerdict>> {
   const heads = records.filter((r) => r.kind === "head" && r.outcome === "pushed");
   const out = new Map<string, RowVerdict>();
+  // One query for the verdicts (no JSON); a changed diff's JSON only when its direction is not cached.
+  const summaries = new Map((await store.listDiffSummaries(heads.map((r) => r.requestId))).map((d) => [d.requestId, d]));
   await Promise.all(
     heads.map(async (r) => {
-      const d = await store.getDiff(r.requestId);
+      const d = summaries.get(r.requestId);
       if (!d) return out.set(r.requestId, { verdict: "pending", up: 0, down: 0 });
-      if (!d.json || !d.comparedWith) return out.set(r.requestId, { verdict: "no-baseline", up: 0, down: 0 });
+      if (!d.verdict || !d.comparedWith) return out.set(r.requestId, { verdict: "no-baseline", up: 0, down: 0 });
+      if (d.verdict !== "changed") return out.set(r.requestId, { verdict: d.verdict as ListVerdict, up: 0, down: 0 });
       const key = `${r.requestId}.${d.createdAt}`;
       let v = cache.get(key);
       if (!v) {
-        v = summarise(d.json);
+        const full = await store.getDiff(r.requestId);
+        if (!full?.json) return out.set(r.requestId, { verdict: "no-baseline", up: 0, down: 0 });
+        v = summarise(full.json);
         if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
         cache.set(key, v);
       }

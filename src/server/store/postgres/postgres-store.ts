@@ -74,6 +74,7 @@ export class PostgresStore implements Store {
   getProfile: Store["getProfile"] = this.via((...a) => this.profilers.getProfile(...a));
   saveDiff: Store["saveDiff"] = this.via((...a) => this.profilers.saveDiff(...a));
   getDiff: Store["getDiff"] = this.via((...a) => this.profilers.getDiff(...a));
+  listDiffSummaries: Store["listDiffSummaries"] = this.via((...a) => this.profilers.listDiffSummaries(...a));
   findBaseline: Store["findBaseline"] = this.via((...a) => this.profilers.findBaseline(...a));
   listPushedOfVersion: Store["listPushedOfVersion"] = this.via((...a) => this.profilers.listPushedOfVersion(...a));
   listInstances: Store["listInstances"] = this.via((...a) => this.profilers.listInstances(...a));

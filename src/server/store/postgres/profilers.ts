@@ -1,9 +1,9 @@
 // Enrolled Profiler instances, pushed profiles and diffs, and the queue reads dispatch uses.
 import type { SQL } from "bun";
 import type { ArtifactClass } from "../../../protocol/enroll.ts";
-import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff } from "../profiler-store.ts";
+import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff, DiffSummary } from "../profiler-store.ts";
 import { requireOrgId } from "./orgs.ts";
-import { toDiff, type DiffRow } from "../diff-row.ts";
+import { SUMMARY_COLUMNS, toDiff, toSummary, type DiffRow } from "../diff-row.ts";
 import { StoreError, type CaptureRecord } from "../types.ts";
 import { SELECT_CAPTURE, toCapture, type PgCaptureRow } from "./rows.ts";
 
@@ -84,6 +84,12 @@ export class PgProfilers implements ProfilerStore {
   async getDiff(requestId: string): Promise<StoredDiff | null> {
     const [r] = await this.sql`SELECT * FROM diffs WHERE request_id = ${requestId}`;
     return r ? toDiff(r as DiffRow) : null;
+  }
+
+  async listDiffSummaries(requestIds: readonly string[]): Promise<DiffSummary[]> {
+    if (requestIds.length === 0) return [];
+    const rows = await this.sql.unsafe(`SELECT ${SUMMARY_COLUMNS} FROM diffs WHERE request_id IN (${requestIds.map((_, i) => `$${i + 1}`).join(",")})`, [...requestIds]);
+    return (rows as DiffRow[]).map(toSummary);
   }
 
   async findBaseline(orgName: string, workload: string, env: string, version: string, before: number): Promise<Baseline | null> {

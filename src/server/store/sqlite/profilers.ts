@@ -1,11 +1,11 @@
 // Enrolled Profiler instances, pushed profiles and diffs (migration 2), and the queue reads dispatch uses.
 import type { Database } from "bun:sqlite";
 import type { ArtifactClass } from "../../../protocol/enroll.ts";
-import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff } from "../profiler-store.ts";
+import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff, DiffSummary } from "../profiler-store.ts";
 import { StoreError, type CaptureRecord } from "../types.ts";
 import { SELECT_CAPTURE, toCapture, type CaptureRow } from "./rows.ts";
 import { requireOrgId } from "./orgs.ts";
-import { toDiff, type DiffRow } from "../diff-row.ts";
+import { SUMMARY_COLUMNS, toDiff, toSummary, type DiffRow } from "../diff-row.ts";
 
 interface InstanceRow {
   org_id: number;
@@ -96,6 +96,12 @@ export class SqliteProfilers implements ProfilerStore {
   async getDiff(requestId: string): Promise<StoredDiff | null> {
     const r = this.db.query("SELECT * FROM diffs WHERE request_id = ?").get(requestId) as DiffRow | null;
     return r ? toDiff(r) : null;
+  }
+
+  async listDiffSummaries(requestIds: readonly string[]): Promise<DiffSummary[]> {
+    if (requestIds.length === 0) return [];
+    const rows = this.db.query(`SELECT ${SUMMARY_COLUMNS} FROM diffs WHERE request_id IN (${requestIds.map(() => "?").join(",")})`).all(...requestIds) as DiffRow[];
+    return rows.map(toSummary);
   }
 
   async findBaseline(orgName: string, workload: string, env: string, version: string, before: number): Promise<Baseline | null> {

@@ -50,6 +50,7 @@ export class SqliteStore implements Store {
   getProfile: Store["getProfile"] = (...a) => this.profilers.getProfile(...a);
   saveDiff: Store["saveDiff"] = (...a) => this.profilers.saveDiff(...a);
   getDiff: Store["getDiff"] = (...a) => this.profilers.getDiff(...a);
+  listDiffSummaries: Store["listDiffSummaries"] = (...a) => this.profilers.listDiffSummaries(...a);
   findBaseline: Store["findBaseline"] = (...a) => this.profilers.findBaseline(...a);
   listPushedOfVersion: Store["listPushedOfVersion"] = (...a) => this.profilers.listPushedOfVersion(...a);
   listInstances: Store["listInstances"] = (...a) => this.profilers.listInstances(...a);
