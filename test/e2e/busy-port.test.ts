@@ -11,6 +11,7 @@ import { findCollector, freePort } from "../../src/demo/machine.ts";
 import { OneMachine } from "../../src/demo/one-machine.ts";
 import { liveAvailable, runnerCommand } from "../helpers/runner-bin.ts";
 import { until } from "../helpers/until.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "busy-port-"));
 
@@ -69,7 +70,7 @@ const collector = live ? findCollector() : null;
 if (live && !collector && process.env.RUNNER_REQUIRE_LIVE === "1") throw new Error("RUNNER_REQUIRE_LIVE=1 but ptop is not built");
 
 // The Profiler's start needs its boot to pass (a setcap'd ptop, an unprivileged user): root only.
-describe.skipIf(!live || !collector)("Profiler with RUNNER_LOCAL_LISTEN on a busy address", () => {
+describeUnless(whyNot([!live, "needs root and BPF"], [!collector, "dist/ptop is not built"]))("Profiler with RUNNER_LOCAL_LISTEN on a busy address", () => {
   let m: OneMachine;
   let held: ReturnType<typeof Bun.serve>;
 

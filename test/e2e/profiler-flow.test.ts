@@ -9,12 +9,13 @@ import { OneMachine } from "../../src/demo/one-machine.ts";
 import { buildShop } from "../../src/demo/workload.ts";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { until } from "../helpers/until.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 const collector = live ? findCollector() : null;
 if (live && !collector && process.env.RUNNER_REQUIRE_LIVE === "1") throw new Error("RUNNER_REQUIRE_LIVE=1 but ptop is not built");
 
-describe.skipIf(!live || !collector)("capture flow end to end", () => {
+describeUnless(whyNot([!live, "needs root and BPF"], [!collector, "dist/ptop is not built"]))("capture flow end to end", () => {
   let m: OneMachine;
   let shop1 = "";
   let shop2 = "";

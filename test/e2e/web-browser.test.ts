@@ -18,6 +18,7 @@ import { makeProgram, rng, version } from "../fixtures/profiles/synthetic.ts";
 import { REPO_ROOT, runnerCommand } from "../helpers/runner-bin.ts";
 import { mustAdmin } from "../helpers/runner-admin.ts";
 import { pushCaptureAt } from "../unit/web-harness.ts";
+import { describeUnless } from "../helpers/skip.ts";
 
 const CHROMIUM = process.env.RUNNER_CHROMIUM ?? "/usr/bin/chromium";
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
@@ -120,7 +121,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-describe.skipIf(!available)("the app in Chromium", () => {
+describeUnless(available ? null : `Chromium is not installed at ${CHROMIUM} (Debian: chromium)`)("the app in Chromium", () => {
   test("sign in", async () => {
     await page.goto(`${url}/profiling`, { waitUntil: "domcontentloaded" });
     expect(new URL(page.url()).pathname).toBe("/login");

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROFILE_NAME } from "../../src/profiler/boot/apparmor.ts";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
+import { testUnless } from "../helpers/skip.ts";
 
 const PROFILE = join(REPO_ROOT, "apparmor", PROFILE_NAME);
 const FEATURES = "/usr/share/apparmor-features/features"; // shipped by Debian's apparmor package
@@ -23,14 +24,14 @@ function parse(file: string): { code: number; stderr: string; size: number } {
 }
 
 describe("apparmor/runner-profiler", () => {
-  test.skipIf(!PARSER)("compiles with apparmor_parser -Q -K -M against the packaged feature set", () => {
+  testUnless(PARSER ? null : "apparmor_parser is not installed (Debian: apparmor)")("compiles with apparmor_parser -Q -K -M against the packaged feature set", () => {
     const r = parse(PROFILE);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.size).toBeGreaterThan(1000); // a binary policy came out
   });
 
-  test.skipIf(!PARSER)("the parser does reject a broken copy (the check above can fail)", () => {
+  testUnless(PARSER ? null : "apparmor_parser is not installed (Debian: apparmor)")("the parser does reject a broken copy (the check above can fail)", () => {
     const broken = join(mkdtempSync(join(tmpdir(), "apparmor-")), PROFILE_NAME);
     writeFileSync(broken, text.replace("ptrace (read) peer=unconfined,", "ptrace (read) peer=unconfined"));
     expect(parse(broken).code).not.toBe(0);

@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readProfilerEnv, urlProblem } from "../../src/config/profiler-env.ts";
+import { testUnless } from "../helpers/skip.ts";
 
 let dir: string;
 let env: Record<string, string>;
@@ -126,7 +127,7 @@ describe("profiler environment", () => {
   });
 
   // root writes anywhere; test/live/boot-files.test.ts covers this as nobody
-  test.skipIf(process.getuid?.() === 0)("an unwritable identity dir is refused (as a non-root user)", () => {
+  testUnless(process.getuid?.() === 0 ? "runs as root, whom file modes do not stop" : null)("an unwritable identity dir is refused (as a non-root user)", () => {
     const ro = join(dir, "ro");
     mkdirSync(ro);
     chmodSync(ro, 0o500);

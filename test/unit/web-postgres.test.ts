@@ -7,6 +7,7 @@ import { PostgresStore } from "../../src/server/store/postgres/postgres-store.ts
 import { createTestDatabase, postgresUrl } from "../helpers/postgres.ts";
 import { makeProgram, rng, version } from "../fixtures/profiles/synthetic.ts";
 import { startWebOn, type Client, type Web } from "./web-harness.ts";
+import { describeUnless } from "../helpers/skip.ts";
 
 setDefaultTimeout(60_000);
 const base = postgresUrl();
@@ -31,7 +32,7 @@ afterAll(async () => {
   await web?.stop();
 });
 
-describe.skipIf(!base)("web app on PostgreSQL", () => {
+describeUnless(base ? null : "no PostgreSQL to test against (test/helpers/postgres.ts)")("web app on PostgreSQL", () => {
   test("sign-in: session by hash, a wrong password is 401, sign-out ends the session", async () => {
     expect((await owner.get("/profiling")).status).toBe(200);
     const { Client: C } = await import("./web-harness.ts");

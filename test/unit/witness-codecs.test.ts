@@ -10,6 +10,7 @@ import { parsePprof, toPprof, PprofError } from "../../src/witness/pprof.ts";
 import { toSpeedscope } from "../../src/witness/speedscope.ts";
 import { detectFormat, parseProfile } from "../../src/witness/parse.ts";
 import { instrumentation } from "../../src/witness/model.ts";
+import { testUnless } from "../helpers/skip.ts";
 
 const FIX = resolve(import.meta.dir, "../fixtures/profiles");
 const streamText = readFileSync(`${FIX}/api-v1-head.stream.jsonl`, "utf8");
@@ -170,7 +171,7 @@ describe("pprof", () => {
   });
   // The reader users have: `go tool pprof` (Debian's golang-go on CI; elsewhere it skips).
   const go = Bun.which("go");
-  test.skipIf(!go && process.env.RUNNER_REQUIRE_LIVE !== "1")("go tool pprof reads it: the stacks with -traces, the cpu time with -top", () => {
+  testUnless(!go && process.env.RUNNER_REQUIRE_LIVE !== "1" ? "go is not installed (go tool pprof)" : null)("go tool pprof reads it: the stacks with -traces, the cpu time with -top", () => {
     if (!go) throw new Error("RUNNER_REQUIRE_LIVE=1 but `go` is not installed (apt-get install golang-go)");
     const dir = mkdtempSync(join(tmpdir(), "witness-pprof-"));
     try {
