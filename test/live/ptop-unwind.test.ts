@@ -4,11 +4,11 @@
 // each known function's inclusive share agrees with perf's within 3 points (widened only when the
 // loaded machine gave too few samples for 3 points to be three standard errors).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { liveAvailable, REPO_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type FrameRecord, type StreamRecord } from "../../src/protocol/profile-stream.ts";
-import { cleanup, framesById, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { cleanup, framesById, NOBODY, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
 
 const live = liveAvailable();
 const WORKLOADS = resolve(REPO_ROOT, "test/fixtures/workloads");
@@ -163,6 +163,42 @@ describe.skipIf(!live)("ptop unwinds programs without frame pointers (live)", ()
     const frames = m.records.filter((r): r is FrameRecord => r.type === "frame");
     expect(frames.some((f) => f.function === "[vdso]" && f.module === "[vdso]")).toBe(true);
     expect(frames.filter((f) => f.function === "[unknown]")).toEqual([]);
+  }, 60_000);
+
+  test("the unwinder holds none of the parent's BPF objects: only the ring buffer, its socket and the files passed", async () => {
+    const bin = compile(["gcc", "-O2", "-fomit-frame-pointer", join(WORKLOADS, "unwind-vdso.c"), "-o", join(dir, "fdspin")], join(dir, "fdspin"));
+    const targets = writeTargets(dir, { targets: [{ workload: "fdspin" }] }, "targets-fd.json");
+    const work = spawnAsNobody([bin, "30"]);
+    try {
+      await sleep(500);
+      const p = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "fdspin", "--duration", "8", "--probes", "cpu"], { stdout: "pipe", stderr: "pipe" });
+      // once the header is out, the unwinder runs: inspect every child of ptop
+      const reader = p.stdout.getReader();
+      let text = "";
+      while (!text.includes('"type":"header"')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      const kids = Bun.spawnSync(["pgrep", "-P", String(p.pid)]).stdout.toString().split("\n").filter(Boolean);
+      const fdsOf = (pid: string) => {
+        try {
+          return readdirSync(`/proc/${pid}/fd`).map((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { return ""; } });
+        } catch {
+          return [];
+        }
+      };
+      const unwinders = kids.map(fdsOf).filter((fds) => fds.includes("anon_inode:bpf-map"));
+      expect(unwinders.length).toBe(1);
+      const fds = unwinders[0]!;
+      expect(fds.filter((l) => l === "anon_inode:bpf-map").length).toBe(1); // the ring buffer, not `targets`
+      expect(fds.filter((l) => /bpf-prog|bpf_link|perf_event|kallsyms/.test(l))).toEqual([]);
+      while (!(await reader.read()).done);
+      expect(await p.exited).toBe(PTOP_EXIT.ok);
+    } finally {
+      work.kill("SIGKILL");
+      await work.exited;
+    }
   }, 60_000);
 
   test("a library loaded during the window (dlopen) is unwound once its mapping is seen", async () => {

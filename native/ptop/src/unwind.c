@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -566,18 +567,33 @@ static void send_results(void)
 	send(sock, &t, sizeof(t), MSG_NOSIGNAL);
 }
 
+/* The child parses files a target controls: if that were ever exploited, it must hold nothing
+ * but its own inputs. Every descriptor inherited from the parent goes (BPF maps such as
+ * `targets`, programs, links, perf events, files), except stdio, the socket and the ring buffer. */
+static void close_inherited(int keep1, int keep2)
+{
+	int a = keep1 < keep2 ? keep1 : keep2, b = keep1 < keep2 ? keep2 : keep1;
+	if (a > 3)
+		syscall(SYS_close_range, 3u, (unsigned)a - 1, 0u);
+	if (b > a + 1)
+		syscall(SYS_close_range, (unsigned)a + 1, (unsigned)b - 1, 0u);
+	syscall(SYS_close_range, (unsigned)b + 1, ~0u, 0u);
+}
+
 static void child_main(struct probes *p)
 {
 	char err[256];
 	signal(SIGINT, SIG_IGN); /* the parent decides when the window ends */
 	signal(SIGTERM, SIG_IGN);
+	int rbfd = bpf_map__fd(p->skel->maps.samples);
+	close_inherited(sock, rbfd);
 	if (caps_drop_all(err, sizeof(err))) {
 		fprintf(stderr, "ptop: unwinder: %s; refusing to parse target files with privileges\n", err);
 		_exit(1);
 	}
 	debug = getenv("PTOP_DEBUG") != NULL;
 	pend = calloc(PEND_SLOTS, sizeof(*pend));
-	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(p->skel->maps.samples), on_sample, NULL, NULL);
+	struct ring_buffer *rb = ring_buffer__new(rbfd, on_sample, NULL, NULL);
 	if (!rb || !pend) {
 		fprintf(stderr, "ptop: unwinder: cannot read the sample ring buffer\n");
 		_exit(1);
