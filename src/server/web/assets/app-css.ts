@@ -53,6 +53,6 @@ fieldset{min-width:0;border:1px solid #d1d5db;border-radius:4px;margin:0 0 8px;p
 .summary-table{margin-bottom:12px}
 @media (max-width:640px){main{padding:10px;overflow-wrap:anywhere}.flame-tip{max-width:90vw}.meta{grid-template-columns:1fr}header nav{padding:8px 10px;gap:8px}header .who{margin-left:0;width:100%}h1{font-size:20px}.card{padding:10px}
 table.records,table.records tbody,table.records tr,table.records td{display:block}table.records thead{display:none}table.records tr{border-bottom:1px solid #d1d5db;padding:6px 0}table.records td{border:0;padding:2px 4px}
-.flame-panes.split{grid-template-columns:1fr}.fr{height:23px;line-height:23px;font-size:12px}.row>div{flex:1 1 100%}input,select{max-width:100%}}
+.flame-panes.split{grid-template-columns:1fr}.scroll>table{overflow-wrap:normal;min-width:640px}.scroll>table.top-table{min-width:360px}.fr{height:23px;line-height:23px;font-size:12px}.row>div{flex:1 1 100%}input,select{max-width:100%}}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
