@@ -180,6 +180,7 @@ int main(int argc, char **argv)
 	procscan_scan(&scan, NULL, NULL);
 	sym_prepare_kernel();
 
+	int rc;
 	if (probes_start(&probes, o.probes, o.frequency_hz)) {
 		emit_preamble(&o, now_ms());
 		empty_summary(false, NULL, 0);
@@ -188,22 +189,24 @@ int main(int argc, char **argv)
 			if (probes.requested[i])
 				fprintf(stderr, " %s: %s;", probe_name(i), probes.reason[i]);
 		fputc('\n', stderr);
-		return EXIT_NO_PRIVILEGE;
+		rc = EXIT_NO_PRIVILEGE;
+		goto cleanup;
 	}
 	for (int i = 0; i < P__COUNT; i++)
 		if (probes.requested[i] && !probes.attached[i])
 			fprintf(stderr, "ptop: probe %s not attached: %s\n", probe_name(i), probes.reason[i]);
 	if ((probes.attached[P_CPU] || probes.attached[P_OFFCPU]) && unwind_start(&probes, msg, sizeof(msg))) {
 		fprintf(stderr, "ptop: cannot start the unwinder: %s\n", msg);
-		return EXIT_INTERNAL;
+		rc = EXIT_INTERNAL;
+		goto cleanup;
 	}
 	register_new(0);
 	if (scan.n == 0) {
 		emit_preamble(&o, now_ms());
 		empty_summary(false, NULL, 0);
 		fprintf(stderr, "ptop: no process of workload \"%s\" is running on this host\n", o.workload);
-		probes_destroy(&probes);
-		return EXIT_NOT_RUNNING;
+		rc = EXIT_NOT_RUNNING;
+		goto cleanup;
 	}
 
 	double t0 = now_mono();
@@ -213,8 +216,8 @@ int main(int argc, char **argv)
 		snprintf(msg, sizeof(msg), "%s during the %g s warmup: nothing measured",
 			 stop_signal == SIGINT ? "SIGINT" : "SIGTERM", o.warmup_sec);
 		empty_summary(true, msg, 0);
-		probes_destroy(&probes);
-		return EXIT_INTERRUPTED;
+		rc = EXIT_INTERRUPTED;
+		goto cleanup;
 	}
 	probes_begin_window(&probes);
 	double start = now_mono();
@@ -238,12 +241,17 @@ int main(int argc, char **argv)
 	pyhelper_stop();
 	if (caps_drop_all(msg, sizeof(msg))) {
 		fprintf(stderr, "ptop: %s; refusing to parse target files with privileges\n", msg);
-		return EXIT_INTERNAL;
+		rc = EXIT_INTERNAL;
+		goto cleanup;
 	}
 	if ((probes.attached[P_CPU] || probes.attached[P_OFFCPU]) && report_collect_unwound(&rep, &probes))
 		fprintf(stderr, "ptop: the unwinder ended abnormally: its stacks may be incomplete\n");
 	report_emit(&rep, &probes, partial ? reason : NULL, now_ms(), measured);
 	out_flush();
+	rc = partial ? EXIT_INTERRUPTED : EXIT_OK;
+
+	/* Every path past probes_start leaves through here: links and the BPF object are released once. */
+cleanup:
 	probes_destroy(&probes);
-	return partial ? EXIT_INTERRUPTED : EXIT_OK;
+	return rc;
 }

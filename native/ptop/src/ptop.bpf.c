@@ -9,6 +9,11 @@
 #include "ptop.h"
 #include "python.bpf.h"
 
+/* errno values are macros, so vmlinux.h does not carry them. */
+#ifndef EFAULT
+#define EFAULT 14
+#endif
+
 char LICENSE[] SEC("license") = "GPL";
 
 /* Window bounds in CLOCK_MONOTONIC ns (bpf_ktime_get_ns); 0 = not started yet. */
@@ -191,7 +196,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
 	stat_inc(STAT_CPU_SAMPLES);
 	/* -EFAULT: no kernel stack (user-mode sample). Anything else loses the kernel stack only. */
-	if (kstack < 0 && kstack != -14)
+	if (kstack < 0 && kstack != -EFAULT)
 		stat_inc(STAT_CPU_LOST);
 	if (emit_snapshot(SAMPLE_CPU, tgid, (__u32)id, kstack, 0) != 0)
 		stat_inc(STAT_CPU_LOST);
@@ -247,6 +252,13 @@ int on_sys_enter(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
+/* One more call of `delta` ns on a syscall's counters (shared by every CPU: atomic adds). */
+static __always_inline void sys_val_add(struct sys_val *v, __u64 delta)
+{
+	__sync_fetch_and_add(&v->calls, 1);
+	__sync_fetch_and_add(&v->total_ns, delta);
+}
+
 SEC("tracepoint/raw_syscalls/sys_exit")
 int on_sys_exit(struct trace_event_raw_sys_exit *ctx)
 {
@@ -263,15 +275,13 @@ int on_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	bpf_map_delete_elem(&sys_start, &tid);
 	struct sys_val *v = bpf_map_lookup_elem(&sys_counts, &key);
 	if (v) {
-		__sync_fetch_and_add(&v->calls, 1);
-		__sync_fetch_and_add(&v->total_ns, delta);
+		sys_val_add(v, delta);
 	} else {
 		struct sys_val init = { .calls = 1, .total_ns = delta };
 		if (bpf_map_update_elem(&sys_counts, &key, &init, BPF_NOEXIST) != 0) {
 			v = bpf_map_lookup_elem(&sys_counts, &key);
 			if (v) {
-				__sync_fetch_and_add(&v->calls, 1);
-				__sync_fetch_and_add(&v->total_ns, delta);
+				sys_val_add(v, delta);
 			} else {
 				stat_inc(STAT_SYS_LOST);
 				return 0;
