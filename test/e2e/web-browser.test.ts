@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
-import type { Instrumentation } from "../../src/server/store/types.ts";
+import type { RecordInstrumentation } from "../../src/server/store/types.ts";
 import type { Capture } from "../../src/witness/model.ts";
 import { makeProgram, rng, version } from "../fixtures/profiles/synthetic.ts";
 import { REPO_ROOT, runnerCommand } from "../helpers/runner-bin.ts";
@@ -67,7 +67,7 @@ async function startServer(): Promise<string> {
   throw new Error(`runner server did not start: ${out}`);
 }
 
-function push(org: string, req: { workload: string; version: string; kind?: "head" | "replicate" }, c: Capture, instrumentation: Instrumentation, at: number): Promise<string> {
+function push(org: string, req: { workload: string; version: string; kind?: "head" | "replicate" }, c: Capture, instrumentation: RecordInstrumentation, at: number): Promise<string> {
   return pushCaptureAt(store, org, { env: "prod", ...req }, c, instrumentation, at, "release-pipeline");
 }
 

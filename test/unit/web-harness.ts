@@ -12,7 +12,7 @@ import { storeAndDiff } from "../../src/server/records/diff-on-arrival.ts";
 import { startServer, type RunningServer } from "../../src/server/start-server.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
 import type { Store } from "../../src/server/store/store.ts";
-import type { Instrumentation } from "../../src/server/store/types.ts";
+import type { RecordInstrumentation } from "../../src/server/store/types.ts";
 import type { Role } from "../../src/server/store/user-store.ts";
 import { createMember } from "../../src/server/users/create-user.ts";
 import type { Capture } from "../../src/witness/model.ts";
@@ -27,7 +27,7 @@ export interface Web<S extends Store = SqliteStore> {
   member(org: string, email: string, role: Role): Promise<Client>;
   captureToken(org: string, name: string): Promise<string>;
   /** Queues, runs and pushes a capture as a Profiler would, then diffs it on arrival. */
-  pushCapture(org: string, req: { workload: string; version: string; env?: string; kind?: "head" | "replicate" }, capture: Capture, instrumentation: Instrumentation): Promise<string>;
+  pushCapture(org: string, req: { workload: string; version: string; env?: string; kind?: "head" | "replicate" }, capture: Capture, instrumentation: RecordInstrumentation): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -80,7 +80,7 @@ export async function pushCaptureAt(
   org: string,
   req: { workload: string; version: string; env?: string; kind?: "head" | "replicate" },
   capture: Capture,
-  instrumentation: Instrumentation,
+  instrumentation: RecordInstrumentation,
   at: number,
   requester = "ci",
 ): Promise<string> {

@@ -10,7 +10,7 @@
 // and do not turn the outcome into a failure.
 
 import type { Instrumentation } from "../../protocol/tunnel.ts";
-import type { Instrumentation as RecordInstrumentation } from "../store/types.ts";
+import type { RecordInstrumentation } from "../store/types.ts";
 
 /** The wire's probe lists (what the Profiler saw) as the record keeps them (counts + what is missing). */
 export function toRecordInstrumentation(i: Instrumentation): RecordInstrumentation {

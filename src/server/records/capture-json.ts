@@ -1,5 +1,5 @@
-// The JSON shape of a capture record for `runner admin captures … --json` (and later the web app).
-import type { CaptureRecord, Instrumentation } from "../store/types.ts";
+// The JSON shape of a capture record for `runner admin captures … --json` (and the demo walkthrough).
+import type { CaptureRecord, RecordInstrumentation } from "../store/types.ts";
 import { probeCoverage } from "../../protocol/instrumentation-statement.ts";
 
 export function captureJson(r: CaptureRecord) {
@@ -23,7 +23,7 @@ export function captureJson(r: CaptureRecord) {
 }
 
 /** "fully instrumented", "N of M probes", or "not run yet" (no capture has happened). */
-export function instrumentationSummary(i: Instrumentation | null): string {
+export function instrumentationSummary(i: RecordInstrumentation | null): string {
   if (!i) return "not run yet";
   const inc = (i.incomplete ?? []).map((x) => `; ${x.axis}: ${(x.share * 100).toFixed(0)}% of stacks incomplete`).join("");
   const why = i.missing.map((m) => `${m.probe}: ${m.reason}`).join("; ");

@@ -9,7 +9,7 @@ import type {
   CaptureRecord,
   CaptureTokenInfo,
   CaptureTokenPrincipal,
-  Instrumentation,
+  RecordInstrumentation,
   Org,
   QueuePolicy,
   QueueResult,
@@ -51,7 +51,7 @@ export interface CaptureStore {
   /** queued|running -> done with an outcome. */
   completeCapture(
     requestId: string,
-    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: Instrumentation | null },
+    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: RecordInstrumentation | null },
     now?: number,
   ): Promise<CaptureRecord>;
 }

@@ -25,8 +25,8 @@ export interface CaptureTokenPrincipal {
 export type CaptureStatus = "queued" | "running" | "done";
 export type CaptureOutcome = "pushed" | "nothing_to_push" | "failed";
 
-/** Which probes attached: "fully instrumented" when missing is empty, else "N of M probes". */
-export interface Instrumentation {
+/** A capture record's instrumentation (the wire's per-Profiler report, protocol/tunnel.ts Instrumentation, merged): "fully instrumented" or "N of M probes" (protocol/instrumentation-statement.ts). */
+export interface RecordInstrumentation {
   probes_requested: number;
   probes_attached: number;
   missing: Array<{ probe: string; reason: string }>;
@@ -42,7 +42,7 @@ export interface CaptureRecord extends CaptureRequest {
   status: CaptureStatus;
   outcome: CaptureOutcome | null;
   reason: string | null;
-  instrumentation: Instrumentation | null;
+  instrumentation: RecordInstrumentation | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -1,6 +1,6 @@
 // The capture screen's instrumentation declaration: "fully instrumented" or "N of M probes", then
 // every collector that did not attach, why, and what fixes it.
-import type { Instrumentation } from "../store/types.ts";
+import type { RecordInstrumentation } from "../store/types.ts";
 import { html, type Html } from "./html.ts";
 import { isFullyInstrumented, probeCoverage } from "../../protocol/instrumentation-statement.ts";
 
@@ -16,7 +16,7 @@ export function fixFor(reason: string): string | null {
   return null;
 }
 
-export function instrumentationBlock(i: Instrumentation | null): Html {
+export function instrumentationBlock(i: RecordInstrumentation | null): Html {
   if (!i) return html`<section class="card" aria-labelledby="instr-h"><h2 id="instr-h">Instrumentation</h2><p class="muted">Not run yet: no capture has happened for this request.</p></section>`;
   const full = isFullyInstrumented(i.probes_attached, i.probes_requested, i.missing.length);
   const items = i.missing.map((m) => {

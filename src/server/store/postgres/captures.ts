@@ -7,7 +7,7 @@ import {
   StoreError,
   type CaptureOutcome,
   type CaptureRecord,
-  type Instrumentation,
+  type RecordInstrumentation,
   type QueuePolicy,
   type QueueResult,
 } from "../types.ts";
@@ -91,7 +91,7 @@ export class PgCaptures implements CaptureStore {
 
   async completeCapture(
     requestId: string,
-    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: Instrumentation | null },
+    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: RecordInstrumentation | null },
     now = Date.now(),
   ): Promise<CaptureRecord> {
     const instrumentation = result.instrumentation ? JSON.stringify(result.instrumentation) : null;

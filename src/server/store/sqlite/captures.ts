@@ -6,7 +6,7 @@ import {
   StoreError,
   type CaptureOutcome,
   type CaptureRecord,
-  type Instrumentation,
+  type RecordInstrumentation,
   type QueuePolicy,
   type QueueResult,
 } from "../types.ts";
@@ -89,7 +89,7 @@ export class SqliteCaptures implements CaptureStore {
 
   async completeCapture(
     requestId: string,
-    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: Instrumentation | null },
+    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: RecordInstrumentation | null },
     now = Date.now(),
   ): Promise<CaptureRecord> {
     const res = this.db
