@@ -5,7 +5,30 @@
 // ptop needs clang, bpftool and libbpf/libelf headers; without them the build says so and, unless
 // RUNNER_REQUIRE_PTOP=1, goes on so that the TypeScript side stays usable on any machine.
 import { $ } from "bun";
-import { existsSync, mkdirSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+
+// A checkout owned by someone else (root, typically) cannot be built into: say what is missing and
+// how to go on, instead of dying on EACCES with a stack trace halfway through.
+function unwritable(): string | null {
+  for (const path of [".", "dist", "native/ptop/build"]) {
+    if (!existsSync(path)) continue;
+    try {
+      accessSync(path, constants.W_OK);
+    } catch {
+      return path;
+    }
+  }
+  return null;
+}
+const blocked = unwritable();
+if (blocked !== null) {
+  const owner = statSync(blocked).uid;
+  console.error(
+    `build: cannot write ${blocked === "." ? "this checkout" : blocked} (${process.cwd()}) as uid ${process.getuid?.()}; it belongs to uid ${owner}.\n` +
+      "  Build as the checkout's owner (`npm run build`), run the demo as root (`sudo npm run demo`), or use a copy of the checkout you own.",
+  );
+  process.exit(1);
+}
 
 mkdirSync("dist", { recursive: true });
 
