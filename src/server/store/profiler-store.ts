@@ -69,7 +69,7 @@ export interface ProfilerStore {
   /** The diffs stored under these request ids, without their JSON and HTML (the Profiling list's verdict column). */
   listDiffSummaries(requestIds: readonly string[]): Promise<DiffSummary[]>;
 
-  /** Latest pushed head of a version other than `version` created before `before`, with that version's pushed replicates. */
+  /** The baseline rule (baseline-rule.ts): latest pushed head of a version other than `version` created before `before`, with that version's pushed replicates. */
   findBaseline(orgName: string, workload: string, env: string, version: string, before: number): Promise<Baseline | null>;
   /** Pushed captures (head and replicates) of one version, oldest first. */
   listPushedOfVersion(orgName: string, workload: string, env: string, version: string): Promise<CaptureRecord[]>;

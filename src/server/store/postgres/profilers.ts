@@ -92,6 +92,7 @@ export class PgProfilers implements ProfilerStore {
     return (rows as DiffRow[]).map(toSummary);
   }
 
+  // The baseline rule of ../baseline-rule.ts in SQL; store-baseline-rule.test.ts holds both dialects to it.
   async findBaseline(orgName: string, workload: string, env: string, version: string, before: number): Promise<Baseline | null> {
     const [head] = await this.sql.unsafe(
       `${SELECT_CAPTURE} WHERE o.name = $1 AND c.workload = $2 AND c.env = $3 AND c.version <> $4 AND c.kind = 'head'

@@ -104,6 +104,7 @@ export class SqliteProfilers implements ProfilerStore {
     return rows.map(toSummary);
   }
 
+  // The baseline rule of ../baseline-rule.ts in SQL; store-baseline-rule.test.ts holds both dialects to it.
   async findBaseline(orgName: string, workload: string, env: string, version: string, before: number): Promise<Baseline | null> {
     const head = this.db
       .query(
