@@ -18,7 +18,7 @@ if (process.env.RUNNER_SKIP_BUILD !== "1") {
 mkdirSync(".test-results", { recursive: true });
 const report = ".test-results/junit.xml";
 const paths = args.length ? args : ["test/"];
-const run = Bun.spawnSync([process.execPath, "test", "--reporter=junit", `--reporter-outfile=${report}`, ...paths], {
+const run = Bun.spawnSync([process.execPath, "test", "--timeout=120000", "--reporter=junit", `--reporter-outfile=${report}`, ...paths], {
   stdio: ["inherit", "inherit", "inherit"],
   env: process.env,
 });
