@@ -82,7 +82,7 @@ export async function bootGuest(opts: { arch: GuestArch; vmlinuz: string; initra
     a.qemu, ...cpu, "-accel", accel === "kvm" ? "kvm" : "tcg,thread=multi", "-smp", "2", "-m", "768",
     "-nodefaults", "-display", "none", "-serial", "stdio", "-no-reboot",
     "-kernel", opts.vmlinuz, "-initrd", opts.initramfs,
-    "-append", `console=${a.console} quiet loglevel=1 panic=-1 rdinit=/init`,
+    "-append", `${a.append} quiet loglevel=1 panic=-1 rdinit=/init`,
   ];
   const started = performance.now();
   const proc = Bun.spawn(cmd, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });

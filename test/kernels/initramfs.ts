@@ -72,6 +72,9 @@ export interface GuestInputs {
 export function buildInitramfs(g: GuestInputs): string {
   const hotloop = compileStatic(g.arch, join(WORKLOADS, "hotloop.c"), join(g.workDir, `hotloop-${g.arch}`),
     ["-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer", "-fno-inline", "-pthread"]);
+  // The same workload without frame pointers: its stacks are whole only through ptop's CFI unwinder.
+  const hotloopNoFp = compileStatic(g.arch, join(WORKLOADS, "hotloop.c"), join(g.workDir, `hotloop-nofp-${g.arch}`),
+    ["-fomit-frame-pointer", "-fno-inline", "-pthread"]);
   const watch = compileStatic(g.arch, join(HERE, "guest/ptop-watch.c"), join(g.workDir, `ptop-watch-${g.arch}`), ["-Wall"]);
   const file = (path: string, src: string): Entry => ({ path, kind: "file", data: readFileSync(src), mode: 0o755 });
   const entries: Entry[] = [
@@ -81,6 +84,7 @@ export function buildInitramfs(g: GuestInputs): string {
     { path: "bin/sh", kind: "symlink", target: "busybox" },
     file("opt/ptop", ARCH[g.arch].ptop),
     file("opt/hotloop", hotloop),
+    file("opt/hotloop-nofp", hotloopNoFp),
     file("opt/ptop-watch", watch),
     { path: "init", kind: "file", data: new TextEncoder().encode(guestScript(g.scenarios)), mode: 0o755 },
   ];

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { parseStream, stacksOf, type PtopRun } from "../live/ptop-harness.ts";
 import {
-  HOT, expectCapabilitiesDropped, expectHotShares, expectKernelFrames, kallsymsVisible, expectMissingCapabilitiesRefused,
+  HOT, expectCapabilitiesDropped, expectHotShares, expectHotStacksWhole, expectKernelFrames, kallsymsVisible, expectMissingCapabilitiesRefused,
   expectNothingAttachable, expectProbesAttached, expectSigtermPartial, expectSleepyAxes, expectTracefsMissing,
 } from "../live/ptop-checks.ts";
 
@@ -69,8 +69,29 @@ export const SCENARIOS: Scenario[] = [
           expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toContain(Number(file(s, "workload.pid")));
           const summary = run.records.at(-1);
           expect(summary?.type === "summary" && summary.partial).toBe(false);
-          const shares = expectHotShares(run.records, 150);
+          // 50: a TCG guest on a loaded host runs its vCPUs a fraction of the time (110 samples of
+          // a possible 495 were seen at load average 20); shareTolerance widens with fewer samples.
+          const shares = expectHotShares(run.records, 50);
+          expectHotStacksWhole(run.records, 0.9);
           console.log(`  shares: ${HOT.map((fn) => `${fn} ${((shares.get(fn) ?? 0) * 100).toFixed(1)}%`).join(", ")}`);
+        },
+      },
+    ],
+  },
+  {
+    name: "no_frame_pointers",
+    guest: `
+      $NOBODY $HOTLOOP_NOFP 1 40 & H=$!; sleep 0.5
+      ptop_run run --duration 5 --probes cpu
+      kill $H; wait $H`,
+    checks: [
+      okAndDropped("run"),
+      {
+        name: "a workload without frame pointers: 5:3:2 shares and stacks unwound through worker and main (CFI unwinder)",
+        check: (s) => {
+          const run = ptopRun(s, "run");
+          expectHotShares(run.records, 50);
+          expectHotStacksWhole(run.records, 0.9);
         },
       },
     ],

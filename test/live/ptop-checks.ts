@@ -53,6 +53,26 @@ export function expectHotShares(records: StreamRecord[], minSamples: number): Ma
 const CLOCK_NANOSLEEP = new Set(["clock_nanosleep", "__clock_nanosleep"]);
 
 /**
+ * Whole stacks: at least minFraction of the samples whose leaf is one of hotloop's hot functions
+ * are unwound through their caller, worker (and worker through main or the thread start). With
+ * frame pointers this is the frame-pointer walk; without them, ptop's CFI unwinder.
+ */
+export function expectHotStacksWhole(records: StreamRecord[], minFraction: number): void {
+  const frames = framesById(records);
+  let hot = 0;
+  let whole = 0;
+  for (const s of stacksOf(records, "cpu")) {
+    const names = s.frames.map((id) => frames.get(id)?.function ?? "");
+    if (!HOT.includes(names.at(-1)!)) continue;
+    hot += s.value;
+    const w = names.lastIndexOf("worker");
+    if (w > 0 && names.slice(0, w).some((n) => n === "main" || n === "start_thread")) whole += s.value;
+  }
+  expect(hot).toBeGreaterThan(0);
+  expect({ whole: whole / hot >= minFraction, fraction: whole / hot }).toEqual({ whole: true, fraction: whole / hot });
+}
+
+/**
  * offcpu and syscalls measured what `hotloop N S sleepy` does in a window of windowSec: blocked
  * time in libc's clock_nanosleep (2 ms per round, well over a third of the window), and
  * clock_nanosleep named from the syscall table with a count and a latency of >= 2 ms per call.

@@ -43,12 +43,13 @@ export function writeTargets(dir: string, body: unknown, name = "targets.json"):
   return path;
 }
 
-/** Compiles the hotloop workload with frame pointers (clang keeps them in leaf functions too). */
-export function buildHotloop(dir: string, name = "hotloop"): string {
+/** Compiles the hotloop workload with frame pointers (clang keeps them in leaf functions too),
+ *  or with other code-generation flags (e.g. -fomit-frame-pointer). */
+export function buildHotloop(dir: string, name = "hotloop",
+  flags = ["-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer"]): string {
   const out = join(dir, name);
   const r = Bun.spawnSync(
-    ["clang", "-O1", "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer", "-fno-inline", "-pthread",
-      join(WORKLOADS, "hotloop.c"), "-o", out],
+    ["clang", "-O1", ...flags, "-fno-inline", "-pthread", join(WORKLOADS, "hotloop.c"), "-o", out],
     { stderr: "pipe" },
   );
   if (r.exitCode !== 0) throw new Error(`building hotloop failed: ${r.stderr.toString()}`);

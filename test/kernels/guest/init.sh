@@ -23,8 +23,10 @@ cp /opt/ptop $W/ptop && chmod 755 $W/ptop
 /opt/ptop-watch grant $W/ptop || echo "$M error could not grant ptop its capabilities"
 cp /opt/ptop $W/ptop-bare && chmod 755 $W/ptop-bare
 cp /opt/hotloop $W/hotloop && chmod 755 $W/hotloop
+mkdir -p $W/nofp && chmod 755 $W/nofp  # same name (the workload is "hotloop"), no frame pointers
+cp /opt/hotloop-nofp $W/nofp/hotloop && chmod 755 $W/nofp/hotloop
 echo '{"targets":[{"workload":"hotloop"}]}' > $W/targets.json && chmod 644 $W/targets.json
-PTOP=$W/ptop HOTLOOP=$W/hotloop TARGETS=$W/targets.json
+PTOP=$W/ptop HOTLOOP=$W/hotloop HOTLOOP_NOFP=$W/nofp/hotloop TARGETS=$W/targets.json
 
 # $NOBODY CMD... &: CMD as uid/gid 65534 (busybox's setpriv cannot change uid); $! is CMD's pid.
 NOBODY="/opt/ptop-watch nobody"
