@@ -16,7 +16,7 @@ import { ARCH, CACHE_DIR, MATRIX, type MatrixKernel } from "./matrix.ts";
 import { SCENARIOS } from "./scenarios.ts";
 
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
-const TIMEOUT_SEC = Number(process.env.RUNNER_KERNEL_TIMEOUT_SEC ?? 600);
+const TIMEOUT_SEC = Number(process.env.RUNNER_KERNEL_TIMEOUT_SEC ?? 900);
 
 /** Why this kernel cannot be tested here, or null. */
 function missing(k: MatrixKernel): string | null {
