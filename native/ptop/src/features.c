@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ static const struct {
 	{ BPF_FUNC_get_stackid, "4.6" },	  { BPF_FUNC_probe_read_user, "5.5" },
 	{ BPF_FUNC_probe_read_kernel, "5.5" },	  { BPF_FUNC_ringbuf_output, "5.8" },
 	{ BPF_FUNC_get_current_task_btf, "5.11" }, { BPF_FUNC_task_pt_regs, "5.15" },
+	{ BPF_FUNC_get_current_task, "4.8" },
 };
 
 static const struct {
@@ -72,6 +74,19 @@ static const char *helper_name(int id)
 	return id >= 0 && (size_t)id < n && HELPER_NAMES[id] ? HELPER_NAMES[id] : NULL;
 }
 
+/* Helpers a program calls only behind bpf_core_enum_value_exists(enum bpf_func_id, ...): on a
+ * kernel without them libbpf turns the guard false and the verifier never reaches the call, so
+ * their absence costs only what they serve. bpf_loop (5.17): Python frames (python.bpf.h). */
+static const int OPTIONAL_HELPERS[] = { BPF_FUNC_loop };
+
+static bool optional_helper(int id)
+{
+	for (size_t i = 0; i < sizeof(OPTIONAL_HELPERS) / sizeof(OPTIONAL_HELPERS[0]); i++)
+		if (OPTIONAL_HELPERS[i] == id)
+			return true;
+	return false;
+}
+
 static const char *helper_since(int id)
 {
 	for (size_t i = 0; i < sizeof(HELPER_SINCE) / sizeof(HELPER_SINCE[0]); i++)
@@ -93,7 +108,7 @@ static int check_helpers(struct ptop_bpf *skel, char *msg, size_t len)
 			if (insn[i].code != (BPF_JMP | BPF_CALL) || insn[i].src_reg != 0)
 				continue;
 			int id = insn[i].imm;
-			if (libbpf_probe_bpf_helper(type, id, NULL) != 0) /* 1: present; <0: could not tell */
+			if (optional_helper(id) || libbpf_probe_bpf_helper(type, id, NULL) != 0) /* 1: present; <0: could not tell */
 				continue;
 			const char *name = helper_name(id), *since = helper_since(id);
 			char unnamed[32];
