@@ -3,6 +3,9 @@
 // $PTOP, $HOTLOOP, $O its output directory) and checks over the files it left. The checks are the
 // ones test/live applies on this machine's kernel (test/live/ptop-checks.ts).
 //
+// Workloads run until killed (SECONDS 0): a TCG guest on a loaded host can spend tens of
+// seconds starting ptop, and a fixed-length workload may be gone by the window.
+//
 // Adding a collector check to every kernel: a scenario here (or a check in an existing one);
 // a new guest program goes into initramfs.ts next to hotloop.
 import { expect } from "bun:test";
@@ -57,7 +60,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: "cpu_shares",
     guest: `
-      $NOBODY $HOTLOOP 2 40 & H=$!; echo $H >$O/workload.pid; sleep 0.5
+      $NOBODY $HOTLOOP 2 0 & H=$!; echo $H >$O/workload.pid; sleep 0.5
       ptop_run run --duration 6 --probes cpu
       kill $H; wait $H`,
     checks: [
@@ -81,7 +84,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: "no_frame_pointers",
     guest: `
-      $NOBODY $HOTLOOP_NOFP 1 40 & H=$!; sleep 0.5
+      $NOBODY $HOTLOOP_NOFP 1 0 & H=$!; sleep 0.5
       ptop_run run --duration 5 --probes cpu
       kill $H; wait $H`,
     checks: [
@@ -100,13 +103,14 @@ export const SCENARIOS: Scenario[] = [
   {
     name: "all_probes",
     guest: `
-      $NOBODY $HOTLOOP 1 40 sleepy & H=$!; sleep 0.5
+      $NOBODY $HOTLOOP 1 0 sleepy & H=$!; sleep 0.5
       ptop_run run --duration 3
       kill $H; wait $H`,
     checks: [
       okAndDropped("run"),
       { name: "cpu, offcpu and syscalls attach", check: (s) => expectProbesAttached(ptopRun(s, "run").records, ["cpu", "offcpu", "syscalls"]) },
-      { name: "offcpu and syscalls measure the 2 ms naps", check: (s) => expectSleepyAxes(ptopRun(s, "run").records, 3) },
+      // 20 calls, not test/live's 100: at load average 20 an arm64 TCG guest managed 78 rounds in 3 s.
+      { name: "offcpu and syscalls measure the 2 ms naps", check: (s) => expectSleepyAxes(ptopRun(s, "run").records, 3, 20) },
       {
         name: "kernel frames: folded into [kernel] with a note, as kallsyms hides addresses at Debian's perf_event_paranoid",
         check: (s) => {
@@ -120,7 +124,7 @@ export const SCENARIOS: Scenario[] = [
     name: "kernel_symbols",
     guest: `
       echo 1 >/proc/sys/kernel/perf_event_paranoid
-      $NOBODY $HOTLOOP 1 40 sleepy & H=$!; sleep 0.5
+      $NOBODY $HOTLOOP 1 0 sleepy & H=$!; sleep 0.5
       ptop_run run --duration 2 --probes offcpu
       kill $H; wait $H
       echo 3 >/proc/sys/kernel/perf_event_paranoid`,
@@ -139,7 +143,7 @@ export const SCENARIOS: Scenario[] = [
     name: "no_tracefs",
     guest: `
       umount /sys/kernel/tracing
-      $NOBODY $HOTLOOP 1 40 & H=$!; sleep 0.5
+      $NOBODY $HOTLOOP 1 0 & H=$!; sleep 0.5
       ptop_run run --duration 2
       ptop_run tponly --duration 1 --probes offcpu,syscalls
       kill $H; wait $H
@@ -152,7 +156,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: "sigterm",
     guest: `
-      $NOBODY $HOTLOOP 1 60 & H=$!; sleep 0.5
+      $NOBODY $HOTLOOP 1 0 & H=$!; sleep 0.5
       up() { cut -d' ' -f1 /proc/uptime; }
       ts=$(up); ptop_run run --duration 60 --warmup 1 --probes cpu & P=$!
       wait_header run; t0=$(up); sleep 2
@@ -178,7 +182,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: "no_caps",
     guest: `
-      $NOBODY $HOTLOOP 1 10 & H=$!; sleep 0.3
+      $NOBODY $HOTLOOP 1 0 & H=$!; sleep 0.3
       ptop_run run --bin $W/ptop-bare --duration 1
       kill $H; wait $H`,
     checks: [{ name: "without its file capabilities ptop exits 5 naming each", check: (s) => expectMissingCapabilitiesRefused(ptopRun(s, "run")) }],
