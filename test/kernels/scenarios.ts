@@ -74,7 +74,10 @@ export const SCENARIOS: Scenario[] = [
           expect(summary?.type === "summary" && summary.partial).toBe(false);
           // 50: a TCG guest on a loaded host runs its vCPUs a fraction of the time (110 samples of
           // a possible 495 were seen at load average 20); shareTolerance widens with fewer samples.
-          const shares = expectHotShares(run.records, 50);
+          // 10 points at least: under TCG the guest's timer samples arrive in bursts when the
+          // host runs the vCPU thread, not independently (hot_gamma read 12.5% for 20% with 383
+          // samples at load 20, arm64). A misattributed or missing function is still far outside.
+          const shares = expectHotShares(run.records, 50, 0.1);
           expectHotStacksWhole(run.records, 0.9);
           console.log(`  shares: ${HOT.map((fn) => `${fn} ${((shares.get(fn) ?? 0) * 100).toFixed(1)}%`).join(", ")}`);
         },

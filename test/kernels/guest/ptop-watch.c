@@ -11,9 +11,9 @@
  *   ptop-watch run STATUS_OUT -- PROGRAM ARGS...
  *     Runs PROGRAM as uid/gid 65534 with no supplementary groups (like `setpriv --reuid=65534`),
  *     waits for it to exit WITHOUT reaping it, and writes the capability lines of its
- *     /proc/PID/status twice to STATUS_OUT: "start" (read while it runs, before it can have
- *     finished the window) and "end" (the zombie: a process's credentials stay until it is
- *     reaped, so this is what it held when it exited). Exits with PROGRAM's exit code.
+ *     /proc/PID/status twice to STATUS_OUT: "start" (the first reading after exec that shows a
+ *     permitted set, polled every millisecond) and "end" (the zombie: a process's credentials
+ *     stay until it is reaped, so this is what it held when it exited). Exits with PROGRAM's exit code.
  *     The host-side test checks that ptop ran with the five capabilities and exited with none
  *     and no_new_privs set.
  *
@@ -92,8 +92,33 @@ static int run(const char *status_out, char **argv)
 	FILE *out = fopen(status_out, "w");
 	if (!out)
 		return 1;
-	/* The exec'd image's credentials are in place once the pipe closed; read them right away. */
-	copy_status(out, "start", pid);
+	/* The exec'd image's credentials are in place once the pipe closed. Poll until its permitted
+	 * set shows (a starved guest may first run this after ptop cleared its effective set around
+	 * a read), or until it exits: the first status with CapPrm != 0 is "start". */
+	char first[4096] = "";
+	for (int tries = 0; tries < 20000; tries++) {
+		char path[64], line[256];
+		size_t used = 0;
+		int prm = 0;
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			break;
+		while (fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "CapPrm:", 7) && strtoull(line + 7, NULL, 16) != 0)
+				prm = 1;
+			if ((!strncmp(line, "Cap", 3) || !strncmp(line, "NoNewPrivs", 10) || !strncmp(line, "Uid", 3)) &&
+			    used + strlen(line) + 8 < sizeof(first))
+				used += (size_t)sprintf(first + used, "start %s", line);
+		}
+		fclose(f);
+		siginfo_t gone;
+		memset(&gone, 0, sizeof(gone));
+		if (prm || (waitid(P_PID, pid, &gone, WEXITED | WNOHANG | WNOWAIT) == 0 && gone.si_pid == pid))
+			break;
+		usleep(1000);
+	}
+	fputs(first, out);
 	siginfo_t si;
 	memset(&si, 0, sizeof(si));
 	while (waitid(P_PID, pid, &si, WEXITED | WNOWAIT) != 0 && errno == EINTR)
