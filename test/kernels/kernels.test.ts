@@ -4,11 +4,12 @@
 // Skipped, saying why, without QEMU or the built collectors; RUNNER_REQUIRE_LIVE=1 (CI) turns
 // every such skip into a failure. Time per guest: printed, and written to
 // .test-results/kernels.json.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
+import { describeUnless } from "../helpers/skip.ts";
 import { bootGuest, type GuestResult } from "./boot.ts";
 import { fetchKernel, type FetchedKernel } from "./fetch.ts";
 import { buildInitramfs } from "./initramfs.ts";
@@ -47,7 +48,7 @@ for (const k of MATRIX) {
     }
   }
 
-  describe.skipIf(why !== null)(`${k.name} (${k.why})`, () => {
+  describeUnless(why)(`${k.name} (${k.why})`, () => {
     let work = "";
     let kernel: FetchedKernel | undefined;
     let guest: GuestResult | undefined;
