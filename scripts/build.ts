@@ -59,7 +59,7 @@ if (existsSync("native/ptop/Makefile")) {
 
 /** dist/arm64/ptop: the static arm64 collector the arm64 image ships, cross-built the same way
  *  (image/build.sh), so the arm64 kernel guests of test/kernels run what ships. Needs
- *  gcc-aarch64-linux-gnu and libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 (.ci/run). */
+ *  gcc-aarch64-linux-gnu and the arm64 -dev libraries ptop links (.ci/run's list). */
 async function buildArm64Ptop(bpftool: string): Promise<void> {
   const crossLibbpf = "/usr/lib/aarch64-linux-gnu/libbpf.a";
   if (Bun.which("aarch64-linux-gnu-gcc") === null || !existsSync(crossLibbpf)) {
@@ -68,7 +68,12 @@ async function buildArm64Ptop(bpftool: string): Promise<void> {
     return;
   }
   const made = await $`make -C native/ptop BPFTOOL=${bpftool} ARCH=arm64 BUILD=build-arm64`.nothrow();
-  if (made.exitCode !== 0) throw new Error("cross-building the arm64 ptop failed (see make's output above)");
+  if (made.exitCode !== 0) {
+    // e.g. one of the arm64 libraries ptop links (libdw, liblzma, libbz2: see .ci/run) is missing
+    if (process.env.RUNNER_REQUIRE_PTOP === "1") throw new Error("cross-building the arm64 ptop failed (see make's output above)");
+    console.warn("build: dist/arm64/ptop did not build (see make's output above); the arm64 kernel guests will be skipped");
+    return;
+  }
   mkdirSync("dist/arm64", { recursive: true });
   await $`cp native/ptop/build-arm64/ptop dist/arm64/ptop`;
 }
