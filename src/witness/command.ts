@@ -2,11 +2,13 @@
 // below it (parse, codecs, diff, html) is pure and is what the control plane calls directly.
 
 import { parseArgs } from "node:util";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { Capture } from "./model.ts";
-import { parseProfile } from "./parse.ts";
-import { toFolded } from "./folded.ts";
+import { MAX_PROFILE_BYTES, ProfileTooLargeError } from "../protocol/profile-limits.ts";
+import { detectFormat, parseProfile } from "./parse.ts";
+import { axisFromName, FoldedCounts, foldedLines, toFolded } from "./folded.ts";
+import { readLines } from "./read-lines.ts";
 import { toPprof } from "./pprof.ts";
 import { toSpeedscope } from "./speedscope.ts";
 import { diffCaptures, type Normalisation } from "./diff.ts";
@@ -25,11 +27,29 @@ In diff, the first file of each side is the head capture; the rest are replicate
 
 class UsageError extends Error {}
 
+/** The input as chunks: a file, or stdin for "-". */
+function openInput(path: string): AsyncIterable<Uint8Array> {
+  return path === "-" ? Bun.stdin.stream() : Bun.file(path).stream();
+}
+
+/** Reads chunks whole, refusing input past MAX_PROFILE_BYTES (gzip never shrinks a profile that size). */
+async function readBounded(chunks: AsyncIterable<Uint8Array>, first: Uint8Array[], path: string): Promise<Uint8Array> {
+  const parts = [...first];
+  let size = parts.reduce((n, p) => n + p.length, 0);
+  for await (const chunk of chunks) {
+    size += chunk.length;
+    if (size > MAX_PROFILE_BYTES) throw new ProfileTooLargeError(`${path} holds`);
+    parts.push(chunk);
+  }
+  if (size > MAX_PROFILE_BYTES) throw new ProfileTooLargeError(`${path} holds`);
+  return Buffer.concat(parts);
+}
+
 async function readInput(path: string): Promise<Uint8Array> {
-  if (path === "-") return new Uint8Array(await Bun.stdin.arrayBuffer());
   try {
-    return readFileSync(path);
+    return await readBounded(openInput(path), [], path);
   } catch (e) {
+    if (e instanceof ProfileTooLargeError) throw e;
     throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
 }
@@ -43,20 +63,83 @@ async function load(path: string): Promise<Capture> {
   }
 }
 
+/** Writes lines to stdout a megabyte at a time, waiting for a slow reader instead of buffering all. */
+async function writeLines(lines: Iterable<string>): Promise<void> {
+  const CHUNK = 1 << 20;
+  let batch: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (!batch.length) return;
+    const text = batch.join("\n") + "\n";
+    batch = [];
+    size = 0;
+    if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once("drain", () => resolve()));
+  };
+  for (const line of lines) {
+    batch.push(line);
+    size += line.length + 1;
+    if (size >= CHUNK) await flush();
+  }
+  await flush();
+}
+
+/**
+ * Folded input is streamed: read a chunk at a time and merged by stack, so memory follows the
+ * distinct stacks, not the file (a 44 MB folded file took 1.9 GB when it was read whole). Other
+ * formats are read whole, up to MAX_PROFILE_BYTES.
+ */
 async function fold(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: { axis: { type: "string", default: "cpu" } }, allowPositionals: true });
   if (positionals.length > 1) throw new UsageError("fold takes one input file");
-  const c = await load(positionals[0] ?? "-");
+  const path = positionals[0] ?? "-";
+  const hint = path === "-" ? "" : basename(path);
   const axis = values.axis!;
-  const p = c.axes[axis];
-  if (!p) {
-    const miss = c.missing.find((m) => m.axis === axis);
-    const have = Object.keys(c.axes).join(", ") || "none";
-    process.stderr.write(`witness: axis "${axis}" is absent from this capture${miss ? `: ${miss.reason}` : ""} (axes present: ${have})\n`);
-    return 1;
+  let chunks: AsyncIterator<Uint8Array>;
+  const head: Uint8Array[] = [];
+  let headSize = 0;
+  try {
+    chunks = openInput(path)[Symbol.asyncIterator]();
+    // Enough of the start to tell the format (detectFormat looks at the first 64 bytes after whitespace).
+    while (headSize < 4096) {
+      const next = await chunks.next();
+      if (next.done) break;
+      head.push(next.value);
+      headSize += next.value.length;
+    }
+  } catch (e) {
+    throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
-  process.stdout.write(toFolded(p));
+  const rest: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => chunks };
+  const format = detectFormat(Buffer.concat(head), hint);
+  let c: Capture | null = null;
+  if (format === "folded") {
+    const have = axisFromName(hint);
+    if (have !== axis) return absentAxis(axis, [], have);
+    const counts = new FoldedCounts(axis);
+    try {
+      for await (const line of readLines((async function* () { yield* head; yield* rest; })())) counts.line(line);
+    } catch (e) {
+      throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    await writeLines(counts.sortedLines());
+    return 0;
+  }
+  const bytes = await readBounded(rest, head, path);
+  try {
+    c = parseProfile(bytes, hint);
+  } catch (e) {
+    throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const p = c.axes[axis];
+  if (!p) return absentAxis(axis, c.missing, Object.keys(c.axes).join(", "));
+  await writeLines(foldedLines(p));
   return 0;
+}
+
+function absentAxis(axis: string, missing: Capture["missing"], have: string): number {
+  const miss = missing.find((m) => m.axis === axis);
+  process.stderr.write(`witness: axis "${axis}" is absent from this capture${miss ? `: ${miss.reason}` : ""} (axes present: ${have || "none"})\n`);
+  return 1;
 }
 
 async function convert(argv: string[]): Promise<number> {

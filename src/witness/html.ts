@@ -27,9 +27,12 @@ function flame(axis: string, result: DiffResult, input: { before: Capture[]; aft
   const rows: string[] = [];
   const ROW = 18;
   let maxDepth = 0;
-  const walk = (n: Node, x: number, depth: number) => {
+  // Iterative, not recursive: stacks can be 20,000 frames deep.
+  const todo: Array<[Node, number, number]> = [[root, 0, 0]];
+  while (todo.length) {
+    const [n, x, depth] = todo.pop()!;
     const w = n.after / Math.max(1, nA);
-    if (w < 0.0005) return;
+    if (w < 0.0005) continue;
     maxDepth = Math.max(maxDepth, depth);
     const c = depth === 0 ? undefined : incl.get(n.name);
     const before = n.before / Math.max(1, nB);
@@ -40,12 +43,13 @@ function flame(axis: string, result: DiffResult, input: { before: Capture[]; aft
       `<div class="f" style="left:${(x * 100).toFixed(4)}%;width:${(w * 100).toFixed(4)}%;top:${depth * ROW}px;background:${depth === 0 ? "#c8c8c8" : colour(c)}" title="${esc(tip)}">${esc(n.name)}</div>`,
     );
     let cx = x;
+    const next: Array<[Node, number, number]> = [];
     for (const ch of [...n.children.values()].sort((a, b) => a.name.localeCompare(b.name))) {
-      walk(ch, cx, depth + 1);
+      next.push([ch, cx, depth + 1]);
       cx += ch.after / Math.max(1, nA);
     }
-  };
-  walk(root, 0, 0);
+    for (let i = next.length - 1; i >= 0; i--) todo.push(next[i]!);
+  }
   return `<div class="graph" style="height:${(maxDepth + 1) * ROW}px">${rows.join("")}</div>`;
 }
 

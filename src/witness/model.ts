@@ -77,10 +77,25 @@ export function instrumentation(c: Capture): string {
   return probeCoverage(present, present + c.missing.length, c.missing.length);
 }
 
+/**
+ * The largest sum of one axis' values witness accepts. Past Number.MAX_VALUE a sum becomes
+ * Infinity, which every later step (shares, folded output, witness's own reader) cannot carry, so
+ * such input is refused when it is read rather than written out as "Infinity".
+ */
+export const MAX_AXIS_TOTAL = 1e308;
+
+export class AxisTotalError extends Error {
+  constructor(axis: string) {
+    super(`the values of axis "${axis}" sum beyond ${MAX_AXIS_TOTAL}, the largest total witness can hold: refused`);
+  }
+}
+
 /** Builds an AxisProfile incrementally, interning frames by (name, module) and merging equal stacks. */
 export class AxisBuilder {
   private frameIndex = new Map<string, number>();
   private stackIndex = new Map<string, number>();
+  private total = 0;
+  private totalNs = 0;
   readonly profile: AxisProfile;
 
   constructor(axis: string, unit: AxisUnit, periodNs?: number) {
@@ -100,6 +115,9 @@ export class AxisBuilder {
   }
 
   add(frames: number[], value: number, totalNs?: number): void {
+    this.total += value;
+    if (totalNs !== undefined) this.totalNs += totalNs;
+    if (!(this.total <= MAX_AXIS_TOTAL && this.totalNs <= MAX_AXIS_TOTAL)) throw new AxisTotalError(this.profile.axis);
     const key = frames.join(",");
     const at = this.stackIndex.get(key);
     if (at !== undefined) {

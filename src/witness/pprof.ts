@@ -11,7 +11,8 @@
 
 import { Function as PFunction, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from "pprof-format";
 import { AxisBuilder, type AxisProfile, type AxisUnit, type Capture } from "./model.ts";
-import { gzipSync, gunzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
+import { CorruptGzipError, gunzipProfileSync, isGzip } from "./gunzip.ts";
 
 export class PprofError extends Error {}
 
@@ -119,11 +120,11 @@ const AXIS_UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanosecon
 /** Decodes gzipped (or raw) pprof bytes into a Capture. */
 export function parsePprof(bytes: Uint8Array, name?: string): Capture {
   let raw = bytes;
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+  if (isGzip(bytes)) {
     try {
-      raw = new Uint8Array(gunzipSync(bytes));
-    } catch {
-      throw new PprofError("corrupt gzip data");
+      raw = gunzipProfileSync(bytes, "the gzip data");
+    } catch (err) {
+      throw err instanceof CorruptGzipError ? new PprofError("corrupt gzip data") : err;
     }
   }
   let prof: Profile;

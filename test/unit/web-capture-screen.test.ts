@@ -49,13 +49,9 @@ function flameData(html: string, axis: string): FlameAxis {
   return JSON.parse(m![1]!);
 }
 
-function find(n: FlameNode, name: string): FlameNode | null {
-  if (n[0] === name) return n;
-  for (const c of n[3]) {
-    const f = find(c, name);
-    if (f) return f;
-  }
-  return null;
+/** The first node of that name in pre-order (the rows are the tree, flat). */
+function find(f: FlameAxis, name: string): FlameNode | null {
+  return f.nodes.find((n) => n[0] === name) ?? null;
 }
 
 describe("instrumentation", () => {
@@ -121,9 +117,9 @@ describe("diff", () => {
 
   test("the cpu flame data carries before/after shares and the flagged change of the regressed function", async () => {
     const f = flameData(await screen(v2), "cpu");
-    expect(f.root[1]).toBeCloseTo(1, 3);
-    expect(f.root[2]).toBeCloseTo(1, 3);
-    const target = find(f.root, "target")!;
+    expect(f.nodes[0]![1]).toBeCloseTo(1, 3);
+    expect(f.nodes[0]![2]).toBeCloseTo(1, 3);
+    const target = find(f, "target")!;
     expect(target[1]).toBeGreaterThan(target[2]); // after > before
     const c = f.changes.target!;
     expect(c[3]).toBe(true); // flagged

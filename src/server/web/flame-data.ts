@@ -1,20 +1,24 @@
-// The data behind a flame graph of one axis, sent to the browser as JSON: a tree of
-// [name, afterShare, beforeShare, children] (each capture weighs the same: shares, not raw counts),
-// pruned below 0.05% on both sides, the function-level changes for hover text, and the axis scale
-// so the page can show absolute values beside shares. One capture on its own has no "before".
+// The data behind a flame graph of one axis, sent to the browser as JSON: the call tree in
+// pre-order as flat [name, afterShare, beforeShare, depth] rows (each capture weighs the same:
+// shares, not raw counts), pruned below 0.05% on both sides, the function-level changes for hover
+// text, and the axis scale so the page can show absolute values beside shares. One capture on its
+// own has no "before". Flat, and built without recursion, because stacks can be 20,000 frames
+// deep: a nested tree that deep overflows JSON.stringify here and JSON.parse there.
 import type { Capture } from "../../witness/model.ts";
 import type { Change } from "../../witness/diff.ts";
 import { addStackShares, shareRoot, type ShareNode } from "../../witness/aggregate.ts";
 import { axisScale, type AxisScale } from "./units.ts";
 
-export type FlameNode = [name: string, after: number, before: number, children: FlameNode[]];
+/** One node; its children are the rows after it one level deeper, up to the next row at its depth or above. */
+export type FlameNode = [name: string, after: number, before: number, depth: number];
 /** function → [relative change, interval low, interval high, flagged, confirmation, verdict, self|inclusive, adjusted p, noise floor] */
 export type FlameChange = [number, number, number, boolean, string | null, string, "self" | "inclusive", number, number];
 
 export interface FlameAxis {
   axis: string;
   unit: string;
-  root: FlameNode;
+  /** Pre-order, the root ("all") first at depth 0; children sorted by name. */
+  nodes: FlameNode[];
   changes: Record<string, FlameChange>;
   captures: { before: number; after: number };
   scale: { before: AxisScale | null; after: AxisScale | null };
@@ -24,14 +28,18 @@ export interface FlameAxis {
 
 const PRUNE = 0.0005;
 
-function freeze(b: ShareNode, nA: number, nB: number): FlameNode {
-  const a = nA ? b.after / nA : 0;
-  const be = nB ? b.before / nB : 0;
-  const kids = [...b.children.values()]
-    .filter((c) => (nA ? c.after / nA : 0) >= PRUNE || (nB ? c.before / nB : 0) >= PRUNE)
-    .sort((x, y) => x.name.localeCompare(y.name))
-    .map((c) => freeze(c, nA, nB));
-  return [b.name, round(a), round(be), kids];
+function flatten(root: ShareNode, nA: number, nB: number): FlameNode[] {
+  const out: FlameNode[] = [];
+  const todo: Array<[ShareNode, number]> = [[root, 0]];
+  while (todo.length) {
+    const [b, depth] = todo.pop()!;
+    out.push([b.name, round(nA ? b.after / nA : 0), round(nB ? b.before / nB : 0), depth]);
+    const kids = [...b.children.values()]
+      .filter((c) => (nA ? c.after / nA : 0) >= PRUNE || (nB ? c.before / nB : 0) >= PRUNE)
+      .sort((x, y) => y.name.localeCompare(x.name)); // reversed: the stack pops them in name order
+    for (const k of kids) todo.push([k, depth + 1]);
+  }
+  return out;
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -52,7 +60,7 @@ export function flameAxis(axis: string, unit: string, before: Capture[], after: 
   return {
     axis,
     unit,
-    root: freeze(root, nA, nB),
+    nodes: flatten(root, nA, nB),
     changes: ch,
     captures: { before: nB, after: nA },
     scale: { before: axisScale(axis, before), after: axisScale(axis, after) },

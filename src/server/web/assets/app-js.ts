@@ -72,7 +72,23 @@ export const APP_JS = String.raw`
   }
   var ROW = window.matchMedia("(max-width: 640px)").matches ? 24 : 18;
 
+  // The flame data's rows are [name, after, before, depth] in pre-order; nodes are rebuilt as
+  // [name, after, before, children, parent] with a stack. No tree is ever walked recursively here:
+  // stacks can be 20,000 frames deep, past the browser's call stack.
+  function tree(data) {
+    if (data.root) return data.root;
+    var open = [];
+    data.nodes.forEach(function (r) {
+      var n = [r[0], r[1], r[2], [], null];
+      open.length = r[3];
+      if (r[3] > 0) { n[4] = open[r[3] - 1]; n[4][3].push(n); } else data.root = n;
+      open.push(n);
+    });
+    return data.root;
+  }
+
   function mount(fig, data) {
+    tree(data);
     var panes = fig.querySelector(".flame-panes");
     var graph = fig.querySelector(".flame-graph");
     var tip = fig.querySelector(".flame-tip");
@@ -117,13 +133,15 @@ export const APP_JS = String.raw`
       var depth = 0;
       // Ancestors of the zoomed node, full width, so the way back is visible.
       for (var i = 0; i < focusPath.length - 1; i++) add(focusPath[i], 0, 1, depth++, true);
-      (function walk(n, x, d) {
-        var w = width(n, v) / scale;
-        if (w < 0.001) return;
-        add(n, x, w, d, false);
-        var cx = x;
-        for (var j = 0; j < n[3].length; j++) { walk(n[3][j], cx, d + 1); cx += width(n[3][j], v) / scale; }
-      })(focus, 0, depth);
+      var todo = [[focus, 0, depth]];
+      while (todo.length) {
+        var t = todo.pop(), n = t[0], w = width(n, v) / scale;
+        if (w < 0.001) continue;
+        add(n, t[1], w, t[2], false);
+        var cx = t[1], next = [];
+        for (var j = 0; j < n[3].length; j++) { next.push([n[3][j], cx, t[2] + 1]); cx += width(n[3][j], v) / scale; }
+        while (next.length) todo.push(next.pop());
+      }
       function add(n, x, w, d, ancestor) {
         maxDepth = Math.max(maxDepth, d);
         var el = document.createElement("div");
@@ -184,11 +202,7 @@ export const APP_JS = String.raw`
 
     function pathTo(n) {
       var path = [];
-      (function find(m, acc) {
-        if (m === n) { path = acc.concat([m]); return true; }
-        for (var k = 0; k < m[3].length; k++) if (find(m[3][k], acc.concat([m]))) return true;
-        return false;
-      })(data.root, []);
+      for (var m = n; m; m = m[4]) path.unshift(m);
       return path.length ? path : [data.root];
     }
 
@@ -272,34 +286,35 @@ export const APP_JS = String.raw`
   function sandwich(block, fn) {
     var box = block.querySelector(".sandwich");
     var data = JSON.parse(document.getElementById(box.dataset.flame).textContent);
-    var callees = [fn, 0, 0, []];
-    var callers = [fn, 0, 0, []];
-    function merge(into, n) {
-      into[1] += n[1];
-      for (var i = 0; i < n[3].length; i++) {
-        var c = n[3][i], hit = null;
-        for (var j = 0; j < into[3].length; j++) if (into[3][j][0] === c[0]) { hit = into[3][j]; break; }
-        if (!hit) { hit = [c[0], 0, 0, []]; into[3].push(hit); }
-        merge(hit, c);
+    var callees = [fn, 0, 0, [], null];
+    var callers = [fn, 0, 0, [], null];
+    function child(node, name) {
+      for (var j = 0; j < node[3].length; j++) if (node[3][j][0] === name) return node[3][j];
+      var hit = [name, 0, 0, [], node];
+      node[3].push(hit);
+      return hit;
+    }
+    function merge(into, from) {
+      var todo = [[into, from]];
+      while (todo.length) {
+        var t = todo.pop();
+        t[0][1] += t[1][1];
+        for (var i = 0; i < t[1][3].length; i++) todo.push([child(t[0], t[1][3][i][0]), t[1][3][i]]);
       }
     }
-    (function walk(n, path) {
-      if (n[0] === fn && path.length) {
+    var todo = [tree(data)];
+    while (todo.length) {
+      var n = todo.pop();
+      if (n[0] === fn && n[4]) {
         // The outermost occurrence only, so recursion is counted once.
         merge(callees, n);
         var node = callers;
         node[1] += n[1];
-        for (var i = path.length - 1; i >= 1; i--) {
-          var hit = null;
-          for (var j = 0; j < node[3].length; j++) if (node[3][j][0] === path[i][0]) { hit = node[3][j]; break; }
-          if (!hit) { hit = [path[i][0], 0, 0, []]; node[3].push(hit); }
-          hit[1] += n[1];
-          node = hit;
-        }
-        return;
+        for (var up = n[4]; up && up[4]; up = up[4]) { node = child(node, up[0]); node[1] += n[1]; }
+        continue;
       }
-      for (var k = 0; k < n[3].length; k++) walk(n[3][k], path.concat([n]));
-    })(data.root, []);
+      for (var k = n[3].length - 1; k >= 0; k--) todo.push(n[3][k]);
+    }
     box.hidden = false;
     box.textContent = "";
     var id = box.dataset.flame + "-sw";
