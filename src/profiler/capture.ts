@@ -7,6 +7,7 @@
 import { gzipSync } from "node:zlib";
 import { ALL_PROBES, PTOP_EXIT, type ProbeName } from "../protocol/profile-stream.ts";
 import type { CaptureOrder, Instrumentation } from "../protocol/tunnel.ts";
+import { MAX_PROFILE_BYTES, mib, ProfileTooLargeError } from "../protocol/profile-limits.ts";
 import { instrumentationFromStream } from "./instrumentation.ts";
 import type { Target } from "./targets.ts";
 
@@ -69,6 +70,11 @@ export async function runCapture(order: CaptureOrder, ctx: CaptureContext): Prom
     case PTOP_EXIT.interrupted:
       if (!instrumentation || instrumentation.attached.length === 0) {
         return { outcome: "failed", reason: `no probe attached: ${lastError || "collector reported none"}`, instrumentation };
+      }
+      // The control plane refuses a larger profile (and its tunnel a larger frame): say so here
+      // instead of sending a frame that would end the tunnel.
+      if (Buffer.byteLength(stream) > MAX_PROFILE_BYTES) {
+        return { outcome: "failed", reason: new ProfileTooLargeError(`the collector's stream (${mib(Buffer.byteLength(stream))}) holds`).message, instrumentation };
       }
       return {
         outcome: "pushed",

@@ -8,7 +8,7 @@
 // there is none.
 
 import type { Logger } from "../../log.ts";
-import { gunzipSync } from "node:zlib";
+import { gunzipProfile } from "../../witness/gunzip.ts";
 import { parseProfile } from "../../witness/parse.ts";
 import { diffCaptures } from "../../witness/diff.ts";
 import { renderDiffHtml } from "../../witness/html.ts";
@@ -18,6 +18,17 @@ import type { CaptureRecord } from "../store/types.ts";
 
 export async function storeAndDiff(deps: { store: Store; logger: Logger; now: () => number }, record: CaptureRecord, profileGz: Uint8Array, instanceId: string): Promise<void> {
   const { store } = deps;
+  // A profile that does not inflate within MAX_PROFILE_BYTES (a gzip bomb, or corrupt) is not
+  // kept: the record says why instead of every later view and diff paying for it again.
+  let pushed: Capture;
+  try {
+    pushed = parseProfile(await gunzipProfile(profileGz, "the pushed profile"), `${record.version}/${record.kind}/${record.requestId}.jsonl`);
+  } catch (err) {
+    const note = `the pushed profile was not kept: ${(err as Error).message}`;
+    deps.logger.warn({ request_id: record.requestId, instance_id: instanceId, err: (err as Error).message }, "pushed profile refused");
+    await store.saveDiff({ requestId: record.requestId, comparedWith: null, note, verdict: null, json: null, html: null, createdAt: deps.now() });
+    return;
+  }
   await store.saveProfile(record.requestId, profileGz, instanceId, deps.now());
 
   const afterRecords = await store.listPushedOfVersion(record.orgName, record.workload, record.env, record.version);
@@ -37,13 +48,21 @@ export async function storeAndDiff(deps: { store: Store; logger: Logger; now: ()
   }
 
   const load = async (r: CaptureRecord): Promise<Capture | null> => {
-    const gz = r.requestId === record.requestId ? profileGz : await store.getProfile(r.requestId);
-    return gz ? parseProfile(gunzipSync(gz), `${r.version}/${r.kind}/${r.requestId}.jsonl`) : null;
+    if (r.requestId === record.requestId) return pushed;
+    const gz = await store.getProfile(r.requestId);
+    return gz ? parseProfile(await gunzipProfile(gz, `the stored profile of ${r.requestId}`), `${r.version}/${r.kind}/${r.requestId}.jsonl`) : null;
   };
   // Head first on each side: witness treats the first capture as the head, the rest as replicates.
   const orderedAfter = [afterHead, ...afterRecords.filter((r) => r.requestId !== afterHead.requestId)];
-  const before = (await Promise.all([baseline.head, ...baseline.replicates].map(load))).filter((c): c is Capture => c !== null);
-  const after = (await Promise.all(orderedAfter.map(load))).filter((c): c is Capture => c !== null);
+  let before: Capture[], after: Capture[];
+  try {
+    before = (await Promise.all([baseline.head, ...baseline.replicates].map(load))).filter((c): c is Capture => c !== null);
+    after = (await Promise.all(orderedAfter.map(load))).filter((c): c is Capture => c !== null);
+  } catch (err) {
+    // A stored profile past the limit (kept before the limit existed): say so on the record.
+    await noDiff(target, `the diff could not be computed: ${(err as Error).message}`);
+    return;
+  }
   const diff = diffCaptures({ before, after });
   await store.saveDiff({
     requestId: target,

@@ -15,10 +15,10 @@ import {
   TUNNEL_PATH,
   type ServerMessage,
 } from "../../protocol/tunnel.ts";
+import { MAX_TUNNEL_FRAME_BYTES } from "../../protocol/profile-limits.ts";
 import { verifyHandshake } from "./verify.ts";
 
 const HELLO_TIMEOUT_MS = 10_000;
-const MAX_FRAME = 256 * 1024 * 1024; // a gzipped profile of a 300 s capture fits with room
 
 export interface EnrolledProfiler {
   orgId: number;
@@ -77,7 +77,8 @@ export function startTunnelListener(opts: TunnelListenerOptions) {
       return new Response("expected a WebSocket upgrade\n", { status: 426 });
     },
     websocket: {
-      maxPayloadLength: MAX_FRAME,
+      // A result carrying the largest profile the decompression limit accepts, and no more (see profile-limits.ts).
+      maxPayloadLength: MAX_TUNNEL_FRAME_BYTES,
       idleTimeout: 0, // our own heartbeat decides liveness
       open(ws) {
         sockets.add(ws);

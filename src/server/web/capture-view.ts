@@ -1,6 +1,6 @@
 // Everything the capture screen shows, read from the store: the record, its diff (stored per head
 // capture), the captures on both sides for the flame graphs, and which axes are absent.
-import { gunzipSync } from "node:zlib";
+import { gunzipProfile } from "../../witness/gunzip.ts";
 import { parseProfile } from "../../witness/parse.ts";
 import type { Capture } from "../../witness/model.ts";
 import type { DiffResult } from "../../witness/diff.ts";
@@ -29,7 +29,9 @@ export interface CaptureView {
 export async function loadCapture(store: Store, requestId: string): Promise<Capture | null> {
   const gz = await store.getProfile(requestId);
   if (!gz) return null;
-  return parseProfile(gunzipSync(gz), `${requestId}.jsonl`);
+  // Inflated off the event loop and refused past MAX_PROFILE_BYTES: a stored bomb costs this view
+  // its flame graphs, not the server its memory or its answers to /healthz.
+  return parseProfile(await gunzipProfile(gz, `the stored profile of ${requestId}`), `${requestId}.jsonl`);
 }
 
 async function loadAll(load: (requestId: string) => Promise<Capture | null>, records: CaptureRecord[]): Promise<Capture[]> {
