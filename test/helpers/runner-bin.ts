@@ -12,6 +12,9 @@ export function runnerCommand(): string[] {
   return [process.execPath, resolve(REPO_ROOT, "src/cli.ts")];
 }
 
+/** Why a live test is skipped when liveAvailable() is false. */
+export const NOT_ROOT = "needs root: live tests load BPF programs and run workloads as another user";
+
 /** Live tests need root and a kernel with BPF; on CI (RUNNER_REQUIRE_LIVE=1) their absence is a failure. */
 export function liveAvailable(): boolean {
   const isRoot = process.getuid?.() === 0;

@@ -2,8 +2,9 @@
 // supervisor's own identity (nobody vs root). Root + setcap required.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { chownSync } from "node:fs";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { BootSandbox, bootLine, FIVE, REFUSED } from "./boot-setup.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 // Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
 setDefaultTimeout(60_000);
@@ -11,7 +12,7 @@ setDefaultTimeout(60_000);
 const live = liveAvailable();
 let box: BootSandbox;
 
-describe.skipIf(!live)("boot: collector file capabilities and the supervisor (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("boot: collector file capabilities and the supervisor (live)", () => {
   beforeAll(() => {
     box = new BootSandbox();
   });

@@ -4,8 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { BootSandbox, REFUSED } from "./boot-setup.ts";
+import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 
 // Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
 setDefaultTimeout(60_000);
@@ -13,7 +14,7 @@ setDefaultTimeout(60_000);
 const live = liveAvailable();
 let box: BootSandbox;
 
-describe.skipIf(!live)("boot: files the unprivileged supervisor must reach (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("boot: files the unprivileged supervisor must reach (live)", () => {
   beforeAll(() => {
     box = new BootSandbox();
   });
@@ -78,7 +79,7 @@ describe.skipIf(!live)("boot: files the unprivileged supervisor must reach (live
     expect(r.stdout).toContain("is writable by the Profiler; mount it read-only");
   });
 
-  test.skipIf(!live || !existsSync("/sys/fs/cgroup/memory/cgroup.procs"))("a 512m cgroup memory limit is seen by doctor", () => {
+  testUnless(whyNot([!live, NOT_ROOT], [!existsSync("/sys/fs/cgroup/memory/cgroup.procs"), "needs cgroup v1's memory controller"]))("a 512m cgroup memory limit is seen by doctor", () => {
     const group = `/sys/fs/cgroup/memory/runner-boot-live-${process.pid}`;
     mkdirSync(group);
     try {

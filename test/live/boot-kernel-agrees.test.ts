@@ -4,8 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { BootSandbox, FIVE, NOBODY, sh } from "./boot-setup.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 // Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
 setDefaultTimeout(60_000);
@@ -36,7 +37,7 @@ const cases: Case[] = [
   },
 ];
 
-describe.skipIf(!live)("boot verdict vs the kernel's grant (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("boot verdict vs the kernel's grant (live)", () => {
   beforeAll(() => {
     box = new BootSandbox();
   });

@@ -5,8 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { BootSandbox, bootLine, boundingSet, FIVE, FIVE_BOUNDING, REFUSED, sh, unprivilegedUserNamespaces } from "./boot-setup.ts";
+import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 
 // Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
 setDefaultTimeout(60_000);
@@ -14,7 +15,7 @@ setDefaultTimeout(60_000);
 const live = liveAvailable();
 let box: BootSandbox;
 
-describe.skipIf(!live)("boot: kernel settings (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("boot: kernel settings (live)", () => {
   beforeAll(() => {
     box = new BootSandbox();
   });
@@ -79,7 +80,7 @@ describe.skipIf(!live)("boot: kernel settings (live)", () => {
     expect(r.stderr).toContain("hostPID: true");
   });
 
-  test.skipIf(!live || !unprivilegedUserNamespaces())("a user namespace other than the initial one: refused", () => {
+  testUnless(whyNot([!live, NOT_ROOT], [!unprivilegedUserNamespaces(), "needs unprivileged user namespaces"]))("a user namespace other than the initial one: refused", () => {
     // nobody creates the namespace itself, so it holds no capability in it after exec
     const r = box.boot({ wrap: [], setprivExtra: ["unshare", "--user"] });
     expect(r.code).toBe(REFUSED);

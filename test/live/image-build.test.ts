@@ -16,12 +16,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REQUIRED_CAPS } from "../../src/profiler/boot/capability-names.ts";
-import { liveAvailable, REPO_ROOT, runnerCommand as runnerCommandLine } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT, REPO_ROOT, runnerCommand as runnerCommandLine } from "../helpers/runner-bin.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const TOOLS = ["buildah", "podman", "runc", "skopeo", "debootstrap", "docker-registry", "catatonit", "getcap", "setcap", "qemu-aarch64-static"];
 const missing = TOOLS.filter((t) => Bun.which(t, { PATH: `${process.env.PATH}:/usr/sbin:/sbin` }) === null);
 if (process.env.RUNNER_REQUIRE_IMAGE === "1" && missing.length > 0) throw new Error(`RUNNER_REQUIRE_IMAGE=1 but missing: ${missing.join(", ")}`);
-const enabled = liveAvailable() && missing.length === 0;
+const whyNotRun = whyNot([!liveAvailable(), NOT_ROOT], [missing.length > 0, `needs ${missing.join(", ")}`]);
 
 const NONROOT = 65532;
 const TAG = `localhost/runner-profiler-test:${process.pid}`;
@@ -60,7 +61,7 @@ function freePort(): number {
   return port;
 }
 
-describe.skipIf(!enabled)("Profiler image (buildah, debootstrap base, registry on 127.0.0.1)", () => {
+describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry on 127.0.0.1)", () => {
   let work = "";
   let out = "";
   let amd64 = ""; // the local per-arch image build.sh made

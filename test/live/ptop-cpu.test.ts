@@ -3,10 +3,11 @@
 // `perf record -F 99 -g` measuring the same process at the same time.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { buildHotloop, cleanup, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { HOT, HOT_SHARES, expectHotShares, expectSigtermPartial } from "./ptop-checks.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 
@@ -39,7 +40,7 @@ function tolerance(p: number, n1: number, n2: number): number {
   return Math.max(0.03, 3 * se);
 }
 
-describe.skipIf(!live)("ptop cpu probe (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop cpu probe (live)", () => {
   let dir = "";
   let ptop = "";
   let hotloop = "";

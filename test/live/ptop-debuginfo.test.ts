@@ -4,9 +4,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { buildHotloop, cleanup, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets } from "./ptop-harness.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 
@@ -22,7 +23,7 @@ function buildId(file: string): string {
   return m[1]!;
 }
 
-describe.skipIf(!live)("ptop debug-file symbol lookup (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop debug-file symbol lookup (live)", () => {
   let dir = "";
   let ptop = "";
   beforeAll(() => {

@@ -7,12 +7,13 @@ import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from "n
 import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
 import { cleanup, sharedTempDir } from "./ptop-harness.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const haveClang = Bun.which("clang") !== null;
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
 const PTOP_DIR = resolve(REPO_ROOT, "native/ptop");
 
-describe.skipIf(!haveClang && !required)("ptop parser fuzzing (libFuzzer + ASan + UBSan)", () => {
+describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Debian clang, libclang-rt-14-dev)"]))("ptop parser fuzzing (libFuzzer + ASan + UBSan)", () => {
   let dir = "";
   beforeAll(() => {
     const make = Bun.spawnSync(["make", "-s", "-C", PTOP_DIR, "fuzz"], { stderr: "pipe" });

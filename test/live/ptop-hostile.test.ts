@@ -9,13 +9,15 @@ import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import {
   NOBODY, buildHotloop, cleanup, copyWorkload, functionNames, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets,
 } from "./ptop-harness.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { NOT_ROOT } from "../helpers/runner-bin.ts";
 
 const live = liveAvailable();
 const haveNode = Bun.which("node") !== null;
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
 const MARKER = "SECRET_LEAK_MARKER";
 
-describe.skipIf(!live || (!haveNode && !required))("ptop against a hostile target (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT], [!haveNode && !required, "needs node for the hostile perf-map target"]))("ptop against a hostile target (live)", () => {
   let dir = "";
   let ptop = "";
   let secret = "";

@@ -2,17 +2,18 @@
 // a JVM (Java 17, `jcmd PID Compiler.perfmap`) and node with --perf-basic-prof, both non-root.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import {
   NOBODY, cleanup, copyWorkload, functionNames, leafShares, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets,
 } from "./ptop-harness.ts";
+import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 const haveJava = Bun.which("java") !== null && Bun.which("jcmd") !== null;
 const haveNode = Bun.which("node") !== null;
 
-describe.skipIf(!live)("ptop JIT symbols (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop JIT symbols (live)", () => {
   let dir = "";
   let ptop = "";
   let targets = "";
@@ -23,7 +24,7 @@ describe.skipIf(!live)("ptop JIT symbols (live)", () => {
   });
   afterAll(() => cleanup(dir));
 
-  test.skipIf(!haveJava && process.env.RUNNER_REQUIRE_LIVE !== "1")("a JVM with a perf map shows Java method names", async () => {
+  testUnless(whyNot([!haveJava && process.env.RUNNER_REQUIRE_LIVE !== "1", "needs java and jcmd"]))("a JVM with a perf map shows Java method names", async () => {
     const src = copyWorkload(dir, "HotJava.java");
     const jvm = spawnAsNobody(["java", "-XX:+PreserveFramePointer", src, "90"], { cwd: dir });
     try {
@@ -55,7 +56,7 @@ describe.skipIf(!live)("ptop JIT symbols (live)", () => {
     }
   }, 90_000);
 
-  test.skipIf(!haveNode && process.env.RUNNER_REQUIRE_LIVE !== "1")("node --perf-basic-prof shows JS function names", async () => {
+  testUnless(whyNot([!haveNode && process.env.RUNNER_REQUIRE_LIVE !== "1", "needs node"]))("node --perf-basic-prof shows JS function names", async () => {
     const src = copyWorkload(dir, "hot-node.js");
     const node = spawnAsNobody(["node", "--perf-basic-prof", src, "30"], { cwd: dir });
     try {

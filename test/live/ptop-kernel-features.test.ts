@@ -6,13 +6,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { NOBODY, buildHotloop, cleanup, parseStream, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets } from "./ptop-harness.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 
-describe.skipIf(!live)("ptop kernel features (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop kernel features (live)", () => {
   let dir = "";
   let ptop = "";
   let targets = "";

@@ -11,6 +11,8 @@ import {
   NOBODY, buildHotloop, cleanup, copyWorkload, parseStream, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets,
 } from "./ptop-harness.ts";
 import { expectCapabilitiesDropped } from "./ptop-checks.ts";
+import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
+import { NOT_ROOT } from "../helpers/runner-bin.ts";
 
 /** strace -f lines grouped by process: "PID syscall(...)". The first pid is ptop itself. */
 function byProcess(log: string): { main: string[]; children: Map<string, string[]> } {
@@ -33,7 +35,7 @@ const live = liveAvailable();
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
 const tools = Bun.which("strace") !== null && Bun.which("node") !== null;
 
-describe.skipIf(!live || (!tools && !required))("ptop privilege drop (live, strace)", () => {
+describeUnless(whyNot([!live, NOT_ROOT], [!tools && !required, "needs strace and node"]))("ptop privilege drop (live, strace)", () => {
   let dir = "";
   let ptop = "";
   beforeAll(() => {
@@ -115,7 +117,7 @@ describe.skipIf(!live || (!tools && !required))("ptop privilege drop (live, stra
     }
   }, 60_000);
 
-  test.skipIf(!existsSync("/usr/bin/python3"))("Python: the helper parses the interpreter only after its own drop; target memory is read after the parent's", async () => {
+  testUnless(whyNot([!existsSync("/usr/bin/python3"), "needs /usr/bin/python3"]))("Python: the helper parses the interpreter only after its own drop; target memory is read after the parent's", async () => {
     const script = copyWorkload(dir, "py_shares.py");
     const python = realpathSync("/usr/bin/python3");
     const py = spawnAsNobody([python, script], { cwd: dir });

@@ -4,14 +4,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable, runnerCommand } from "../helpers/runner-bin.ts";
+import { liveAvailable, runnerCommand, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { NOBODY, cleanup, copyWorkload, runPtop, setcapPtop, sharedTempDir, sleep, writeTargets } from "./ptop-harness.ts";
 import { findInterpreters, type Interpreter } from "./ptop-python-interpreters.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 
-describe.skipIf(!live)("ptop + witness: a Python function made 30% slower (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function made 30% slower (live)", () => {
   let dir = "";
   let ptop = "";
   let py: Interpreter;

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
 import { cleanup, sharedTempDir } from "./ptop-harness.ts";
 import { PYENV, SUPPORTED_MINORS } from "./ptop-python-interpreters.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const PTOP_DIR = resolve(REPO_ROOT, "native/ptop");
 const haveCc = Bun.which("cc") !== null;
@@ -34,7 +35,7 @@ function includeDirs(): { label: string; inc: string }[] {
   return found;
 }
 
-describe.skipIf(!haveCc)("ptop CPython offsets table", () => {
+describeUnless(whyNot([!haveCc, "needs cc to compile the offsets generator against each CPython's headers"]))("ptop CPython offsets table", () => {
   test("every row equals the generator's output against that version's headers", () => {
     const table = rows(readFileSync(join(PTOP_DIR, "src/pyoffsets.c"), "utf8"));
     const dir = sharedTempDir("ptop-pyoffsets-");

@@ -3,10 +3,11 @@
 // their constructed shares, the busy thread's samples carry Python frames, each thread shows its
 // own function, and an unsupported interpreter is said so with native stacks only.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
 import { NOBODY, cleanup, copyWorkload, framesById, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { SUPPORTED_MINORS, findInterpreters, findUnsupported, type Interpreter } from "./ptop-python-interpreters.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 
@@ -27,7 +28,7 @@ function pythonShares(records: StreamRecord[]) {
   return { total, withPython: withPython / total, inclusive };
 }
 
-describe.skipIf(!live)("ptop Python frames (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop Python frames (live)", () => {
   let dir = "";
   let ptop = "";
   let interpreters: Interpreter[] = [];

@@ -5,15 +5,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { NOBODY, cleanup, runPtop, setcapPtop, sharedTempDir, writeTargets } from "./ptop-harness.ts";
+import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 const SECRET_KEY = "db_password_8f3a1c";
 const haveStrace = Bun.which("strace") !== null || process.env.RUNNER_REQUIRE_LIVE === "1";
 
-describe.skipIf(!live)("ptop reads the target list as its caller (live, uid 65534, five file capabilities)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop reads the target list as its caller (live, uid 65534, five file capabilities)", () => {
   let dir = "";
   let ptop = "";
   beforeAll(() => {
@@ -80,7 +81,7 @@ describe.skipIf(!live)("ptop reads the target list as its caller (live, uid 6553
     expect(await refused("/dev/zero")).toContain("is not a regular file");
   });
 
-  test.skipIf(!haveStrace)("strace: the list is opened and read with the effective set empty, which is restored after", () => {
+  testUnless(whyNot([!haveStrace, "needs strace"]))("strace: the list is opened and read with the effective set empty, which is restored after", () => {
     const list = writeTargets(dir, { targets: [{ workload: "nginx" }] }, "traced.json");
     const log = join(dir, "strace.log");
     const r = Bun.spawnSync(

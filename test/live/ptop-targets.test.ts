@@ -4,11 +4,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import {
   buildHotloop, cleanup, ptopSource, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets,
 } from "./ptop-harness.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 
@@ -18,7 +19,7 @@ function oneLine(stderr: string): string {
   return lines[0]!;
 }
 
-describe.skipIf(!live)("ptop target list and refusals (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop target list and refusals (live)", () => {
   let dir = "";
   let ptop = "";
   let hotloop = "";

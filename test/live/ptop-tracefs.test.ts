@@ -3,12 +3,13 @@
 // works. The tracing mounts are restored to what they were before the test.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { buildHotloop, cleanup, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets } from "./ptop-harness.ts";
 import {
   expectKernelFrames, expectNothingAttachable, expectProbesAttached, expectSleepyAxes, expectTracefsMissing, kallsymsVisible,
 } from "./ptop-checks.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 const TRACING = "/sys/kernel/tracing";
@@ -31,7 +32,7 @@ function unmountTracing(): void {
   if (mounted(DEBUGFS)) run(["umount", DEBUGFS]);
 }
 
-describe.skipIf(!live)("ptop tracepoint probes and tracefs (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop tracepoint probes and tracefs (live)", () => {
   let dir = "";
   let ptop = "";
   let hotloop = "";

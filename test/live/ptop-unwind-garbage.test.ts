@@ -6,14 +6,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable, runnerCommand } from "../helpers/runner-bin.ts";
+import { liveAvailable, runnerCommand, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type FrameRecord } from "../../src/protocol/profile-stream.ts";
 import { cleanup, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets } from "./ptop-harness.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 const XZ = "/usr/bin/xz";
 
-describe.skipIf(!live)("ptop on a distribution binary without frame pointers (xz)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop on a distribution binary without frame pointers (xz)", () => {
   let dir = "";
   let ptop = "";
   const streams: string[] = [];

@@ -4,14 +4,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, chmodSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { buildHotloop, cleanup, leafShares, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets } from "./ptop-harness.ts";
 import { HOT, expectHotStacksWhole } from "./ptop-checks.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 
-describe.skipIf(!live)("ptop on a workload without frame pointers (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop on a workload without frame pointers (live)", () => {
   let dir = "";
   let ptop = "";
   let hotloop = "";

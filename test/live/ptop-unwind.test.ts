@@ -6,9 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { liveAvailable, REPO_ROOT } from "../helpers/runner-bin.ts";
+import { liveAvailable, REPO_ROOT, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type FrameRecord, type StreamRecord } from "../../src/protocol/profile-stream.ts";
 import { cleanup, framesById, NOBODY, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 const WORKLOADS = resolve(REPO_ROOT, "test/fixtures/workloads");
@@ -70,7 +71,7 @@ interface Measured {
   perf: ReturnType<typeof perfInclusive>;
 }
 
-describe.skipIf(!live)("ptop unwinds programs without frame pointers (live)", () => {
+describeUnless(whyNot([!live, NOT_ROOT]))("ptop unwinds programs without frame pointers (live)", () => {
   let dir = "";
   let ptop = "";
 
@@ -138,7 +139,7 @@ describe.skipIf(!live)("ptop unwinds programs without frame pointers (live)", ()
     expectWhole(m, ["main", "drive", "Level<12>::go", "Level<3>::go", "Hot<double>::spin"]);
   }, 90_000);
 
-  test.skipIf(!Bun.which("rustc"))("Rust release binary: names without the build hash, stacks reach main, agree with perf", async () => {
+  testUnless(whyNot([!Bun.which("rustc"), "needs rustc"]))("Rust release binary: names without the build hash, stacks reach main, agree with perf", async () => {
     const out = join(dir, "unwind_rust");
     compile(["rustc", "-C", "opt-level=3", "-C", "force-frame-pointers=no", join(WORKLOADS, "unwind_rust.rs"), "-o", out], out);
     const m = await measure([out, "12"], "unwind_rust", 6);

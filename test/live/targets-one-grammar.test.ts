@@ -8,14 +8,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { REPO_ROOT, liveAvailable, runnerCommand } from "../helpers/runner-bin.ts";
+import { REPO_ROOT, liveAvailable, runnerCommand, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { writeLimitCases } from "../fixtures/targets/limits.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const CORPUS = resolve(REPO_ROOT, "test/fixtures/targets");
 const PTOP = process.env.PTOP_BIN ?? resolve(REPO_ROOT, "dist/ptop");
 // ptop checks its capabilities before it reads the list: as root it has them all.
-const live = liveAvailable() && existsSync(PTOP);
+const whyNotRun = whyNot([!liveAvailable(), NOT_ROOT], [!existsSync(PTOP), `needs the built collector ${PTOP} (npm run build)`]);
 const UNLISTED = "zz-corpus-unlisted-workload";
 
 type Verdict = "accept" | "refuse";
@@ -50,7 +51,7 @@ async function pooled<T, R>(items: T[], width: number, fn: (t: T) => Promise<R>)
   return out;
 }
 
-describe.skipIf(!live)("target list: one grammar for runner and ptop (compiled binaries)", () => {
+describeUnless(whyNotRun)("target list: one grammar for runner and ptop (compiled binaries)", () => {
   let dir = "";
   const cases: Array<{ file: string; expected: Verdict }> = [];
   beforeAll(() => {
