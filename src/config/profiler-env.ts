@@ -13,7 +13,7 @@ export interface ProfilerConfig {
   tenant: string;
   instanceId: string;
   tunnelUrl: string;
-  enrollUrl: string;
+  enrolUrl: string;
   identityDir: string;
   targetsFile: string;
   /** Non-enumerable: JSON.stringify / loggers never see it. */
@@ -87,9 +87,9 @@ export function readProfilerEnv(env: Record<string, string | undefined> = proces
     if (p) fail("RUNNER_TUNNEL_URL", `${p} (e.g. wss://runner.example.com:8443/tunnel)`);
   }
 
-  const enrollUrl = required("RUNNER_ENROLL_URL");
-  if (enrollUrl !== undefined) {
-    const p = urlProblem(enrollUrl, "https:", false);
+  const enrolUrl = required("RUNNER_ENROLL_URL");
+  if (enrolUrl !== undefined) {
+    const p = urlProblem(enrolUrl, "https:", false);
     if (p) fail("RUNNER_ENROLL_URL", `${p} (e.g. https://runner.example.com/api/profiler/enroll)`);
   }
 
@@ -127,7 +127,7 @@ export function readProfilerEnv(env: Record<string, string | undefined> = proces
     tenant: tenant!,
     instanceId: instanceId!,
     tunnelUrl: tunnelUrl!,
-    enrollUrl: enrollUrl!,
+    enrolUrl: enrolUrl!,
     identityDir: identityDir!,
     targetsFile: targetsFile!,
     bootstrapTokenSource: token!.source,

@@ -6,7 +6,7 @@ import { createLogger } from "../log.ts";
 import type { ProfilerMessage, ServerMessage, CaptureOrder } from "../protocol/tunnel.ts";
 import type { BootResult } from "./boot/boot-result.ts";
 import { runCapture, type CaptureAnswer } from "./capture.ts";
-import { enroll, EnrollError } from "./enroll-client.ts";
+import { enrol, EnrolError } from "./enrol-client.ts";
 import { backoffDelayMs } from "./backoff.ts";
 import { LocalQueue } from "./local-queue.ts";
 import { trustedCertificates } from "./trust.ts";
@@ -34,7 +34,7 @@ export async function runSupervisor(boot: BootResult): Promise<number> {
   const localUrl = local.start();
   log.info({ local: localUrl }, "sidecar capture endpoint listening");
 
-  await enrollUntilAccepted(boot, ca, log);
+  await enrolUntilAccepted(boot, ca, log);
 
   const onOrder = (order: CaptureOrder) => {
     if (running.has(order.request_id)) return; // redelivered after a reconnect: already on it
@@ -113,12 +113,12 @@ function resultMessage(requestId: string, a: CaptureAnswer): ProfilerMessage {
   }
 }
 
-async function enrollUntilAccepted(boot: BootResult, ca: string[] | undefined, log: ReturnType<typeof createLogger>): Promise<void> {
+async function enrolUntilAccepted(boot: BootResult, ca: string[] | undefined, log: ReturnType<typeof createLogger>): Promise<void> {
   const { config } = boot;
   for (let attempt = 0; ; attempt++) {
     try {
-      const res = await enroll({
-        enrollUrl: config.enrollUrl,
+      const res = await enrol({
+        enrolUrl: config.enrolUrl,
         tenant: config.tenant,
         instanceId: config.instanceId,
         bootstrapToken: config.bootstrapToken,
@@ -128,7 +128,7 @@ async function enrollUntilAccepted(boot: BootResult, ca: string[] | undefined, l
       log.info({ instance_id: res.instance_id, already_enrolled: res.already_enrolled }, "enrolled");
       return;
     } catch (err) {
-      if (!(err instanceof EnrollError) || !err.retryable) throw err;
+      if (!(err instanceof EnrolError) || !err.retryable) throw err;
       const delay = backoffDelayMs(attempt, 1_000, 60_000);
       log.warn({ status: err.status, retry_in_ms: delay }, err.message);
       await Bun.sleep(delay);

@@ -1,4 +1,5 @@
-// Composes the control plane HTTP app. Later modules (enrolment, tunnel, dispatch) `.use()` theirs.
+// Composes the control plane HTTP app: health, OpenAPI, enrolment (profiler-plane.ts), the policy
+// docs, the web app and the capture API; the tunnel is served beside it by start-server.ts.
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
 import { DEFAULT_RATE_LIMIT, queueCaptureRequest, type HttpAnswer, type QueueCaptureDeps, type RateLimit } from "./captures/queue-capture.ts";

@@ -3,7 +3,7 @@
 
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
-import { ENROLL_PATH } from "../protocol/enroll.ts";
+import { ENROL_PATH } from "../protocol/enrol.ts";
 import { createDispatcher } from "./dispatch/create.ts";
 import { enrolRequest } from "./enrol/enrol.ts";
 import { queueCaptureRequest, type RateLimit } from "./captures/queue-capture.ts";
@@ -21,7 +21,7 @@ export interface ProfilerPlaneOptions {
 
 export function enrolRoutes(deps: { store: Store; logger: Logger; now: () => number }) {
   return new Elysia().post(
-    ENROLL_PATH,
+    ENROL_PATH,
     async ({ request, set }) => {
       const answer = await enrolRequest(deps, request);
       set.status = answer.status;

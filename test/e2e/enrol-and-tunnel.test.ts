@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sodium from "libsodium-wrappers";
 import { createLogger } from "../../src/log.ts";
-import { ENROLL_PATH, TENANT_HEADER } from "../../src/protocol/enroll.ts";
+import { ENROL_PATH, TENANT_HEADER } from "../../src/protocol/enrol.ts";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../src/protocol/token-format.ts";
 import { HEARTBEAT_DEAD_MS, handshakeMessage, type ServerMessage } from "../../src/protocol/tunnel.ts";
 import { freePort } from "../../src/demo/machine.ts";
@@ -51,7 +51,7 @@ function enrol(init: { tenant?: string | null; token?: string | null; body?: unk
   const token = init.token === undefined ? bootstrap : init.token;
   if (tenant !== null) headers[TENANT_HEADER] = tenant;
   if (token !== null) headers.authorization = `Bearer ${token}`;
-  return fetch(`${server.url}${ENROLL_PATH}`, { method: "POST", headers, body: init.raw ?? JSON.stringify(init.body ?? enrolBody()) });
+  return fetch(`${server.url}${ENROL_PATH}`, { method: "POST", headers, body: init.raw ?? JSON.stringify(init.body ?? enrolBody()) });
 }
 
 describe("enrolment", () => {

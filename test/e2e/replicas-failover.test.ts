@@ -53,7 +53,7 @@ d("a replica dies mid-capture", () => {
       dirs.push(dir);
       profilers.push(
         await startProfiler({
-          dir, tenant: "acme", instanceId: id, bootstrapToken: bootstrap, enrollUrl: b!.url, tunnelUrl: a!.tunnelUrl,
+          dir, tenant: "acme", instanceId: id, bootstrapToken: bootstrap, enrolUrl: b!.url, tunnelUrl: a!.tunnelUrl,
           onOrder: (order, client) => client.send({ type: "answer", request_id: order.request_id, answer: "running" }),
         }),
       );

@@ -54,7 +54,7 @@ d("a profile pushed through another replica", () => {
     const profileOf = (order: CaptureOrder) =>
       gzipSync(toStream(sampleCapture(program, r, { samples: 50_000, change: order.version === "2" ? { target: 2 } : {}, name: order.version })));
     profiler = await startProfiler({
-      dir, tenant: "acme", instanceId: "node-1", bootstrapToken: bootstrap, enrollUrl: a!.url, tunnelUrl: a!.tunnelUrl,
+      dir, tenant: "acme", instanceId: "node-1", bootstrapToken: bootstrap, enrolUrl: a!.url, tunnelUrl: a!.tunnelUrl,
       onOrder: (order, client) => {
         client.send({ type: "answer", request_id: order.request_id, answer: "running" });
         client.send({

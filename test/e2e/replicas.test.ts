@@ -59,7 +59,7 @@ d("three replicas on one PostgreSQL", () => {
       dirs.push(dir);
       profilers.push(
         await startProfiler({
-          dir, tenant: "acme", instanceId: `node-${i}`, bootstrapToken: bootstrap, enrollUrl: replicas[1]!.url, tunnelUrl: replicas[r]!.tunnelUrl,
+          dir, tenant: "acme", instanceId: `node-${i}`, bootstrapToken: bootstrap, enrolUrl: replicas[1]!.url, tunnelUrl: replicas[r]!.tunnelUrl,
           // answers like a Profiler whose target is not running on its node: running, then nothing to push
           onOrder: (order, client) => {
             client.send({ type: "answer", request_id: order.request_id, answer: "running" });

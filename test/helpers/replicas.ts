@@ -2,7 +2,7 @@
 // on one PostgreSQL, and Profilers made of the real enrolment, identity and tunnel client code that
 // answer orders through a callback instead of running ptop.
 import { createLogger } from "../../src/log.ts";
-import { enroll } from "../../src/profiler/enroll-client.ts";
+import { enrol } from "../../src/profiler/enrol-client.ts";
 import { openIdentity, type Identity } from "../../src/profiler/identity.ts";
 import { TunnelClient } from "../../src/profiler/tunnel-client.ts";
 import type { CaptureOrder } from "../../src/protocol/tunnel.ts";
@@ -61,18 +61,18 @@ export interface TestProfiler {
   stop(): void;
 }
 
-/** Enrols through `enrollUrl`, connects to `tunnelUrl`; every capture order is counted, then passed to `onOrder`. */
+/** Enrols through `enrolUrl`, connects to `tunnelUrl`; every capture order is counted, then passed to `onOrder`. */
 export async function startProfiler(opts: {
   dir: string;
   tenant: string;
   instanceId: string;
   bootstrapToken: string;
-  enrollUrl: string;
+  enrolUrl: string;
   tunnelUrl: string;
   onOrder: (order: CaptureOrder, client: TunnelClient) => void;
 }): Promise<TestProfiler> {
   const identity = await openIdentity(opts.dir, opts.instanceId);
-  await enroll({ enrollUrl: opts.enrollUrl, tenant: opts.tenant, instanceId: opts.instanceId, bootstrapToken: opts.bootstrapToken, publicKeyB64: identity.publicKey });
+  await enrol({ enrolUrl: opts.enrolUrl, tenant: opts.tenant, instanceId: opts.instanceId, bootstrapToken: opts.bootstrapToken, publicKeyB64: identity.publicKey });
   const received = new Map<string, number>();
   const connect = async (tunnelUrl: string, running: string[]) => {
     const up = Promise.withResolvers<void>();

@@ -4,7 +4,7 @@ import { instrumentationFromStream } from "../../src/profiler/instrumentation.ts
 import { toRecordInstrumentation } from "../../src/server/dispatch/merge.ts";
 import { instrumentationSummary } from "../../src/server/records/capture-json.ts";
 import type { Instrumentation } from "../../src/protocol/tunnel.ts";
-import { enrollEndpoint } from "../../src/profiler/enroll-client.ts";
+import { enrolEndpoint } from "../../src/profiler/enrol-client.ts";
 import { parseListen } from "../../src/config/profiler-env.ts";
 
 describe("backoff", () => {
@@ -51,8 +51,8 @@ describe("instrumentation", () => {
 
 describe("addresses", () => {
   test("the enrol URL may be the base address", () => {
-    expect(enrollEndpoint("https://cp.example:8080")).toBe("https://cp.example:8080/api/profiler/enroll");
-    expect(enrollEndpoint("https://cp.example/custom/enroll")).toBe("https://cp.example/custom/enroll");
+    expect(enrolEndpoint("https://cp.example:8080")).toBe("https://cp.example:8080/api/profiler/enroll");
+    expect(enrolEndpoint("https://cp.example/custom/enrol")).toBe("https://cp.example/custom/enrol");
   });
   test("RUNNER_LOCAL_LISTEN is HOST:PORT", () => {
     expect(parseListen("127.0.0.1:7071")).toEqual({ host: "127.0.0.1", port: 7071 });

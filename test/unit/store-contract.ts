@@ -1,4 +1,4 @@
-// The Store contract: every implementation (SQLite today, PostgreSQL later) runs this same suite.
+// The Store contract: every implementation (SQLite and PostgreSQL) runs this same suite.
 // Usage: storeContract("sqlite", async () => ({ store, cleanup })).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { CaptureRequest } from "../../src/protocol/capture-request.ts";

@@ -5,13 +5,13 @@
 //   403  the organization named by the tenant header is unknown or has not enabled the Profiler
 //        (reference: "refused with status 403 before anything else" — no token or body is read)
 //   401  bootstrap token missing, malformed, revoked or of another organization
-//   400  body is not the EnrollRequest schema (the message names the field)
+//   400  body is not the EnrolRequest schema (the message names the field)
 //   409  the instance id is enrolled with another key or class
 //   200  enrolled (or already enrolled with this very key: idempotent)
 
 import { Value } from "@sinclair/typebox/value";
 import type { Logger } from "../../log.ts";
-import { EnrollRequest, TENANT_HEADER, type EnrollResponse } from "../../protocol/enroll.ts";
+import { EnrolRequest, TENANT_HEADER, type EnrolResponse } from "../../protocol/enrol.ts";
 import { BOOTSTRAP_TOKEN_PREFIX, hashToken, isWellFormedToken } from "../../protocol/token-format.ts";
 import type { HttpAnswer } from "../captures/queue-capture.ts";
 import { readBoundedBody } from "../captures/read-body.ts";
@@ -19,7 +19,7 @@ import type { Store } from "../store/store.ts";
 import { StoreError } from "../store/types.ts";
 import { presentedToken } from "../tokens/authenticate.ts";
 
-const MAX_ENROLL_BODY = 4 * 1024;
+const MAX_ENROL_BODY = 4 * 1024;
 
 export async function enrolRequest(deps: { store: Store; logger: Logger; now: () => number }, request: Request): Promise<HttpAnswer> {
   const tenant = request.headers.get(TENANT_HEADER) ?? "";
@@ -40,7 +40,7 @@ export async function enrolRequest(deps: { store: Store; logger: Logger; now: ()
     return { status: 401, body: { error: "invalid or revoked bootstrap token for this organization" } };
   }
 
-  const body = await readBoundedBody(request, MAX_ENROLL_BODY);
+  const body = await readBoundedBody(request, MAX_ENROL_BODY);
   if (!body.ok) return { status: body.status, body: { error: body.error } };
   let parsed: unknown;
   try {
@@ -48,12 +48,12 @@ export async function enrolRequest(deps: { store: Store; logger: Logger; now: ()
   } catch {
     return { status: 400, body: { error: "body is not valid JSON" } };
   }
-  const firstError = Value.Errors(EnrollRequest, parsed).First();
+  const firstError = Value.Errors(EnrolRequest, parsed).First();
   if (firstError) {
     const field = firstError.path.replace(/^\//, "") || "body";
     return { status: 400, body: { error: `${field}: ${firstError.message}` } };
   }
-  const req = parsed as EnrollRequest;
+  const req = parsed as EnrolRequest;
   if (Buffer.from(req.public_key, "base64").length !== 32) {
     return { status: 400, body: { error: "public_key: must be a base64 ed25519 public key (32 bytes)" } };
   }
@@ -61,7 +61,7 @@ export async function enrolRequest(deps: { store: Store; logger: Logger; now: ()
   try {
     const { alreadyEnrolled } = await deps.store.enrolInstance(org.id, req.instance_id, req.class, req.public_key, deps.now());
     deps.logger.info({ org: org.name, instance_id: req.instance_id, class: req.class, already_enrolled: alreadyEnrolled }, "instance enrolled");
-    const res: EnrollResponse = { instance_id: req.instance_id, already_enrolled: alreadyEnrolled };
+    const res: EnrolResponse = { instance_id: req.instance_id, already_enrolled: alreadyEnrolled };
     return { status: 200, body: res };
   } catch (err) {
     if (err instanceof StoreError && err.code === "conflict") return { status: 409, body: { error: err.message } };

@@ -1,6 +1,6 @@
 // Persistence of what the Profiler side produces: enrolled instances, pushed profiles, diffs,
 // and the queue operations dispatch needs. Part of `Store` (store.ts), same contract rules.
-import type { ArtifactClass } from "../../protocol/enroll.ts";
+import type { ArtifactClass } from "../../protocol/enrol.ts";
 import type { CaptureRecord } from "./types.ts";
 
 export interface EnrolledInstance {

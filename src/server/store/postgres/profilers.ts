@@ -1,6 +1,6 @@
 // Enrolled Profiler instances, pushed profiles and diffs, and the queue reads dispatch uses.
 import type { SQL } from "bun";
-import type { ArtifactClass } from "../../../protocol/enroll.ts";
+import type { ArtifactClass } from "../../../protocol/enrol.ts";
 import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff, DiffSummary } from "../profiler-store.ts";
 import { requireOrgId } from "./orgs.ts";
 import { SUMMARY_COLUMNS, toDiff, toSummary, type DiffRow } from "../diff-row.ts";

@@ -1,6 +1,6 @@
 // Enrolled Profiler instances, pushed profiles and diffs (migration 2), and the queue reads dispatch uses.
 import type { Database } from "bun:sqlite";
-import type { ArtifactClass } from "../../../protocol/enroll.ts";
+import type { ArtifactClass } from "../../../protocol/enrol.ts";
 import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff, DiffSummary } from "../profiler-store.ts";
 import { StoreError, type CaptureRecord } from "../types.ts";
 import { SELECT_CAPTURE, toCapture, type CaptureRow } from "./rows.ts";

@@ -8,13 +8,13 @@
 
 import { Type, type Static } from "@sinclair/typebox";
 
-export const ENROLL_PATH = "/api/profiler/enroll";
+export const ENROL_PATH = "/api/profiler/enroll";
 export const TENANT_HEADER = "x-runner-tenant";
 
 export const ArtifactClass = Type.Union([Type.Literal("profiler"), Type.Literal("agent")]);
 export type ArtifactClass = Static<typeof ArtifactClass>;
 
-export const EnrollRequest = Type.Object(
+export const EnrolRequest = Type.Object(
   {
     instance_id: Type.String({ minLength: 1, maxLength: 200 }),
     class: ArtifactClass,
@@ -25,11 +25,11 @@ export const EnrollRequest = Type.Object(
   },
   { additionalProperties: false },
 );
-export type EnrollRequest = Static<typeof EnrollRequest>;
+export type EnrolRequest = Static<typeof EnrolRequest>;
 
-export const EnrollResponse = Type.Object({
+export const EnrolResponse = Type.Object({
   instance_id: Type.String(),
   /** true when this identity was already enrolled with the same key (idempotent re-enrolment). */
   already_enrolled: Type.Boolean(),
 });
-export type EnrollResponse = Static<typeof EnrollResponse>;
+export type EnrolResponse = Static<typeof EnrolResponse>;

@@ -1,11 +1,11 @@
 // Enrolment: tells the control plane "this instance id holds this public key", proved by the
 // tenant's bootstrap token. Sent once per boot; the control plane makes it idempotent.
 import { hostname } from "node:os";
-import { ENROLL_PATH, TENANT_HEADER, type EnrollRequest, type EnrollResponse } from "../protocol/enroll.ts";
+import { ENROL_PATH, TENANT_HEADER, type EnrolRequest, type EnrolResponse } from "../protocol/enrol.ts";
 import { RUNNER_VERSION } from "../version.ts";
 
-export interface EnrollParams {
-  enrollUrl: string;
+export interface EnrolParams {
+  enrolUrl: string;
   tenant: string;
   instanceId: string;
   bootstrapToken: string;
@@ -13,7 +13,7 @@ export interface EnrollParams {
   ca?: string[];
 }
 
-export class EnrollError extends Error {
+export class EnrolError extends Error {
   constructor(
     message: string,
     readonly status: number,
@@ -25,14 +25,14 @@ export class EnrollError extends Error {
 }
 
 /** The enrol URL may be the full path or just the control plane's base address. */
-export function enrollEndpoint(enrollUrl: string): string {
-  const url = new URL(enrollUrl);
-  if (url.pathname === "/" || url.pathname === "") url.pathname = ENROLL_PATH;
+export function enrolEndpoint(enrolUrl: string): string {
+  const url = new URL(enrolUrl);
+  if (url.pathname === "/" || url.pathname === "") url.pathname = ENROL_PATH;
   return url.toString();
 }
 
-export async function enroll(p: EnrollParams): Promise<EnrollResponse> {
-  const body: EnrollRequest = {
+export async function enrol(p: EnrolParams): Promise<EnrolResponse> {
+  const body: EnrolRequest = {
     instance_id: p.instanceId,
     class: "profiler",
     public_key: p.publicKeyB64,
@@ -41,7 +41,7 @@ export async function enroll(p: EnrollParams): Promise<EnrollResponse> {
   };
   let res: Response;
   try {
-    res = await fetch(enrollEndpoint(p.enrollUrl), {
+    res = await fetch(enrolEndpoint(p.enrolUrl), {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -53,20 +53,20 @@ export async function enroll(p: EnrollParams): Promise<EnrollResponse> {
       tls: p.ca ? { ca: p.ca } : undefined,
     } as RequestInit);
   } catch (err) {
-    throw new EnrollError(`enrolment at RUNNER_ENROLL_URL failed: ${(err as Error).message}`, 0, true);
+    throw new EnrolError(`enrolment at RUNNER_ENROLL_URL failed: ${(err as Error).message}`, 0, true);
   }
   const text = await res.text();
-  if (res.ok) return JSON.parse(text) as EnrollResponse;
+  if (res.ok) return JSON.parse(text) as EnrolResponse;
   const detail = safeMessage(text);
   switch (res.status) {
     case 403:
-      throw new EnrollError(`enrolment refused (403): the organization "${p.tenant}" has not enabled the Profiler (Settings → Profiler)`, 403, true);
+      throw new EnrolError(`enrolment refused (403): the organization "${p.tenant}" has not enabled the Profiler (Settings → Profiler)`, 403, true);
     case 401:
-      throw new EnrollError("enrolment refused (401): RUNNER_BOOTSTRAP_TOKEN is not a valid bootstrap token of this tenant", 401, false);
+      throw new EnrolError("enrolment refused (401): RUNNER_BOOTSTRAP_TOKEN is not a valid bootstrap token of this tenant", 401, false);
     case 409:
-      throw new EnrollError(`enrolment refused (409): ${detail || "this instance id is enrolled with another key"}`, 409, false);
+      throw new EnrolError(`enrolment refused (409): ${detail || "this instance id is enrolled with another key"}`, 409, false);
     default:
-      throw new EnrollError(`enrolment failed (${res.status}): ${detail}`, res.status, res.status >= 500);
+      throw new EnrolError(`enrolment failed (${res.status}): ${detail}`, res.status, res.status >= 500);
   }
 }
 
