@@ -27,12 +27,31 @@ const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/",
 export const keyPositions = new WeakMap<JsonObject, Map<string, { line: number; column: number }>>();
 
 export function parseStrictJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonValue {
-  let i = 0;
+  return new StrictJsonReader(text, maxDepth).document();
+}
 
+/** One pass over `text`: each grammar rule is a method; `i` is the read position. */
+class StrictJsonReader {
+  private i = 0;
   // Every key's position is taken, in file order: counting lines on from the last position keeps
   // that linear (rescanning from the start made a 1 MiB list of many keys take tens of seconds).
-  const seen = { at: 0, line: 1, lineStart: 0 };
-  function position(at: number): { line: number; column: number } {
+  private readonly seen = { at: 0, line: 1, lineStart: 0 };
+
+  constructor(
+    private readonly text: string,
+    private readonly maxDepth: number,
+  ) {}
+
+  /** The whole text: one value and nothing after it but white space. */
+  document(): JsonValue {
+    const result = this.value(0);
+    this.skipWhitespace();
+    if (this.i < this.text.length) this.fail(`unexpected ${this.describe(this.i)} after the end of the document`);
+    return result;
+  }
+
+  private position(at: number): { line: number; column: number } {
+    const { seen, text } = this;
     if (at < seen.at) Object.assign(seen, { at: 0, line: 1, lineStart: 0 });
     for (let k = seen.at; k < at && k < text.length; k++) {
       if (text.charCodeAt(k) === 10) {
@@ -44,140 +63,142 @@ export function parseStrictJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonVa
     return { line: seen.line, column: at - seen.lineStart + 1 };
   }
 
-  function fail(message: string, at = i): never {
-    const p = position(at);
+  private fail(message: string, at = this.i): never {
+    const p = this.position(at);
     throw new JsonSyntaxError(message, p.line, p.column);
   }
 
-  function describe(at: number): string {
+  private describe(at: number): string {
+    const text = this.text;
     if (at >= text.length) return "end of file";
     const c = text.charCodeAt(at);
     if (c < 0x20 || c === 0x7f) return `control character U+${c.toString(16).padStart(4, "0").toUpperCase()}`;
     return `"${String.fromCodePoint(text.codePointAt(at) ?? c)}"`;
   }
 
-  function skipWhitespace(): void {
-    while (i < text.length) {
-      const c = text.charCodeAt(i);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+  private skipWhitespace(): void {
+    const text = this.text;
+    while (this.i < text.length) {
+      const c = text.charCodeAt(this.i);
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) this.i++;
       else break;
     }
   }
 
-  function value(depth: number): JsonValue {
-    skipWhitespace();
-    const c = text[i];
-    if (c === "{") return object(depth + 1);
-    if (c === "[") return array(depth + 1);
-    if (c === '"') return string();
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return number();
+  private value(depth: number): JsonValue {
+    this.skipWhitespace();
+    const c = this.text[this.i];
+    if (c === "{") return this.object(depth + 1);
+    if (c === "[") return this.array(depth + 1);
+    if (c === '"') return this.string();
+    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.number();
     for (const [word, v] of [["true", true], ["false", false], ["null", null]] as const) {
-      if (text.startsWith(word, i)) {
-        i += word.length;
+      if (this.text.startsWith(word, this.i)) {
+        this.i += word.length;
         return v;
       }
     }
-    if (c === "/") fail("comments are not JSON");
-    return fail(`unexpected ${describe(i)}, expected a value`);
+    if (c === "/") this.fail("comments are not JSON");
+    return this.fail(`unexpected ${this.describe(this.i)}, expected a value`);
   }
 
-  function object(depth: number): JsonObject {
-    if (depth > maxDepth) fail(`nesting deeper than ${maxDepth} levels`);
-    i++; // {
+  private object(depth: number): JsonObject {
+    if (depth > this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth} levels`);
+    this.i++; // {
     const out = Object.create(null) as JsonObject;
     const positions = new Map<string, { line: number; column: number }>();
     keyPositions.set(out, positions);
-    items("}", () => {
-      skipWhitespace();
-      if (text[i] !== '"') fail(`unexpected ${describe(i)}, expected a key in double quotes`);
-      const keyAt = i;
-      const key = string();
-      if (positions.has(key)) fail(`key ${JSON.stringify(key)} appears twice in the same object`, keyAt);
-      positions.set(key, position(keyAt));
-      skipWhitespace();
-      if (text[i] !== ":") fail(`unexpected ${describe(i)}, expected ":"`);
-      i++;
-      out[key] = value(depth);
+    this.items("}", () => {
+      this.skipWhitespace();
+      if (this.text[this.i] !== '"') this.fail(`unexpected ${this.describe(this.i)}, expected a key in double quotes`);
+      const keyAt = this.i;
+      const key = this.string();
+      if (positions.has(key)) this.fail(`key ${JSON.stringify(key)} appears twice in the same object`, keyAt);
+      positions.set(key, this.position(keyAt));
+      this.skipWhitespace();
+      if (this.text[this.i] !== ":") this.fail(`unexpected ${this.describe(this.i)}, expected ":"`);
+      this.i++;
+      out[key] = this.value(depth);
     });
     return out;
   }
 
-  function array(depth: number): JsonValue[] {
-    if (depth > maxDepth) fail(`nesting deeper than ${maxDepth} levels`);
-    i++; // [
+  private array(depth: number): JsonValue[] {
+    if (depth > this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth} levels`);
+    this.i++; // [
     const out: JsonValue[] = [];
-    items("]", () => out.push(value(depth)));
+    this.items("]", () => out.push(this.value(depth)));
     return out;
   }
 
   /** The comma-separated members of an object or array, each read by `item`, through `close`. */
-  function items(close: "}" | "]", item: () => void): void {
-    skipWhitespace();
-    if (text[i] === close) {
-      i++;
+  private items(close: "}" | "]", item: () => void): void {
+    this.skipWhitespace();
+    if (this.text[this.i] === close) {
+      this.i++;
       return;
     }
     for (;;) {
       item();
-      skipWhitespace();
-      if (text[i] === ",") {
-        i++;
-        skipWhitespace();
-        if (text[i] === close) fail(`trailing comma before ${close}`);
+      this.skipWhitespace();
+      if (this.text[this.i] === ",") {
+        this.i++;
+        this.skipWhitespace();
+        if (this.text[this.i] === close) this.fail(`trailing comma before ${close}`);
         continue;
       }
-      if (text[i] === close) {
-        i++;
+      if (this.text[this.i] === close) {
+        this.i++;
         return;
       }
-      fail(`unexpected ${describe(i)}, expected "," or "${close}"`);
+      this.fail(`unexpected ${this.describe(this.i)}, expected "," or "${close}"`);
     }
   }
 
-  function string(): string {
-    const start = i;
-    i++; // opening quote
+  private string(): string {
+    const text = this.text;
+    const start = this.i;
+    this.i++; // opening quote
     let out = "";
-    let chunk = i;
-    while (i < text.length) {
-      const c = text.charCodeAt(i);
+    let chunk = this.i;
+    while (this.i < text.length) {
+      const c = text.charCodeAt(this.i);
       if (c === 0x22) {
-        out += text.slice(chunk, i);
-        i++;
+        out += text.slice(chunk, this.i);
+        this.i++;
         return out;
       }
-      if (c < 0x20) fail(`${describe(i)} inside a string (escape it)`);
+      if (c < 0x20) this.fail(`${this.describe(this.i)} inside a string (escape it)`);
       if (c === 0x5c) {
-        out += text.slice(chunk, i);
-        const e = text[i + 1];
-        if (e !== undefined && e in SIMPLE_ESCAPES) {
-          out += SIMPLE_ESCAPES[e];
-          i += 2;
-        } else if (e === "u") {
-          const hex = text.slice(i + 2, i + 6);
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail("invalid \\u escape");
-          out += String.fromCharCode(parseInt(hex, 16));
-          i += 6;
-        } else {
-          fail(`invalid escape \\${e ?? ""}`);
-        }
-        chunk = i;
+        out += text.slice(chunk, this.i) + this.escape();
+        chunk = this.i;
         continue;
       }
-      i++;
+      this.i++;
     }
-    return fail("unterminated string", start);
+    return this.fail("unterminated string", start);
   }
 
-  function number(): number {
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
-    if (!m) fail("invalid number");
-    i += m[0].length;
+  /** The escape at `i` (a backslash), decoded; `i` moves past it. */
+  private escape(): string {
+    const e = this.text[this.i + 1];
+    if (e !== undefined && e in SIMPLE_ESCAPES) {
+      this.i += 2;
+      return SIMPLE_ESCAPES[e]!;
+    }
+    if (e === "u") {
+      const hex = this.text.slice(this.i + 2, this.i + 6);
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("invalid \\u escape");
+      this.i += 6;
+      return String.fromCharCode(parseInt(hex, 16));
+    }
+    return this.fail(`invalid escape \\${e ?? ""}`);
+  }
+
+  private number(): number {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.i, this.i + 400));
+    if (!m) this.fail("invalid number");
+    this.i += m[0].length;
     return Number(m[0]);
   }
-
-  const result = value(0);
-  skipWhitespace();
-  if (i < text.length) fail(`unexpected ${describe(i)} after the end of the document`);
-  return result;
 }

@@ -1,5 +1,7 @@
-// The in-process dispatcher (one server on SQLite) against a real store file: a request of an org
-// whose Profiler is connected is sent out however many requests of other orgs wait before it.
+// The in-process dispatcher (one server on SQLite) against a real store file: the dispatcher
+// contract shared with the PostgreSQL one (dispatcher-contract.ts), and what only this one must
+// show: a request of an org whose Profiler is connected is sent out however many requests of other
+// orgs wait before it, and a dead database is not mistaken for a request taken meanwhile.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +12,7 @@ import { Dispatcher } from "../../src/server/dispatch/dispatcher.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
 import type { TunnelSession } from "../../src/server/tunnel/listener.ts";
 import { until } from "../helpers/until.ts";
+import { dispatcherContract } from "./dispatcher-contract.ts";
 
 let dir: string;
 let store: SqliteStore;
@@ -23,6 +26,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await store.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+dispatcherContract("sqlite", async () => {
+  const own = mkdtempSync(join(tmpdir(), "runner-dispatcher-contract-"));
+  const s = new SqliteStore(join(own, "runner.db"));
+  return {
+    store: s,
+    cleanup: async () => {
+      await s.close();
+      rmSync(own, { recursive: true, force: true });
+    },
+  };
 });
 
 describe("Dispatcher (SQLite, one server)", () => {

@@ -87,199 +87,224 @@ export const APP_JS = String.raw`
     return data.root;
   }
 
+  // A flame graph figure: its elements and what the reader has done with it (zoom path, view, the
+  // second pane of the side-by-side view, the last pointer position). mount builds it; the stages
+  // below (draw, zoom, tips, keys) each take it.
   function mount(fig, data) {
     tree(data);
-    var panes = fig.querySelector(".flame-panes");
-    var graph = fig.querySelector(".flame-graph");
-    var tip = fig.querySelector(".flame-tip");
-    var search = fig.querySelector(".flame-search");
+    var st = {
+      fig: fig,
+      data: data,
+      panes: fig.querySelector(".flame-panes"),
+      graph: fig.querySelector(".flame-graph"),
+      tip: fig.querySelector(".flame-tip"),
+      search: fig.querySelector(".flame-search"),
+      matchNote: fig.querySelector(".flame-match"),
+      focusPath: [data.root],
+      view: data.mode === "diff" ? "diff" : "after",
+      second: null,
+      lastPointer: null
+    };
     var viewSel = fig.querySelector(".flame-view");
-    var matchNote = fig.querySelector(".flame-match");
-    var focusPath = [data.root];
-    var view = data.mode === "diff" ? "diff" : "after";
-    var second = null;
+    bindGraph(st, st.graph);
+    st.search.addEventListener("input", function () { drawFlame(st, null, null); });
+    if (viewSel) viewSel.addEventListener("change", function () { st.view = viewSel.value; drawFlame(st, null, null); });
+    fig.querySelector(".flame-reset").addEventListener("click", function () { resetZoom(st, false); });
+    drawFlame(st, null, null);
+  }
 
-    function width(n, v) { return v === "diff" ? (n[1] + n[2]) / 2 : v === "before" ? n[2] : n[1]; }
+  function frameWidth(n, v) { return v === "diff" ? (n[1] + n[2]) / 2 : v === "before" ? n[2] : n[1]; }
 
-    function tipText(n, depth) {
-      var c = depth ? data.changes[n[0]] : null;
-      var s = data.scale || {};
-      var t;
-      if (data.mode === "single") {
-        t = n[0] + "\n" + share(n[1]) + " of " + data.axis + " (this path)";
-        if (s.after) t += " · " + absolute(n[1] * s.after.total, s.after);
-        return t;
-      }
-      t = n[0] + "\nbefore " + share(n[2]) + " · after " + share(n[1]) + " of " + data.axis + " (this path)";
-      if (s.before && s.after) t += "\n" + absolute(n[2] * s.before.total, s.before) + " → " + absolute(n[1] * s.after.total, s.after) + " per capture";
-      if (depth && n[1] === 0 && n[2] > 0) t += "\ngone in the new version";
-      if (c) {
-        t += "\nfunction " + (c[6] === "inclusive" ? "total" : "self") + " change " + pct(c[0]) + ", 95% interval [" + pct(c[1]) + ", " + pct(c[2]) + "] — " +
-          (c[3] ? "CHANGED: " + (c[0] >= 0 ? "regression" : "improvement") + " (" + (c[4] || "suspect") + ")" : c[5]);
-        if (c.length > 7) t += "\nadjusted p " + (c[7] < 0.001 ? "< 0.001" : c[7].toFixed(3)) + " · noise floor ±" + (c[8] * 100).toFixed(1) + "%";
-      } else if (depth) t += "\nnot tested (below the testing floor)";
+  // What a frame says on hover, focus and to screen readers.
+  function frameText(data, n, depth) {
+    var c = depth ? data.changes[n[0]] : null;
+    var s = data.scale || {};
+    var t;
+    if (data.mode === "single") {
+      t = n[0] + "\n" + share(n[1]) + " of " + data.axis + " (this path)";
+      if (s.after) t += " · " + absolute(n[1] * s.after.total, s.after);
       return t;
     }
+    t = n[0] + "\nbefore " + share(n[2]) + " · after " + share(n[1]) + " of " + data.axis + " (this path)";
+    if (s.before && s.after) t += "\n" + absolute(n[2] * s.before.total, s.before) + " → " + absolute(n[1] * s.after.total, s.after) + " per capture";
+    if (depth && n[1] === 0 && n[2] > 0) t += "\ngone in the new version";
+    if (c) {
+      t += "\nfunction " + (c[6] === "inclusive" ? "total" : "self") + " change " + pct(c[0]) + ", 95% interval [" + pct(c[1]) + ", " + pct(c[2]) + "] — " +
+        (c[3] ? "CHANGED: " + (c[0] >= 0 ? "regression" : "improvement") + " (" + (c[4] || "suspect") + ")" : c[5]);
+      if (c.length > 7) t += "\nadjusted p " + (c[7] < 0.001 ? "< 0.001" : c[7].toFixed(3)) + " · noise floor ±" + (c[8] * 100).toFixed(1) + "%";
+    } else if (depth) t += "\nnot tested (below the testing floor)";
+    return t;
+  }
 
-    function drawInto(g, v, keep) {
-      g.textContent = "";
-      var els = [];
-      var frag = document.createDocumentFragment();
-      var focus = focusPath[focusPath.length - 1];
-      var scale = width(focus, v) > 0 ? width(focus, v) : 1;
-      var maxDepth = 0;
-      var term = (search.value || "").toLowerCase();
-      var matches = 0;
-      var depth = 0;
-      // Ancestors of the zoomed node, full width, so the way back is visible.
-      for (var i = 0; i < focusPath.length - 1; i++) add(focusPath[i], 0, 1, depth++, true);
-      var todo = [[focus, 0, depth]];
-      while (todo.length) {
-        var t = todo.pop(), n = t[0], w = width(n, v) / scale;
-        if (w < 0.001) continue;
-        add(n, t[1], w, t[2], false);
-        var cx = t[1], next = [];
-        for (var j = 0; j < n[3].length; j++) { next.push([n[3][j], cx, t[2] + 1]); cx += width(n[3][j], v) / scale; }
-        while (next.length) todo.push(next.pop());
+  // One frame's element, placed at x (share of the row), width w, row d.
+  function frameElement(st, n, x, w, d, ancestor, term) {
+    var data = st.data;
+    var el = document.createElement("div");
+    el.className = "fr";
+    el.tabIndex = -1;
+    el.setAttribute("role", "button");
+    el.style.left = (x * 100) + "%";
+    el.style.width = (w * 100) + "%";
+    el.style.top = (d * ROW) + "px";
+    if (data.mode === "diff" && d > 0 && n[1] === 0 && n[2] > 0) el.classList.add("gone");
+    else el.style.background = d === 0 ? "#c8c8c8" : data.mode === "single" ? hue(n[0]) : colour(data.changes[n[0]]);
+    el.textContent = n[0];
+    el.setAttribute("aria-label", frameText(data, n, d).replace(/\n/g, "; "));
+    if (term) el.classList.add(n[0].toLowerCase().indexOf(term) >= 0 ? "match" : "dim");
+    el._node = n; el._depth = d; el._ancestor = ancestor; el._x = x; el._w = w;
+    return el;
+  }
+
+  // Draws one pane (view v) from the zoomed node down; keeps the Tab stop on the kept frame when drawn.
+  function drawGraph(st, g, v, keep) {
+    g.textContent = "";
+    var els = [];
+    var frag = document.createDocumentFragment();
+    var focusPath = st.focusPath;
+    var focus = focusPath[focusPath.length - 1];
+    var scale = frameWidth(focus, v) > 0 ? frameWidth(focus, v) : 1;
+    var maxDepth = 0;
+    var term = (st.search.value || "").toLowerCase();
+    var matches = 0;
+    var depth = 0;
+    function add(n, x, w, d, ancestor) {
+      maxDepth = Math.max(maxDepth, d);
+      var el = frameElement(st, n, x, w, d, ancestor, term);
+      if (el.classList.contains("match")) matches++;
+      els.push(el);
+      frag.appendChild(el);
+    }
+    // Ancestors of the zoomed node, full width, so the way back is visible.
+    for (var i = 0; i < focusPath.length - 1; i++) add(focusPath[i], 0, 1, depth++, true);
+    var todo = [[focus, 0, depth]];
+    while (todo.length) {
+      var t = todo.pop(), n = t[0], w = frameWidth(n, v) / scale;
+      if (w < 0.001) continue;
+      add(n, t[1], w, t[2], false);
+      var cx = t[1], next = [];
+      for (var j = 0; j < n[3].length; j++) { next.push([n[3][j], cx, t[2] + 1]); cx += frameWidth(n[3][j], v) / scale; }
+      while (next.length) todo.push(next.pop());
+    }
+    g.appendChild(frag);
+    g.style.height = ((maxDepth + 1) * ROW) + "px";
+    g._els = els;
+    // One Tab stop per graph: the kept frame, else the zoomed one.
+    var stop = null;
+    for (var k = 0; k < els.length; k++) if (els[k]._node === keep) { stop = els[k]; break; }
+    if (!stop) for (var m = 0; m < els.length; m++) if (els[m]._node === focus) { stop = els[m]; break; }
+    (stop || els[0]).tabIndex = 0;
+    return { matches: matches, stop: stop, term: term };
+  }
+
+  // The side-by-side view has a second pane (after) beside the first (before); other views one.
+  function arrangePanes(st) {
+    var graph = st.graph, axis = st.data.axis;
+    if (st.view === "split") {
+      if (!st.second) {
+        st.second = document.createElement("div");
+        st.second.className = "flame-graph";
+        st.second.id = graph.id + "-after";
+        st.second.setAttribute("role", "group");
+        st.second.setAttribute("aria-label", "After: flame graph of " + axis + "; arrow keys move between frames, Enter zooms");
+        st.panes.appendChild(st.second);
+        bindGraph(st, st.second);
       }
-      function add(n, x, w, d, ancestor) {
-        maxDepth = Math.max(maxDepth, d);
-        var el = document.createElement("div");
-        el.className = "fr";
-        el.tabIndex = -1;
-        el.setAttribute("role", "button");
-        el.style.left = (x * 100) + "%";
-        el.style.width = (w * 100) + "%";
-        el.style.top = (d * ROW) + "px";
-        if (data.mode === "diff" && d > 0 && n[1] === 0 && n[2] > 0) el.classList.add("gone");
-        else el.style.background = d === 0 ? "#c8c8c8" : data.mode === "single" ? hue(n[0]) : colour(data.changes[n[0]]);
-        el.textContent = n[0];
-        el.setAttribute("aria-label", tipText(n, d).replace(/\n/g, "; "));
-        if (term) {
-          if (n[0].toLowerCase().indexOf(term) >= 0) { el.classList.add("match"); matches++; } else el.classList.add("dim");
-        }
-        el._node = n; el._depth = d; el._ancestor = ancestor; el._x = x; el._w = w;
-        els.push(el);
-        frag.appendChild(el);
-      }
-      g.appendChild(frag);
-      g.style.height = ((maxDepth + 1) * ROW) + "px";
-      g._els = els;
-      // One Tab stop per graph: the kept frame, else the zoomed one.
-      var stop = null;
-      for (var k = 0; k < els.length; k++) if (els[k]._node === keep) { stop = els[k]; break; }
-      if (!stop) for (var m = 0; m < els.length; m++) if (els[m]._node === focus) { stop = els[m]; break; }
-      (stop || els[0]).tabIndex = 0;
-      return { matches: matches, stop: stop, term: term };
+      st.panes.classList.add("split");
+      graph.setAttribute("aria-label", "Before: flame graph of " + axis + "; arrow keys move between frames, Enter zooms");
+    } else if (st.second) {
+      st.panes.removeChild(st.second); st.second = null; st.panes.classList.remove("split");
+      graph.setAttribute("aria-label", "Flame graph of " + axis + "; arrow keys move between frames, Enter zooms, Escape resets");
     }
+  }
 
-    function draw(keep, refocus) {
-      if (view === "split") {
-        if (!second) {
-          second = document.createElement("div");
-          second.className = "flame-graph";
-          second.id = graph.id + "-after";
-          second.setAttribute("role", "group");
-          second.setAttribute("aria-label", "After: flame graph of " + data.axis + "; arrow keys move between frames, Enter zooms");
-          panes.appendChild(second);
-          bind(second);
-        }
-        panes.classList.add("split");
-        graph.setAttribute("aria-label", "Before: flame graph of " + data.axis + "; arrow keys move between frames, Enter zooms");
-      } else if (second) {
-        panes.removeChild(second); second = null; panes.classList.remove("split");
-        graph.setAttribute("aria-label", "Flame graph of " + data.axis + "; arrow keys move between frames, Enter zooms, Escape resets");
-      }
-      var a = drawInto(graph, view === "split" ? "before" : view, keep);
-      if (second) drawInto(second, "after", keep);
-      matchNote.textContent = a.term ? a.matches + " matching frame" + (a.matches === 1 ? "" : "s") : "";
-      if (refocus) {
-        var g = refocus._graph && refocus._graph.isConnected ? refocus._graph : graph;
-        var t = g.querySelector(".fr[tabindex='0']");
-        if (t) t.focus();
-      }
+  function drawFlame(st, keep, refocus) {
+    arrangePanes(st);
+    var a = drawGraph(st, st.graph, st.view === "split" ? "before" : st.view, keep);
+    if (st.second) drawGraph(st, st.second, "after", keep);
+    st.matchNote.textContent = a.term ? a.matches + " matching frame" + (a.matches === 1 ? "" : "s") : "";
+    if (refocus) {
+      var g = refocus._graph && refocus._graph.isConnected ? refocus._graph : st.graph;
+      var t = g.querySelector(".fr[tabindex='0']");
+      if (t) t.focus();
     }
+  }
 
-    function pathTo(n) {
-      var path = [];
-      for (var m = n; m; m = m[4]) path.unshift(m);
-      return path.length ? path : [data.root];
+  function pathTo(data, n) {
+    var path = [];
+    for (var m = n; m; m = m[4]) path.unshift(m);
+    return path.length ? path : [data.root];
+  }
+
+  function zoomInto(st, el, byKey) {
+    var n = el._node;
+    if (el._ancestor) st.focusPath = st.focusPath.slice(0, st.focusPath.indexOf(n) + 1);
+    else st.focusPath = pathTo(st.data, n);
+    var g = el.parentNode;
+    drawFlame(st, n, byKey ? { _graph: g } : null);
+    // A tap or click keeps explaining the frame it zoomed into (touch has no hover to bring it back).
+    if (!byKey && g.isConnected) {
+      var again = g.querySelector(".fr[tabindex='0']");
+      if (again && again._node === n) showTip(st, again, st.lastPointer);
     }
+  }
 
-    function zoom(el, byKey) {
-      var n = el._node;
-      if (el._ancestor) focusPath = focusPath.slice(0, focusPath.indexOf(n) + 1);
-      else focusPath = pathTo(n);
-      var g = el.parentNode;
-      draw(n, byKey ? { _graph: g } : null);
-      // A tap or click keeps explaining the frame it zoomed into (touch has no hover to bring it back).
-      if (!byKey && g.isConnected) {
-        var again = g.querySelector(".fr[tabindex='0']");
-        if (again && again._node === n) showTip(again, lastPointer);
-      }
+  function resetZoom(st, byKey) {
+    st.focusPath = [st.data.root];
+    drawFlame(st, st.data.root, byKey ? { _graph: st.graph } : null);
+  }
+
+  function showTip(st, el, ev) {
+    var tip = st.tip;
+    tip.textContent = frameText(st.data, el._node, el._depth);
+    tip.hidden = false;
+    var box = st.fig.getBoundingClientRect();
+    var r = el.getBoundingClientRect();
+    var x = ev && ev.clientX ? ev.clientX - box.left + 12 : r.left - box.left;
+    var y = (ev && ev.clientY ? ev.clientY : r.bottom) - box.top + 12;
+    tip.style.left = Math.max(0, Math.min(x, box.width - 300)) + "px";
+    tip.style.top = y + "px";
+  }
+
+  // Arrow keys: up to the caller, down to the first callee, left/right to neighbours on the row.
+  function neighbour(el, key) {
+    var els = el.parentNode._els || [];
+    var best = null;
+    var eps = 1e-9;
+    for (var i = 0; i < els.length; i++) {
+      var o = els[i];
+      if (o === el) continue;
+      if (key === "ArrowLeft" && o._depth === el._depth && o._x < el._x - eps && (!best || o._x > best._x)) best = o;
+      if (key === "ArrowRight" && o._depth === el._depth && o._x > el._x + eps && (!best || o._x < best._x)) best = o;
+      if (key === "ArrowUp" && o._depth === el._depth - 1 && o._x <= el._x + eps && o._x + o._w >= el._x + el._w - 1e-6) best = o;
+      if (key === "ArrowDown" && o._depth === el._depth + 1 && o._x >= el._x - eps && o._x < el._x + el._w && (!best || o._x < best._x)) best = o;
     }
-    var lastPointer = null;
+    if (key === "Home") best = els[0];
+    return best;
+  }
 
-    function reset(byKey) {
-      focusPath = [data.root];
-      draw(data.root, byKey ? { _graph: graph } : null);
+  function onGraphKey(st, ev) {
+    var t = ev.target;
+    if (!t._node) return;
+    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); zoomInto(st, t, true); return; }
+    if (ev.key === "Escape") { ev.preventDefault(); resetZoom(st, true); return; }
+    if (/^Arrow|^Home$/.test(ev.key)) {
+      var n = neighbour(t, ev.key);
+      ev.preventDefault();
+      if (!n) return;
+      t.tabIndex = -1; n.tabIndex = 0; n.focus();
     }
+  }
 
-    function showTip(el, ev) {
-      tip.textContent = tipText(el._node, el._depth);
-      tip.hidden = false;
-      var box = fig.getBoundingClientRect();
-      var r = el.getBoundingClientRect();
-      var x = ev && ev.clientX ? ev.clientX - box.left + 12 : r.left - box.left;
-      var y = (ev && ev.clientY ? ev.clientY : r.bottom) - box.top + 12;
-      tip.style.left = Math.max(0, Math.min(x, box.width - 300)) + "px";
-      tip.style.top = y + "px";
-    }
-
-    // Arrow keys: up to the caller, down to the first callee, left/right to neighbours on the row.
-    function neighbour(el, key) {
-      var els = el.parentNode._els || [];
-      var best = null;
-      var eps = 1e-9;
-      for (var i = 0; i < els.length; i++) {
-        var o = els[i];
-        if (o === el) continue;
-        if (key === "ArrowLeft" && o._depth === el._depth && o._x < el._x - eps && (!best || o._x > best._x)) best = o;
-        if (key === "ArrowRight" && o._depth === el._depth && o._x > el._x + eps && (!best || o._x < best._x)) best = o;
-        if (key === "ArrowUp" && o._depth === el._depth - 1 && o._x <= el._x + eps && o._x + o._w >= el._x + el._w - 1e-6) best = o;
-        if (key === "ArrowDown" && o._depth === el._depth + 1 && o._x >= el._x - eps && o._x < el._x + el._w && (!best || o._x < best._x)) best = o;
-      }
-      if (key === "Home") best = els[0];
-      return best;
-    }
-
-    function bind(g) {
-      g.addEventListener("mousemove", function (ev) { if (ev.target._node) showTip(ev.target, ev); });
-      g.addEventListener("mouseleave", function () { tip.hidden = true; });
-      g.addEventListener("focusin", function (ev) { if (ev.target._node) showTip(ev.target, null); });
-      g.addEventListener("focusout", function (ev) { if (!ev.relatedTarget || !g.contains(ev.relatedTarget)) { if (ev.target.isConnected) tip.hidden = true; } });
-      // Touch has no hover: a tap shows the frame's text (kept while the graph zooms into it).
-      g.addEventListener("pointerdown", function (ev) { lastPointer = { clientX: ev.clientX, clientY: ev.clientY }; if (ev.pointerType !== "mouse" && ev.target._node) showTip(ev.target, ev); });
-      g.addEventListener("click", function (ev) { if (ev.target._node) zoom(ev.target, false); });
-      g.addEventListener("keydown", function (ev) {
-        var t = ev.target;
-        if (!t._node) return;
-        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); zoom(t, true); return; }
-        if (ev.key === "Escape") { ev.preventDefault(); reset(true); return; }
-        if (/^Arrow|^Home$/.test(ev.key)) {
-          var n = neighbour(t, ev.key);
-          ev.preventDefault();
-          if (!n) return;
-          t.tabIndex = -1; n.tabIndex = 0; n.focus();
-        }
-      });
-    }
-
-    bind(graph);
-    search.addEventListener("input", function () { draw(null, null); });
-    if (viewSel) viewSel.addEventListener("change", function () { view = viewSel.value; draw(null, null); });
-    fig.querySelector(".flame-reset").addEventListener("click", function () { reset(false); });
-    draw(null, null);
+  function bindGraph(st, g) {
+    var tip = st.tip;
+    g.addEventListener("mousemove", function (ev) { if (ev.target._node) showTip(st, ev.target, ev); });
+    g.addEventListener("mouseleave", function () { tip.hidden = true; });
+    g.addEventListener("focusin", function (ev) { if (ev.target._node) showTip(st, ev.target, null); });
+    g.addEventListener("focusout", function (ev) { if (!ev.relatedTarget || !g.contains(ev.relatedTarget)) { if (ev.target.isConnected) tip.hidden = true; } });
+    // Touch has no hover: a tap shows the frame's text (kept while the graph zooms into it).
+    g.addEventListener("pointerdown", function (ev) { st.lastPointer = { clientX: ev.clientX, clientY: ev.clientY }; if (ev.pointerType !== "mouse" && ev.target._node) showTip(st, ev.target, ev); });
+    g.addEventListener("click", function (ev) { if (ev.target._node) zoomInto(st, ev.target, false); });
+    g.addEventListener("keydown", function (ev) { onGraphKey(st, ev); });
   }
 
   // The sandwich of one function: callers merged upwards (inverted) and callees merged downwards.
