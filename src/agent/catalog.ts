@@ -41,6 +41,12 @@ export interface Operation<H = unknown, S extends TSchema = TSchema> {
   args: S;
   /** Arguments that make a valid call; shown by `agent catalog --json` and used in tests. */
   example: Static<S>;
+  /**
+   * Checks of configuration and arguments that need no credential (a variable the operation
+   * depends on, the read-only SQL guard). Enforcement runs it before the connector is opened, so
+   * a broken credential can never hide an explicit configuration error.
+   */
+  preflight?(args: Static<S>, ctx: AgentContext): void;
   run(handle: H, args: Static<S>, ctx: AgentContext): Promise<unknown>;
 }
 

@@ -7,7 +7,9 @@ import { AgentError } from "./errors.ts";
 //   1. the operation must be in the catalog — checked on the name alone, before the arguments are
 //      parsed or validated and before any connector code (client construction, credential reads);
 //   2. the arguments must satisfy the operation's schema;
-//   3. the connector must be configured; only then is it opened and the operation run.
+//   3. the connector must be configured, and the operation's own configuration and argument checks
+//      (preflight) must pass; only then is the connector opened (credentials fetched) and the
+//      operation run. Configuration errors therefore come before any credential error.
 
 /** Raw arguments may still be unparsed JSON text: parsing them is part of step 2, not step 1. */
 export type RawArgs = string | unknown;
@@ -29,6 +31,7 @@ export async function enforceAndRun(catalog: Catalog, name: string, rawArgs: Raw
   if (why) throw new AgentError("not_configured", `${connector.name} is not configured: ${why}`);
   const started = performance.now();
   try {
+    operation.preflight?.(args, ctx);
     const handle = await connector.open(ctx);
     const result = await operation.run(handle, args, ctx);
     ctx.log.info({ op: name, connector: connector.name, ms: Math.round(performance.now() - started) }, "operation done");

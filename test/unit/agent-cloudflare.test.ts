@@ -1,5 +1,6 @@
 // Cloudflare against a local fake of scoped API tokens: Zone:Read and DNS:Read named precisely,
-// and a token wider than RUNNER_CLOUDFLARE_ZONES flagged (scope to the needed zones). GETs only.
+// and a token wider than the zones it is used for (RUNNER_CLOUDFLARE_ZONES) reported as needing
+// action, as is a token whose scope cannot be judged because that variable is unset. GETs only.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import pino from "pino";
 import { Catalog } from "../../src/agent/catalog.ts";
@@ -9,6 +10,7 @@ import { enforceAndRun } from "../../src/agent/enforce.ts";
 import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type CloudflareToken, startCloudflareFake, ZONES } from "../fixtures/fakes/cloudflare.ts";
+import { agentHealth } from "../helpers/runner-agent.ts";
 
 const TOKEN = "cf_fake_api_token_0000000000000000000";
 const FULL: CloudflareToken = { perms: ["Zone:Read", "DNS:Read"], zones: ["octo.example"] };
@@ -47,11 +49,11 @@ describe("Cloudflare", () => {
   });
 
   test("health checks the token's zones against RUNNER_CLOUDFLARE_ZONES: missing and wider than needed", async () => {
-    expect((await runHealth(catalog, ctx({ RUNNER_CLOUDFLARE_ZONES: "octo.example" })))[0]).toMatchObject({ status: "ok", detail: "Zone:Read + DNS:Read on octo.example" });
+    expect((await runHealth(catalog, ctx({ RUNNER_CLOUDFLARE_ZONES: "octo.example" })))[0]).toMatchObject({ status: "ok", detail: "Zone:Read + DNS:Read on octo.example, exactly the zones of RUNNER_CLOUDFLARE_ZONES" });
     expect((await runHealth(catalog, ctx({ RUNNER_CLOUDFLARE_ZONES: "octo.example,octo-status.example" })))[0]).toMatchObject({ status: "error", missing: ["Zone:Read on octo-status.example"] });
     fake.state.zones = ZONES.map((z) => z.name); // an account-wide token
     const [wide] = await runHealth(catalog, ctx({ RUNNER_CLOUDFLARE_ZONES: "octo.example" }));
-    expect(wide!.status).toBe("ok");
+    expect(wide!.status).toBe("error");
     expect(wide!.detail).toContain("also sees octo-status.example");
     expect(wide!.fix).toContain("scope to needed zones");
   });
@@ -60,5 +62,39 @@ describe("Cloudflare", () => {
     const [h] = await runHealth(catalog, ctx({ CLOUDFLARE_API_TOKEN: "cf_bogus_token_00000000" }));
     expect(h!.detail).toContain("CLOUDFLARE_API_TOKEN is invalid");
     expect(JSON.stringify(h)).not.toContain("cf_bogus");
+  });
+});
+
+// The compiled `runner agent health`, as a user runs it.
+describe("Cloudflare zone scoping (dist/runner)", () => {
+  const env = (extra: Record<string, string> = {}) => ({ CLOUDFLARE_API_TOKEN: TOKEN, RUNNER_CLOUDFLARE_URL: fake.url, ...extra });
+
+  test("an account-wide token used for one zone needs action (exit 1), naming the extra zone and the fix", async () => {
+    fake.state.zones = ZONES.map((z) => z.name); // "All zones from an account"
+    const h = await agentHealth(env({ RUNNER_CLOUDFLARE_ZONES: "octo.example" }));
+    expect(h.code).toBe(1);
+    const row = h.of("cloudflare");
+    expect(row.status).toBe("error");
+    expect(row.detail).toContain("wider than the zones it is used for: it also sees octo-status.example");
+    expect(row.fix).toBe("narrow the token's Zone Resources to octo.example (scope to needed zones, not the whole account)");
+  });
+
+  test("without RUNNER_CLOUDFLARE_ZONES the scope cannot be judged: needs action, and says how to find the zones in use", async () => {
+    fake.state.zones = ZONES.map((z) => z.name);
+    const h = await agentHealth(env());
+    expect(h.code).toBe(1);
+    const row = h.of("cloudflare");
+    expect(row.status).toBe("error");
+    expect(row.detail).toContain("RUNNER_CLOUDFLARE_ZONES is not set");
+    expect(row.detail).toContain("it sees octo.example, octo-status.example");
+    expect(row.detail).toContain("the zones in use are the registered domains of the hostnames your services are reached at");
+    expect(row.detail).toContain("runner agent run cloudflare.zones.list");
+    expect(JSON.stringify(h.rows)).not.toContain(TOKEN);
+  });
+
+  test("a token scoped to exactly the zones in use passes (exit 0)", async () => {
+    const h = await agentHealth(env({ RUNNER_CLOUDFLARE_ZONES: "octo.example" }));
+    expect(h.code).toBe(0);
+    expect(h.of("cloudflare").status).toBe("ok");
   });
 });

@@ -1,5 +1,6 @@
-// Datadog connector against a local multi-site fake: the API key only at /api/v1/validate in
-// health, application-key scopes per operation, and the wrong-regional-site 403 diagnosed as
+// Datadog connector against a local multi-site fake: which key each request carries (validate:
+// the API key alone, from health only; every operation: both keys, as Datadog requires),
+// application-key scopes per operation, and the wrong-regional-site 403 diagnosed by health as
 // the site, before any scope is blamed.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import pino from "pino";
@@ -10,6 +11,7 @@ import { enforceAndRun } from "../../src/agent/enforce.ts";
 import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type DatadogFake, startDatadogFake } from "../fixtures/fakes/datadog.ts";
+import { agentFailure, agentHealth, runnerAgent } from "../helpers/runner-agent.ts";
 
 const API_KEY = "ddapi0123456789abcdef0123456789ab";
 const APP_KEY = "ddapp0123456789abcdef0123456789abcdef0123";
@@ -57,10 +59,10 @@ describe("Datadog", () => {
 
   test("wrong site is diagnosed before scopes, even when a scope is also missing", async () => {
     fake.options.scopes = ALL.filter((s) => s !== "monitors_read");
-    const e = await refusal(enforceAndRun(catalog, "datadog.monitors.list", {}, ctx(env({ RUNNER_DATADOG_SITE: "us5.datadoghq.com" }))));
-    expect(e.code).toBe("misconfigured");
-    expect(e.message).toContain("RUNNER_DATADOG_SITE=datadoghq.eu");
-    expect(e.message).not.toContain("lacks scope");
+    const [h] = await runHealth(catalog, ctx(env({ RUNNER_DATADOG_SITE: "us5.datadoghq.com" })));
+    expect(h!.status).toBe("error");
+    expect(h!.detail).toContain("Set RUNNER_DATADOG_SITE=datadoghq.eu");
+    expect(h!.detail).not.toContain("lacks scope");
   });
 
   test("on the right site, a missing scope names the scope of that operation", async () => {
@@ -103,5 +105,51 @@ describe("Datadog", () => {
     const e = await refusal(enforceAndRun(catalog, "datadog.monitors.list", {}, ctx(env({ DATADOG_APP_KEY: undefined }))));
     expect(e.code).toBe("not_configured");
     expect(e.message).toContain("DATADOG_APP_KEY");
+  });
+});
+
+// The compiled `runner agent`, every request observed with the headers it carried.
+describe("Datadog: which credential each request carries (dist/runner)", () => {
+  const agentEnv = (over: Record<string, string | undefined> = {}) => ({ RUNNER_DATADOG_SITE: "datadoghq.eu", DATADOG_API_KEY: API_KEY, DATADOG_APP_KEY: APP_KEY, RUNNER_DATADOG_URL_TEMPLATE: fake.template, ...over });
+  const shapes = () => fake.requests.map((r) => ({ path: r.path, api: r.apiKey === API_KEY, app: r.appKey === APP_KEY, other: r.apiKey !== null && r.apiKey !== API_KEY }));
+
+  test("health: /api/v1/validate with the API key alone, then the monitors read with both keys", async () => {
+    const h = await agentHealth(agentEnv());
+    expect(h.code).toBe(0);
+    expect(shapes()).toEqual([
+      { path: "/api/v1/validate", api: true, app: false, other: false },
+      { path: "/api/v1/monitor", api: true, app: true, other: false },
+    ]);
+  });
+
+  test("every operation: both keys on its one request, and no validate", async () => {
+    for (const o of catalog.operations()) {
+      fake.requests.length = 0;
+      const r = await runnerAgent(["run", o.name, "--args", JSON.stringify(o.example)], agentEnv());
+      expect(r.code).toBe(0);
+      expect(fake.requests.map((q) => ({ site: q.site, path: q.path, apiKey: q.apiKey, appKey: q.appKey }))).toEqual([
+        { site: "datadoghq.eu", path: fake.requests[0]!.path, apiKey: API_KEY, appKey: APP_KEY },
+      ]);
+      expect(fake.requests[0]!.path).not.toBe("/api/v1/validate");
+    }
+  });
+
+  test("a refused operation does not call validate nor send the keys to other sites; it names the scope and points at health for the site", async () => {
+    fake.options.scopes = ALL.filter((s) => s !== "monitors_read");
+    const r = await runnerAgent(["run", "datadog.monitors.list", "--args", "{}"], agentEnv());
+    expect(r.code).toBe(1);
+    const f = agentFailure(r);
+    expect(f.code).toBe("permission");
+    expect(f.message).toContain("lacks scope monitors_read");
+    expect(f.message).toContain("`runner agent health` checks the site first");
+    expect(r.stderr).not.toContain(API_KEY);
+    expect(fake.requests.map((q) => `${q.site}${q.path}`)).toEqual(["datadoghq.eu/api/v1/monitor"]);
+  });
+
+  test("on the wrong site, only health looks for the right one, with the API key alone", async () => {
+    const h = await agentHealth(agentEnv({ RUNNER_DATADOG_SITE: "datadoghq.com" }));
+    expect(h.code).toBe(1);
+    expect(h.of("datadog").detail).toContain("Set RUNNER_DATADOG_SITE=datadoghq.eu");
+    expect(fake.requests.every((q) => q.path === "/api/v1/validate" && q.apiKey === API_KEY && q.appKey === null)).toBe(true);
   });
 });

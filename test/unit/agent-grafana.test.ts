@@ -10,6 +10,7 @@ import { enforceAndRun } from "../../src/agent/enforce.ts";
 import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type GrafanaFake, startGrafanaFake, SYNTHETICS_SCOPE } from "../fixtures/fakes/grafana.ts";
+import { agentFailure, agentHealth, runnerAgent } from "../helpers/runner-agent.ts";
 
 const TOKEN = "glc_fakeaccesspolicytoken0123456789";
 const ALL = ["metrics:read", "logs:read", "traces:read", "alerts:read", "rules:read", "stacks:read", "stack-dashboards:read", SYNTHETICS_SCOPE];
@@ -91,5 +92,47 @@ describe("Grafana stack", () => {
     const [h] = await runHealth(catalog, ctx({ ...fake.env(), GRAFANA_CLOUD_TOKEN: "glc_wrongtoken000000000000" }));
     expect(h!.status).toBe("error");
     expect(h!.detail).not.toContain("glc_wrongtoken");
+  });
+});
+
+// The compiled `runner agent`: a revoked token is the token, never a scope.
+describe("Grafana stack: a revoked token (dist/runner)", () => {
+  const REVOKED = "glc_revokedaccesspolicytoken00000000";
+
+  test("an operation of an optional scope names the token, not the scope", async () => {
+    const r = await runnerAgent(["run", "grafana.logs.query", "--args", JSON.stringify({ query: '{a="b"}' })], { ...fake.env(), GRAFANA_CLOUD_TOKEN: REVOKED });
+    expect(r.code).toBe(1);
+    const f = agentFailure(r);
+    expect(f.code).toBe("permission");
+    expect(f.message).toContain('refused (401, "authentication error: invalid token"): GRAFANA_CLOUD_TOKEN is invalid, expired or revoked');
+    expect(f.message).not.toContain("logs:read");
+    expect(f.message).not.toContain("optional scope");
+    expect(r.stderr).not.toContain(REVOKED);
+  });
+
+  test("a metrics operation and health name the token, not metrics:read", async () => {
+    const r = await runnerAgent(["run", "grafana.metrics.query", "--args", JSON.stringify({ query: "up" })], { ...fake.env(), GRAFANA_CLOUD_TOKEN: REVOKED });
+    expect(agentFailure(r).message).toContain("GRAFANA_CLOUD_TOKEN is invalid, expired or revoked");
+    expect(agentFailure(r).message).not.toContain("metrics:read");
+    const h = await agentHealth({ ...fake.env(), GRAFANA_CLOUD_TOKEN: REVOKED });
+    expect(h.code).toBe(1);
+    expect(h.of("grafana").detail).toContain("GRAFANA_CLOUD_TOKEN is invalid, expired or revoked");
+    expect(h.of("grafana").missing).toBeUndefined();
+    expect(h.of("grafana").fix).toBe("create a new access policy token and set GRAFANA_CLOUD_TOKEN");
+  });
+
+  test("a valid token missing a scope is still reported as that scope", async () => {
+    fake.options.scopes = ["metrics:read"];
+    const r = await runnerAgent(["run", "grafana.logs.query", "--args", JSON.stringify({ query: '{a="b"}' })], fake.env());
+    expect(agentFailure(r).message).toContain("lacks the optional scope logs:read");
+  });
+
+  test("an unconfigured backend is reported before the token is fetched from the secret store", async () => {
+    // The secret store points at nothing reachable: had the token been fetched first, that
+    // failure would hide the missing variable.
+    const env = { ...fake.env(), GRAFANA_CLOUD_TOKEN: undefined, RUNNER_GRAFANA_LOKI_URL: undefined, RUNNER_SECRET_STORE_MODE: "aws-secrets-manager", RUNNER_SECRET_PREFIX: "runner/", RUNNER_AWS_ENDPOINT_URL: "http://127.0.0.1:9", AWS_ACCESS_KEY_ID: "AKIAFAKE000000000000", AWS_SECRET_ACCESS_KEY: "fake-secret-0000000000", AWS_EC2_METADATA_DISABLED: "true" };
+    const f = agentFailure(await runnerAgent(["run", "grafana.logs.query", "--args", JSON.stringify({ query: '{a="b"}' })], env));
+    expect(f.code).toBe("not_configured");
+    expect(f.message).toContain("grafana.logs.query needs RUNNER_GRAFANA_LOKI_URL");
   });
 });

@@ -6,10 +6,12 @@ import { httpJson, type HttpResult, urlOf } from "./http.ts";
 import { limit, obj, optStr, type RestRequest, type RestSpec, restOperations, seg } from "./rest-op.ts";
 
 // Cloudflare (edge/DNS platform): CLOUDFLARE_API_TOKEN with Zone:Read and DNS:Read, scoped to the
-// zones that are needed, not the whole account. RUNNER_CLOUDFLARE_ZONES (optional, comma-separated
-// zone names) is the set the token should see: health flags a token that sees more (wider than
-// needed) or fewer (Zone:Read missing on them). RUNNER_CLOUDFLARE_URL (default
-// https://api.cloudflare.com/client/v4) for proxies and tests.
+// zones that are needed, not the whole account. RUNNER_CLOUDFLARE_ZONES (comma-separated zone
+// names) is the set the token is used for: health needs it, and reports as needing action a token
+// that sees more zones (wider than needed), fewer (Zone:Read missing on them), or — when the
+// variable is unset — a token whose scope cannot be judged, with how to find the zones in use.
+// Operations work without it. RUNNER_CLOUDFLARE_URL (default https://api.cloudflare.com/client/v4)
+// for proxies and tests.
 
 const ZONE_READ = "Zone:Read";
 const DNS_READ = "DNS:Read";
@@ -48,12 +50,28 @@ async function call(h: CloudflareHandle, s: RestSpec, req: RestRequest): Promise
   throw refusal(s.name, s.needs, res);
 }
 
+// How a person finds the zones the Agent is used for: the registered domain of each hostname the
+// services are reached at is a zone (api.shop.example → shop.example).
+const FIND_ZONES =
+  "the zones in use are the registered domains of the hostnames your services are reached at (api.shop.example is in zone shop.example); " +
+  "`runner agent run cloudflare.zones.list` lists every zone the token can see, and `runner agent run cloudflare.dns.records --args '{\"zoneId\":\"…\"}'` shows which of them hold your records";
+
+/** Every zone the token can see, all pages (Cloudflare pages /zones at most 50 per page). */
+async function visibleZones(h: CloudflareHandle): Promise<{ id: string; name: string }[]> {
+  const seen: { id: string; name: string }[] = [];
+  for (let page = 1; ; page++) {
+    const z = await get(h, { path: "/zones", query: { per_page: 50, page } });
+    if (z.status !== 200) throw refusal("cloudflare health (zones)", [ZONE_READ], z);
+    seen.push(...((z.body?.result ?? []) as { id: string; name: string }[]).map(({ id, name }) => ({ id, name })));
+    const pages = Number(z.body?.result_info?.total_pages ?? 1);
+    if (page >= pages || page >= 200) return seen;
+  }
+}
+
 async function health(h: CloudflareHandle) {
   const v = await get(h, { path: "/user/tokens/verify" });
   if (v.status !== 200 || v.body?.result?.status !== "active") throw refusal("cloudflare health (verify)", [], v.status === 200 ? { ...v, status: 401 } : v);
-  const z = await get(h, { path: "/zones", query: { per_page: 50 } });
-  if (z.status !== 200) throw refusal("cloudflare health (zones)", [ZONE_READ], z);
-  const seen: { id: string; name: string }[] = z.body?.result ?? [];
+  const seen = await visibleZones(h);
   if (!seen.length) throw new AgentError("permission", "the token sees no zone: it lacks Zone:Read, or its zone resources include no zone", { missing: [ZONE_READ], fix: "edit the token: Zone:Read + DNS:Read, Zone Resources = the zones needed" });
   const names = seen.map((s) => s.name);
   const notVisible = h.zones.filter((n) => !names.includes(n));
@@ -62,11 +80,26 @@ async function health(h: CloudflareHandle) {
     const d = await get(h, { path: `/zones/${seg(zone.id)}/dns_records`, query: { per_page: 1 } });
     if (d.status !== 200) throw new AgentError("permission", `the token lacks DNS:Read on ${zone.name}`, { missing: [`${DNS_READ} on ${zone.name}`], fix: "edit the token: add DNS:Read for these zones" });
   }
-  const extra = h.zones.length ? names.filter((n) => !h.zones.includes(n)) : [];
-  if (extra.length) {
-    return { status: "ok" as const, detail: `Zone:Read + DNS:Read ok; the token also sees ${extra.join(", ")}, outside RUNNER_CLOUDFLARE_ZONES`, fix: `narrow the token's Zone Resources to ${h.zones.join(", ")} (scope to needed zones, not the whole account)` };
+  // The token's scope can only be judged against the zones it is used for. Without them, a token
+  // that covers every zone of the account (including zones added later) would pass unnoticed.
+  if (!h.zones.length) {
+    throw new AgentError(
+      "misconfigured",
+      `RUNNER_CLOUDFLARE_ZONES is not set, so the token's scope cannot be checked: it sees ${names.join(", ")}; a token wider than the zones it is used for must be narrowed. To find the zones in use: ${FIND_ZONES}`,
+      { fix: `set RUNNER_CLOUDFLARE_ZONES to the zones in use, and narrow the token's Zone Resources to them (${FIND_ZONES})` },
+    );
   }
-  return { status: "ok" as const, detail: `Zone:Read + DNS:Read on ${names.join(", ")}${h.zones.length ? "" : " (set RUNNER_CLOUDFLARE_ZONES to check the token is not wider than needed)"}` };
+  const extra = names.filter((n) => !h.zones.includes(n));
+  if (extra.length) {
+    // Wider than needed is a finding to act on, not a note: the reference says scope to the
+    // needed zones, not the whole account.
+    throw new AgentError(
+      "permission",
+      `the token is wider than the zones it is used for: it also sees ${extra.join(", ")}, outside RUNNER_CLOUDFLARE_ZONES (${h.zones.join(", ")}); scope it to the needed zones, not the whole account. If one of them is in use too, add it to RUNNER_CLOUDFLARE_ZONES (${FIND_ZONES})`,
+      { fix: `narrow the token's Zone Resources to ${h.zones.join(", ")} (scope to needed zones, not the whole account)` },
+    );
+  }
+  return { status: "ok" as const, detail: `Zone:Read + DNS:Read on ${names.join(", ")}, exactly the zones of RUNNER_CLOUDFLARE_ZONES` };
 }
 
 export const cloudflareConnector: Connector<CloudflareHandle> = {

@@ -5,10 +5,20 @@ import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
 
-// Datadog (metrics/logs platform A). The API key has no scopes and is used only at
-// /api/v1/validate in the health check; operations use the application key, whose scopes are
-// per operation. A valid key answers 403 when the organization lives on another regional site:
-// that is checked before any scope is blamed.
+// Datadog (metrics/logs platform A). Which request carries which key, decided with Datadog's API
+// reference in hand (every read endpoint used here lists both apiKeyAuth and appKeyAuth; the
+// validate endpoint lists apiKeyAuth alone):
+//   GET /api/v1/validate          DD-API-KEY only. Called by the health check and nowhere else:
+//                                 once on the configured site and, when that answers 403, on each
+//                                 other regional site to find the organization's one.
+//   every operation's request     DD-API-KEY + DD-APPLICATION-KEY. Datadog refuses a read without
+//                                 the API key, so it cannot be kept to validate; it carries no
+//                                 scope and grants nothing by itself. The application key's scopes
+//                                 decide what the request may read.
+// A valid key answers 403 when the organization lives on another regional site; health checks
+// that before any scope is blamed. An operation refused with 403 does not probe other sites (that
+// would send the API key to validate outside health): its error names the scope and says that
+// health tells a wrong site apart.
 //
 // RUNNER_DATADOG_SITE (default datadoghq.com); DATADOG_API_KEY, DATADOG_APP_KEY (secrets);
 // RUNNER_DATADOG_URL_TEMPLATE (default https://api.{site}) for proxies and tests.
@@ -28,10 +38,8 @@ async function validate(h: DatadogHandle, site: string): Promise<HttpResult> {
   return httpJson(urlOf(baseFor(h, site), "/api/v1/validate"), { headers: { "DD-API-KEY": h.apiKey }, timeoutMs: 10_000 });
 }
 
-/** On a 403 from the configured site: is the key valid on another site? Checked before scopes. */
+/** Health only: validate answered 403 on the configured site; is the key valid on another site? */
 async function wrongSite(h: DatadogHandle): Promise<AgentError | undefined> {
-  const here = await validate(h, h.site);
-  if (here.status === 200) return undefined;
   for (const site of DATADOG_SITES.filter((s) => s !== h.site)) {
     const there = await validate(h, site);
     if (there.status === 200 && there.body?.valid === true) {
@@ -50,18 +58,18 @@ async function call(h: DatadogHandle, opName: string, scopes: string[], path: st
   const res = await httpJson(urlOf(baseFor(h, h.site), path, init.query), {
     method: init.method,
     json: init.json,
+    // Both keys: Datadog requires the API key on every read, next to the application key.
     headers: { "DD-API-KEY": h.apiKey, "DD-APPLICATION-KEY": h.appKey },
   });
   if (res.status >= 200 && res.status < 300) return res.body;
   if (res.status === 403) {
-    const site = await wrongSite(h);
-    if (site) throw site;
+    const site = `Datadog answers the same 403 when RUNNER_DATADOG_SITE (${h.site}) is not the organization's site: \`runner agent health\` checks the site first`;
     throw new AgentError(
       "permission",
       scopes.length
-        ? `${opName} was refused (403): the application key lacks scope ${scopes.join(" + ")}; add it to the key's scopes`
-        : `${opName} was refused (403): the application key cannot read metrics; use a standard application key`,
-      scopes.length ? { missing: scopes, fix: `add scope ${scopes.join(" + ")} to the application key` } : { fix: "use a standard application key" },
+        ? `${opName} was refused (403): the application key lacks scope ${scopes.join(" + ")}; add it to the key's scopes. ${site}`
+        : `${opName} was refused (403): the application key cannot read metrics; use a standard application key. ${site}`,
+      scopes.length ? { missing: scopes, fix: `add scope ${scopes.join(" + ")} to the application key (after \`runner agent health\` confirms the site)` } : { fix: "use a standard application key (after `runner agent health` confirms the site)" },
     );
   }
   if (res.status === 401) throw new AgentError("permission", `${opName} was refused (401): the API key or application key is invalid or revoked`);
@@ -120,12 +128,12 @@ export const datadogConnector: Connector<DatadogHandle> = {
     return { site, template: ctx.env.RUNNER_DATADOG_URL_TEMPLATE || "https://api.{site}", apiKey, appKey: await ctx.secrets.get("DATADOG_APP_KEY") };
   },
   async health(h) {
-    // The API key is used here and only here.
+    // The only caller of /api/v1/validate, with the API key alone.
     const res = await validate(h, h.site);
     if (res.status === 403) throw (await wrongSite(h)) ?? new AgentError("permission", "Datadog validate answered 403");
     if (res.status !== 200 || res.body?.valid !== true) throw new AgentError("permission", `Datadog rejected the API key on ${h.site} (${res.status})`);
     if (!h.appKey) return { status: "ok", detail: `API key valid on ${h.site}; no DATADOG_APP_KEY, so no operation can run` };
-    // monitors_read is the one always-required scope.
+    // monitors_read is the one always-required scope; this read carries both keys, as operations do.
     await call(h, "datadog.monitors.list", ["monitors_read"], "/api/v1/monitor", { query: { page_size: 1 } });
     return { status: "ok", detail: `API key valid on ${h.site}; application key reads monitors` };
   },

@@ -4,10 +4,14 @@ import type { AgentContext, Env } from "../context.ts";
 import { AgentError } from "../errors.ts";
 import { type GcpIdentity, GCP_CRED_MODES, gcpIdentity } from "./gcp/auth.ts";
 import { httpJson, urlOf } from "./http.ts";
-import { obj, optStr, str } from "./rest-op.ts";
+import { obj, optStr, seg, str } from "./rest-op.ts";
 
 // Google Cloud (cloud B): project roles from policies/gcp/runner-roles.json, each operation
-// naming the one role it needs. RUNNER_GCP_PROJECT is the project; the cost operation reads the
+// naming the one role it needs. roles/viewer is used for the nine services the reference says it
+// enables, one list read each, all over REST with the token from gcp/auth.ts (no client
+// libraries: a GET per service does not need them): compute, managed Kubernetes (container),
+// managed SQL (sqladmin), serverless run (run), functions (cloudfunctions), DNS (dns), artifact
+// registry (artifactregistry), document store (firestore), cache (redis). RUNNER_GCP_PROJECT is the project; the cost operation reads the
 // billing export table named by RUNNER_GCP_BILLING_EXPORT_TABLE and fails explicitly without it.
 // RUNNER_GCP_URL_TEMPLATE (default https://{service}.googleapis.com) for private endpoints/tests.
 
@@ -39,6 +43,7 @@ interface Spec {
   roles: string[];
   args: TSchema;
   example: any;
+  preflight?: (a: any, ctx: AgentContext) => void;
   request: (a: any, h: GcpHandle) => { service: string; path: string; method?: "GET" | "POST"; query?: Record<string, string | number | undefined>; json?: unknown };
 }
 
@@ -51,6 +56,7 @@ function gcpOp(s: Spec): Operation<GcpHandle> {
     permission: { system: "gcp-role", needs: s.roles },
     args: s.args,
     example: s.example,
+    ...(s.preflight ? { preflight: s.preflight } : {}),
     run: (h, a) => {
       const r = s.request(a, h);
       return call(h, s.name, s.roles, r.service, r.path, r);
@@ -58,9 +64,22 @@ function gcpOp(s: Spec): Operation<GcpHandle> {
   });
 }
 
+// A region such as europe-west1; "-" is Google's wildcard for every region where the API has one.
+const region = Type.String({ pattern: "^[a-z]+-[a-z]+[0-9]+$" });
+const regionOrAll = Type.String({ pattern: "^([a-z]+-[a-z]+[0-9]+|-)$" });
+// Artifact Registry also has the multi-regions us, europe and asia.
+const artifactLocation = Type.String({ pattern: "^([a-z]+-[a-z]+[0-9]+|us|europe|asia)$" });
 const pageSize = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 }));
 const rfc3339 = Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}T" });
 const TABLE = /^[a-z][a-z0-9-]{4,28}[a-z0-9]\.[A-Za-z0-9_]{1,1024}\.[A-Za-z0-9_$-]{1,1024}$/;
+/** The billing export table, or the configuration error that explains what to set. */
+function billingTable(env: Env): string {
+  const table = env[BILLING_TABLE_ENV];
+  if (!table) throw new AgentError("not_configured", `gcp.cost.query needs ${BILLING_TABLE_ENV} (project.dataset.table of the Cloud Billing export to BigQuery); without it there is no cost data to read`);
+  if (!TABLE.test(table)) throw new AgentError("not_configured", `${BILLING_TABLE_ENV} must be project.dataset.table`);
+  return table;
+}
+
 const COST_GROUPS = { service: "service.description", sku: "sku.description", project: "project.id" } as const;
 
 export const gcpOperations: Operation<GcpHandle>[] = [
@@ -70,10 +89,11 @@ export const gcpOperations: Operation<GcpHandle>[] = [
     roles: ["roles/bigquery.dataViewer", "roles/bigquery.jobUser"],
     args: obj({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 400 })), groupBy: Type.Optional(Type.Union([Type.Literal("service"), Type.Literal("sku"), Type.Literal("project")])) }),
     example: { days: 30, groupBy: "service" },
+    // A configuration error, reported before any credential is fetched (enforcement runs
+    // preflight before open), so a broken key cannot hide it.
+    preflight: (_a, ctx) => billingTable(ctx.env),
     request: (a, h) => {
-      const table = h.env[BILLING_TABLE_ENV];
-      if (!table) throw new AgentError("not_configured", `gcp.cost.query needs ${BILLING_TABLE_ENV} (project.dataset.table of the Cloud Billing export to BigQuery); without it there is no cost data to read`);
-      if (!TABLE.test(table)) throw new AgentError("not_configured", `${BILLING_TABLE_ENV} must be project.dataset.table`);
+      const table = billingTable(h.env);
       const column = COST_GROUPS[(a.groupBy ?? "service") as keyof typeof COST_GROUPS];
       return {
         service: "bigquery",
@@ -98,7 +118,13 @@ export const gcpOperations: Operation<GcpHandle>[] = [
   gcpOp({ name: "gcp.iam.policy", summary: "the project's IAM policy", roles: ["roles/iam.securityReviewer"], args: obj({}), example: {}, request: (_a, h) => ({ service: "cloudresourcemanager", path: `/v1/projects/${h.project}:getIamPolicy`, method: "POST", json: {} }) }),
   gcpOp({ name: "gcp.compute.instances", summary: "Compute Engine instances in every zone", roles: ["roles/viewer"], args: obj({ filter: optStr }), example: {}, request: (a, h) => ({ service: "compute", path: `/compute/v1/projects/${h.project}/aggregated/instances`, query: a }) }),
   gcpOp({ name: "gcp.gke.clusters", summary: "GKE clusters", roles: ["roles/viewer"], args: obj({}), example: {}, request: (_a, h) => ({ service: "container", path: `/v1/projects/${h.project}/locations/-/clusters` }) }),
-  gcpOp({ name: "gcp.run.services", summary: "Cloud Run services of a region", roles: ["roles/viewer"], args: obj({ location: str }), example: { location: "europe-west1" }, request: (a, h) => ({ service: "run", path: `/v2/projects/${h.project}/locations/${a.location}/services` }) }),
+  gcpOp({ name: "gcp.run.services", summary: "Cloud Run services of a region", roles: ["roles/viewer"], args: obj({ location: region }), example: { location: "europe-west1" }, request: (a, h) => ({ service: "run", path: `/v2/projects/${h.project}/locations/${seg(a.location)}/services` }) }),
+  gcpOp({ name: "gcp.sql.instances", summary: "Cloud SQL instances (managed SQL)", roles: ["roles/viewer"], args: obj({ filter: optStr }), example: {}, request: (a, h) => ({ service: "sqladmin", path: `/v1/projects/${h.project}/instances`, query: a }) }),
+  gcpOp({ name: "gcp.functions.list", summary: "Cloud Run functions (Cloud Functions v2) of a region, or of every region with location \"-\"", roles: ["roles/viewer"], args: obj({ location: Type.Optional(regionOrAll), pageSize }), example: {}, request: (a, h) => ({ service: "cloudfunctions", path: `/v2/projects/${h.project}/locations/${seg(a.location ?? "-")}/functions`, query: { pageSize: a.pageSize } }) }),
+  gcpOp({ name: "gcp.dns.managedZones", summary: "Cloud DNS managed zones", roles: ["roles/viewer"], args: obj({ dnsName: optStr }), example: {}, request: (a, h) => ({ service: "dns", path: `/dns/v1/projects/${h.project}/managedZones`, query: a }) }),
+  gcpOp({ name: "gcp.artifacts.repositories", summary: "Artifact Registry repositories of a region", roles: ["roles/viewer"], args: obj({ location: artifactLocation, pageSize }), example: { location: "europe-west1" }, request: (a, h) => ({ service: "artifactregistry", path: `/v1/projects/${h.project}/locations/${seg(a.location)}/repositories`, query: { pageSize: a.pageSize } }) }),
+  gcpOp({ name: "gcp.firestore.databases", summary: "Firestore databases (document store)", roles: ["roles/viewer"], args: obj({}), example: {}, request: (_a, h) => ({ service: "firestore", path: `/v1/projects/${h.project}/databases` }) }),
+  gcpOp({ name: "gcp.redis.instances", summary: "Memorystore for Redis instances (cache) of a region, or of every region with location \"-\"", roles: ["roles/viewer"], args: obj({ location: Type.Optional(regionOrAll), pageSize }), example: {}, request: (a, h) => ({ service: "redis", path: `/v1/projects/${h.project}/locations/${seg(a.location ?? "-")}/instances`, query: { pageSize: a.pageSize } }) }),
 ];
 
 export const gcpConnector: Connector<GcpHandle> = {

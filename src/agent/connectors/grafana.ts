@@ -3,7 +3,7 @@ import { type Connector, op, type Operation } from "../catalog.ts";
 import type { AgentContext, Env } from "../context.ts";
 import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
-import { httpJson, urlOf } from "./http.ts";
+import { httpJson, type HttpResult, urlOf } from "./http.ts";
 import { obj, optStr, str } from "./rest-op.ts";
 
 // Grafana Cloud stack (observability stack B), one access-policy token (GRAFANA_CLOUD_TOKEN).
@@ -53,14 +53,28 @@ interface Spec {
   request: (a: any) => { path: string; query?: Record<string, string | number | undefined> };
 }
 
-async function call(h: GrafanaHandle, s: Pick<Spec, "name" | "backend" | "scopes">, path: string, query?: Record<string, string | number | undefined>) {
-  const base = h.env[BACKEND_ENV[s.backend]];
+/** The backend's URL, or the configuration error naming the variable to set. */
+function backendBase(env: Env, s: Pick<Spec, "name" | "backend" | "scopes">): string {
+  const base = env[BACKEND_ENV[s.backend]];
+  if (base) return base;
   const required = s.backend === "metrics" && s.scopes.includes("metrics:read");
-  if (!base) {
-    throw new AgentError("not_configured", `${s.name} needs ${BACKEND_ENV[s.backend]} (the stack's ${s.backend} endpoint)${required ? "" : "; other operations are unaffected"}`);
-  }
+  throw new AgentError("not_configured", `${s.name} needs ${BACKEND_ENV[s.backend]} (the stack's ${s.backend} endpoint)${required ? "" : "; other operations are unaffected"}`);
+}
+
+async function call(h: GrafanaHandle, s: Pick<Spec, "name" | "backend" | "scopes">, path: string, query?: Record<string, string | number | undefined>) {
+  const base = backendBase(h.env, s);
+  const required = s.backend === "metrics" && s.scopes.includes("metrics:read");
   const res = await httpJson(urlOf(base, path, query), { headers: { authorization: authFor(h, s.backend) } });
   if (res.status >= 200 && res.status < 300) return res.body;
+  if (res.status === 401 && !scopeRefusal(res)) {
+    // The token itself was refused: no scope would help, and blaming one would send the user to
+    // edit an access policy whose token no longer exists.
+    throw new AgentError(
+      "permission",
+      `${s.name} was refused (401${said(res)}): GRAFANA_CLOUD_TOKEN is invalid, expired or revoked${USER_ENV[s.backend] && h.env[USER_ENV[s.backend]!] ? `, or ${USER_ENV[s.backend]} is not this stack's instance id` : ""}; create a new token for the access policy (scopes are not the problem)`,
+      { fix: "create a new access policy token and set GRAFANA_CLOUD_TOKEN" },
+    );
+  }
   if (res.status === 401 || res.status === 403) {
     throw new AgentError(
       "permission",
@@ -73,6 +87,19 @@ async function call(h: GrafanaHandle, s: Pick<Spec, "name" | "backend" | "scopes
   throw new AgentError("upstream", `${s.name} failed: ${s.backend} answered ${res.status}`);
 }
 
+/** Grafana Cloud answers 401 both for a bad token ("invalid token") and for a missing scope
+ * ("invalid scope requested"); only the body tells them apart. A 403 is always authorization. */
+function scopeRefusal(res: HttpResult): boolean {
+  return /scope/i.test(errorText(res));
+}
+
+function errorText(res: HttpResult): string {
+  const e = res.body?.error ?? res.body?.message;
+  return typeof e === "string" ? e : res.text.slice(0, 200);
+}
+
+const said = (res: HttpResult) => (errorText(res) ? `, "${errorText(res).trim()}"` : "");
+
 function gOp(s: Spec): Operation<GrafanaHandle> {
   return op<GrafanaHandle, TSchema>({
     name: s.name,
@@ -82,6 +109,8 @@ function gOp(s: Spec): Operation<GrafanaHandle> {
     permission: { system: "grafana-scope", needs: s.scopes },
     args: s.args,
     example: s.example,
+    // An unconfigured backend is reported before the token is fetched.
+    preflight: (_a, ctx) => void backendBase(ctx.env, s),
     run: (h, a) => {
       const r = s.request(a);
       return call(h, s, r.path, r.query);
@@ -131,7 +160,7 @@ export const grafanaConnector: Connector<GrafanaHandle> = {
           await call(h, { name: p.op, backend: p.backend, scopes: p.scopes }, p.path);
           return `${p.what}: ok`;
         } catch (e) {
-          if (e instanceof AgentError && e.code === "permission") return `${p.what}: missing ${p.scopes.join(" + ")} (${p.op} will fail)`;
+          if (e instanceof AgentError && e.code === "permission" && e.missing?.length) return `${p.what}: missing ${p.scopes.join(" + ")} (${p.op} will fail)`;
           return `${p.what}: unavailable (${e instanceof Error ? e.message : String(e)})`;
         }
       }),

@@ -8,8 +8,8 @@ import { A, callAws, sdkRead } from "./sdk-operation.ts";
 import { assertReadOnlySql } from "./sql-guard.ts";
 
 // Query operations start an execution (allowed by the read-only policy: it reads, it does not
-// change data), poll it, and read the results. The SQL is validated first: DDL and DML never
-// leave the process.
+// change data), poll it, and read the results. The SQL is validated first, in preflight (before
+// the credential is fetched): DDL and DML never leave the process.
 
 const sdk_athena = () => import("@aws-sdk/client-athena");
 const sdk_cloudtrail = () => import("@aws-sdk/client-cloudtrail");
@@ -37,8 +37,9 @@ const athenaQuery = op<AwsHandle, any>({
   permission: { system: "aws-iam", needs: ["athena:StartQueryExecution", "athena:GetQueryExecution", "athena:GetQueryResults", "athena:StopQueryExecution"] },
   args: Type.Object({ sql: A.str, database: A.optStr, catalog: A.optStr, workgroup: A.optStr, outputLocation: Type.Optional(Type.String({ pattern: "^s3://" })), timeoutSeconds: timeout, maxRows: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false }),
   example: { sql: "SELECT status, count(*) FROM alb_logs GROUP BY status", database: "logs", outputLocation: "s3://my-athena-results/runner/" },
+  // DDL and DML never leave the process, and are refused before any credential is fetched.
+  preflight: (a) => assertReadOnlySql(a.sql, "Athena"),
   async run(h, a) {
-    assertReadOnlySql(a.sql, "Athena");
     const { AthenaClient, GetQueryExecutionCommand, GetQueryResultsCommand, StartQueryExecutionCommand, StopQueryExecutionCommand } = await sdk_athena();
     let id: string;
     try {
@@ -52,7 +53,7 @@ const athenaQuery = op<AwsHandle, any>({
       );
       id = started.QueryExecutionId!;
     } catch (e) {
-      throw storageFailure((e as Error).message, "Athena StartQueryExecution") ?? diagnoseAwsError("athena:StartQueryExecution", e);
+      throw storageFailure((e as Error).message, "Athena StartQueryExecution", a.outputLocation) ?? diagnoseAwsError("athena:StartQueryExecution", e);
     }
     const final = await poll(a.timeoutSeconds ?? 60, async () => {
       const out = await callAws(h, "athena:GetQueryExecution", AthenaClient, new GetQueryExecutionCommand({ QueryExecutionId: id }));
@@ -67,7 +68,7 @@ const athenaQuery = op<AwsHandle, any>({
     const state = final.Status?.State;
     if (state !== "SUCCEEDED") {
       const reason: string | undefined = final.Status?.StateChangeReason ?? final.Status?.AthenaError?.ErrorMessage;
-      throw storageFailure(reason, `Athena query ${id}`) ?? new AgentError("upstream", `Athena query ${id} ${state}: ${reason ?? "no reason given"}`);
+      throw storageFailure(reason, `Athena query ${id}`, final.ResultConfiguration?.OutputLocation ?? a.outputLocation) ?? new AgentError("upstream", `Athena query ${id} ${state}: ${reason ?? "no reason given"}`);
     }
     const res = await callAws(h, "athena:GetQueryResults", AthenaClient, new GetQueryResultsCommand({ QueryExecutionId: id, MaxResults: a.maxRows ?? 1000 }));
     const columns: string[] = (res.ResultSet?.ResultSetMetadata?.ColumnInfo ?? []).map((c: { Name?: string }) => c.Name ?? "");
@@ -86,8 +87,8 @@ const cloudTrailLakeQuery = op<AwsHandle, any>({
   permission: { system: "aws-iam", needs: ["cloudtrail:StartQuery", "cloudtrail:DescribeQuery", "cloudtrail:GetQueryResults"] },
   args: Type.Object({ sql: A.str, timeoutSeconds: timeout }, { additionalProperties: false }),
   example: { sql: "SELECT eventName, count(*) FROM 0123abcd-0123-0123-0123-0123456789ab WHERE eventTime > '2026-11-21 00:00:00' GROUP BY eventName" },
+  preflight: (a) => assertReadOnlySql(a.sql, "CloudTrail Lake"),
   async run(h, a) {
-    assertReadOnlySql(a.sql, "CloudTrail Lake");
     const { CloudTrailClient, DescribeQueryCommand, GetQueryResultsCommand: GetLakeResultsCommand, StartQueryCommand: StartLakeQueryCommand } = await sdk_cloudtrail();
     const started = await callAws(h, "cloudtrail:StartQuery", CloudTrailClient, new StartLakeQueryCommand({ QueryStatement: a.sql }));
     const id: string = started.QueryId;

@@ -4,7 +4,9 @@ import { AgentError } from "../../errors.ts";
 // query text itself must therefore be read-only, and is checked before anything is sent.
 // Accepted: one statement that starts with SELECT, WITH, SHOW, DESCRIBE/DESC or EXPLAIN, and no
 // DDL or DML keyword anywhere outside string literals, quoted identifiers and comments (a WITH
-// can lead into an INSERT; EXPLAIN ANALYZE can execute its statement).
+// can lead into an INSERT; EXPLAIN ANALYZE can execute its statement). The one exception is the
+// CREATE of `SHOW CREATE TABLE|VIEW`, which returns the DDL text of an existing object and changes
+// nothing; any other DDL/DML word later in such a statement is still refused.
 
 const READ_STARTS = new Set(["SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "VALUES"]);
 
@@ -47,12 +49,18 @@ export function stripSqlNoise(sql: string): string {
   return out;
 }
 
+/** `SHOW CREATE TABLE t` / `SHOW CREATE VIEW v`: a read of the statement that made the object. */
+function isShowCreate(words: string[]): boolean {
+  return words[0] === "SHOW" && words[1] === "CREATE" && (words[2] === "TABLE" || words[2] === "VIEW");
+}
+
 export function assertReadOnlySql(sql: string, service: string): void {
   const body = stripSqlNoise(sql).trim().replace(/;\s*$/, "");
   if (!body) throw new AgentError("invalid_query", `${service} query is empty`);
   if (body.includes(";")) throw new AgentError("invalid_query", `${service} query must be a single statement`);
   const words = body.toUpperCase().match(/[A-Z_][A-Z0-9_]*/g) ?? [];
-  for (const w of words) {
+  for (const [i, w] of words.entries()) {
+    if (i === 1 && isShowCreate(words)) continue; // SHOW CREATE TABLE|VIEW prints DDL text, it runs none
     const kind = FORBIDDEN.get(w);
     if (kind) {
       throw new AgentError(
