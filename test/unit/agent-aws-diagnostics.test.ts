@@ -14,6 +14,7 @@ import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type AwsFake, awsError, awsOk, startAwsFake } from "../fixtures/fakes/aws.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
+import { agentFailure, runnerAgent as agentRun } from "../helpers/runner-agent.ts";
 
 // Some tests start the executable; from sources each start loads every SDK client, which takes
 // seconds on a loaded machine. This is a budget, not a measurement.
@@ -85,7 +86,8 @@ describe("Athena and CloudTrail Lake queries are validated before anything is se
 });
 
 describe("Athena without results-bucket or Glue permission is explained", () => {
-  const storageHint = /s3:GetObject, s3:PutObject and s3:ListBucket on the results bucket, and glue:GetTable, glue:GetDatabase and glue:GetPartitions/;
+  const resultsHint = /cannot use the query results bucket.*Grant s3:GetObject, s3:PutObject and s3:ListBucket on the results bucket/;
+  const glueHint = /cannot read the Glue catalog.*Grant glue:GetTable, glue:GetDatabase and glue:GetPartitions/;
 
   test("query FAILED with S3 access denied", async () => {
     fake.respond.push((c) => {
@@ -96,8 +98,10 @@ describe("Athena without results-bucket or Glue permission is explained", () => 
     });
     const e = await refusal(run("aws.athena.query", { sql: "SELECT 1" }));
     expect(e.code).toBe("permission");
-    expect(e.message).toMatch(storageHint);
+    expect(e.message).toMatch(resultsHint);
+    expect(e.message).toContain("(s3://my-results/q-s3.csv)");
     expect(e.message).toContain("not in the read-only policy because those resources are yours");
+    expect(e.message).not.toContain("glue:");
   });
 
   test("query FAILED for lack of glue:GetTable", async () => {
@@ -109,14 +113,16 @@ describe("Athena without results-bucket or Glue permission is explained", () => 
     });
     const e = await refusal(run("aws.athena.query", { sql: "SELECT * FROM alb_logs" }));
     expect(e.code).toBe("permission");
-    expect(e.message).toMatch(storageHint);
+    expect(e.message).toMatch(glueHint);
+    expect(e.missing).toEqual(["glue:GetTable"]);
+    expect(e.message).not.toContain("results bucket");
   });
 
   test("StartQueryExecution refused because the output bucket cannot be verified", async () => {
     fake.respond.push((c) => (c.action === "athena:StartQueryExecution" ? awsError(c, "InvalidRequestException", "Unable to verify/create output bucket my-results") : undefined));
     const e = await refusal(run("aws.athena.query", { sql: "SELECT 1" }));
     expect(e.code).toBe("permission");
-    expect(e.message).toMatch(storageHint);
+    expect(e.message).toMatch(resultsHint);
   });
 
   test("an unrelated failure is not blamed on storage", async () => {
@@ -282,5 +288,71 @@ describe("credentials never appear in output, errors or health", () => {
     const r = await agent(["run", "aws.ecs.listClusters"], staticEnv() as Record<string, string>);
     expect(r.code).toBe(0);
     expect(r.out).not.toContain(SECRET);
+  });
+});
+
+// The compiled `runner agent`: each Athena storage refusal names its actual cause.
+describe("Athena: source data, results bucket and SQL guard (dist/runner)", () => {
+  const SOURCE_DENIED =
+    "com.amazonaws.services.s3.model.AmazonS3Exception: Access Denied (Service: Amazon S3; Status Code: 403; Error Code: AccessDenied; Request ID: 72VA5FB0ASWCQFPD; S3 Extended Request ID: fake=; Proxy: null), S3 Extended Request ID: fake= (Path: s3://acme-alb-logs/AWSLogs/2026/11/21/part-0001.gz)";
+  const failing = (reason: string) =>
+    fake.respond.push((c) => {
+      if (c.action === "athena:StartQueryExecution") return awsOk(c, { QueryExecutionId: "q-src" });
+      if (c.action === "athena:GetQueryExecution") return awsOk(c, { QueryExecution: { QueryExecutionId: "q-src", ResultConfiguration: { OutputLocation: "s3://acme-athena-results/runner/q-src.csv" }, Status: { State: "FAILED", StateChangeReason: reason } } });
+      return undefined;
+    });
+  const athena = (args: unknown) => agentRun(["run", "aws.athena.query", "--args", JSON.stringify(args)], staticEnv());
+
+  test("a denial on the table's source data names the data location, not the results bucket", async () => {
+    failing(SOURCE_DENIED);
+    const f = agentFailure(await athena({ sql: "SELECT * FROM alb_logs", outputLocation: "s3://acme-athena-results/runner/" }));
+    expect(f.code).toBe("permission");
+    expect(f.message).toContain("cannot read the table's source data at s3://acme-alb-logs/AWSLogs/2026/11/21/part-0001.gz");
+    expect(f.message).toContain("not the results bucket");
+    expect(f.message).toContain("Grant s3:GetObject and s3:ListBucket on that location");
+    expect(f.message).not.toContain("s3:PutObject");
+    expect(f.message).not.toContain("glue:");
+  });
+
+  test("Athena's 'Permission denied on S3 path' for the source data is the source data too", async () => {
+    failing("HIVE_CANNOT_OPEN_SPLIT: Error opening Hive split s3://acme-alb-logs/AWSLogs/x.gz (offset=0, length=10): Permission denied on S3 path: s3://acme-alb-logs/AWSLogs/x.gz");
+    const f = agentFailure(await athena({ sql: "SELECT * FROM alb_logs" }));
+    expect(f.message).toContain("cannot read the table's source data at s3://acme-alb-logs/AWSLogs/x.gz");
+  });
+
+  test("a denial writing to the results bucket names the results bucket", async () => {
+    failing("Access denied when writing output to url: s3://acme-athena-results/runner/q-src.csv . Please ensure you are allowed to access the S3 bucket.");
+    const f = agentFailure(await athena({ sql: "SELECT 1" }));
+    expect(f.message).toContain("cannot use the query results bucket (s3://acme-athena-results/runner/q-src.csv)");
+    expect(f.message).not.toContain("source data at");
+  });
+
+  test("a denial on a path inside the results location is the results bucket, whatever the wording", async () => {
+    failing("com.amazonaws.services.s3.model.AmazonS3Exception: Access Denied (Service: Amazon S3; Status Code: 403; Error Code: AccessDenied) (Path: s3://acme-athena-results/runner/q-src.csv.metadata)");
+    const f = agentFailure(await athena({ sql: "SELECT 1", outputLocation: "s3://acme-athena-results/runner/" }));
+    expect(f.message).toContain("cannot use the query results bucket");
+  });
+
+  test("SHOW CREATE TABLE only reads: it is sent to Athena as written", async () => {
+    fake.respond.push((c) => {
+      if (c.action === "athena:StartQueryExecution") return awsOk(c, { QueryExecutionId: "q-ddl" });
+      if (c.action === "athena:GetQueryExecution") return awsOk(c, { QueryExecution: { QueryExecutionId: "q-ddl", Status: { State: "SUCCEEDED" } } });
+      if (c.action === "athena:GetQueryResults") return awsOk(c, { ResultSet: { ResultSetMetadata: { ColumnInfo: [{ Name: "createtab_stmt" }] }, Rows: [{ Data: [{ VarCharValue: "CREATE EXTERNAL TABLE `alb_logs`(" }] }] } });
+      return undefined;
+    });
+    const r = await athena({ sql: "SHOW CREATE TABLE alb_logs", database: "logs" });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).rows).toEqual([["CREATE EXTERNAL TABLE `alb_logs`("]]);
+    expect(fake.calls.find((c) => c.action === "athena:StartQueryExecution")!.input.QueryString).toBe("SHOW CREATE TABLE alb_logs");
+  });
+
+  test("writes are still refused, before the credential is even fetched", async () => {
+    for (const sql of ["CREATE TABLE t AS SELECT 1", "SHOW CREATE TABLE t; DROP TABLE t", "INSERT INTO t SELECT 1"]) {
+      // A secret store that cannot answer: the SQL refusal must come first.
+      const env = { RUNNER_AWS_CRED_MODE: "static", RUNNER_SECRET_STORE_MODE: "aws-secrets-manager", RUNNER_SECRET_PREFIX: "runner/", RUNNER_SECRET_STORE_ENDPOINT_URL: "http://127.0.0.1:9", AWS_ACCESS_KEY_ID: "AKIAFAKESTOREID00001", AWS_SECRET_ACCESS_KEY: "store-identity-secret-0000", AWS_EC2_METADATA_DISABLED: "true", RUNNER_AWS_ENDPOINT_URL: fake.url };
+      const f = agentFailure(await agentRun(["run", "aws.athena.query", "--args", JSON.stringify({ sql })], env));
+      expect(f.code).toBe("invalid_query");
+    }
+    expect(fake.calls).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type GcpFake, startGcpFake } from "../fixtures/fakes/gcp.ts";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
+import { agentFailure, runnerAgent } from "../helpers/runner-agent.ts";
 
 const roleFile = JSON.parse(readFileSync(join(REPO_ROOT, "policies/gcp/runner-roles.json"), "utf8"));
 const ALL_ROLES: string[] = [...roleFile.project, ...roleFile.billingAccount].map((r: { role: string }) => r.role);
@@ -38,6 +39,7 @@ beforeAll(() => {
 afterEach(() => {
   expect(fake.violations).toEqual([]);
   fake.requests.length = 0;
+  fake.tokenRequests.length = 0;
   fake.options.roles = [...ALL_ROLES];
 });
 afterAll(() => fake.stop());
@@ -46,6 +48,47 @@ describe("GCP", () => {
   test("every operation runs with its example and every role of the roles file is used", async () => {
     for (const o of catalog.operations()) await enforceAndRun(catalog, o.name, o.example, ctx(env()));
     expect(new Set(catalog.operations().flatMap((o) => o.permission.needs))).toEqual(new Set(ALL_ROLES));
+  });
+
+  // Roles alone are not enough: roles/viewer is granted for nine services, and each of them must
+  // have a read operation, or the grant is unused privilege (or the catalog misses a service).
+  test("every service roles/viewer is granted for has a read operation in the catalog (dist/runner)", async () => {
+    const viewer = roleFile.project.find((r: { role: string }) => r.role === "roles/viewer");
+    const named: string[] = viewer.enables.split(",").map((x: string) => x.trim());
+    // The reference's words for each service, and the Google API host that serves it.
+    const API_OF: Record<string, string> = {
+      compute: "compute",
+      "managed Kubernetes": "container",
+      "managed SQL": "sqladmin",
+      "serverless run": "run",
+      functions: "cloudfunctions",
+      DNS: "dns",
+      "artifact registry": "artifactregistry",
+      "document store": "firestore",
+      cache: "redis",
+    };
+    expect(named.sort()).toEqual(Object.keys(API_OF).sort());
+    const listed = JSON.parse((await runnerAgent(["catalog", "--json"], {})).stdout) as { name: string; connector: string; access: string; permission: { needs: string[] }; example: unknown }[];
+    const viewerOps = listed.filter((o) => o.connector === "gcp" && o.permission.needs.includes("roles/viewer"));
+    expect(viewerOps.every((o) => o.access === "read" && o.permission.needs.length === 1)).toBe(true);
+    const served = new Set<string>();
+    for (const o of viewerOps) {
+      fake.requests.length = 0;
+      fake.options.roles = ["roles/viewer"]; // each runs on roles/viewer alone
+      const r = await runnerAgent(["run", o.name, "--args", JSON.stringify(o.example)], env());
+      expect(r.code).toBe(0);
+      expect(fake.requests.map((q) => q.method)).toEqual(["GET"]);
+      served.add(fake.requests[0]!.service);
+    }
+    expect([...served].sort()).toEqual(Object.values(API_OF).sort());
+  });
+
+  test("without roles/viewer each of the nine services names roles/viewer", async () => {
+    fake.options.roles = ALL_ROLES.filter((r) => r !== "roles/viewer");
+    for (const name of ["gcp.sql.instances", "gcp.functions.list", "gcp.dns.managedZones", "gcp.artifacts.repositories", "gcp.firestore.databases", "gcp.redis.instances"]) {
+      const e = await refusal(enforceAndRun(catalog, name, catalog.lookup(name).example, ctx(env())));
+      expect(e.message).toBe(`${name} was refused (403): grant roles/viewer to ${EMAIL} on project acme-prod`);
+    }
   });
 
   test("the billing export table unset: the cost operation fails explicitly, before any query", async () => {
@@ -110,5 +153,35 @@ describe("GCP", () => {
     } finally {
       md.stop(true);
     }
+  });
+});
+
+// Order of failures, through the compiled `runner agent`: configuration before credentials.
+describe("GCP: configuration errors come before any credential is fetched (dist/runner)", () => {
+  const otherKey = () => generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+
+  test("billing export variable unset and a broken key: the variable is reported, no token is asked for", async () => {
+    const broken = JSON.stringify({ client_email: EMAIL, private_key: otherKey(), token_uri: fake.tokenUri });
+    const r = await runnerAgent(["run", "gcp.cost.query", "--args", JSON.stringify({ days: 7 })], env({ RUNNER_GCP_BILLING_EXPORT_TABLE: undefined, GCP_SERVICE_ACCOUNT_JSON: broken }));
+    const f = agentFailure(r);
+    expect(f.code).toBe("not_configured");
+    expect(f.message).toContain("gcp.cost.query needs RUNNER_GCP_BILLING_EXPORT_TABLE");
+    expect(fake.tokenRequests).toEqual([]);
+    expect(fake.requests).toEqual([]);
+  });
+
+  test("a malformed billing table is reported before the key too", async () => {
+    const f = agentFailure(await runnerAgent(["run", "gcp.cost.query", "--args", "{}"], env({ RUNNER_GCP_BILLING_EXPORT_TABLE: "not-a-table", GCP_SERVICE_ACCOUNT_JSON: "{not json" })));
+    expect(f.code).toBe("not_configured");
+    expect(f.message).toBe("RUNNER_GCP_BILLING_EXPORT_TABLE must be project.dataset.table");
+    expect(fake.tokenRequests).toEqual([]);
+  });
+
+  test("with the variable set, the broken key is what is reported", async () => {
+    const broken = JSON.stringify({ client_email: EMAIL, private_key: otherKey(), token_uri: fake.tokenUri });
+    const f = agentFailure(await runnerAgent(["run", "gcp.cost.query", "--args", "{}"], env({ GCP_SERVICE_ACCOUNT_JSON: broken })));
+    expect(f.code).toBe("permission");
+    expect(f.message).toContain("GCP refused the service account key");
+    expect(fake.tokenRequests).toEqual(["(bad signature)"]);
   });
 });

@@ -28,6 +28,8 @@ describe("read-only SQL guard", () => {
       'SELECT "update" FROM "delete"',
       "SELECT `insert` FROM t",
       "SELECT created_at, updated_by, deleted FROM t", // keywords only as whole words
+      "SHOW CREATE TABLE alb_logs", // prints the DDL of an existing table; runs none
+      "show create view logs.errors_v",
     ]) {
       expect(verdict(sql)).toBe("ok");
     }
@@ -44,6 +46,11 @@ describe("read-only SQL guard", () => {
     expect(verdict("EXECUTE stmt USING 1")).toContain("EXECUTE is DML");
     expect(verdict("SELECT 'unterminated")).toContain("unterminated");
     expect(verdict("USE logs")).toContain("starts with USE");
+    // Only the CREATE right after SHOW, and only for TABLE/VIEW, is a read.
+    expect(verdict("SHOW CREATE TABLE t; DROP TABLE t")).toContain("single statement");
+    expect(verdict("SHOW CREATE TABLE t AS SELECT 1 INSERT")).toContain("INSERT is DML");
+    expect(verdict("SHOW TABLES CREATE TABLE t (a int)")).toContain("CREATE is DDL");
+    expect(verdict("SHOW CREATE DATABASE logs")).toContain("CREATE is DDL");
   });
 
   test("noise stripping keeps structure but hides literals and comments", () => {

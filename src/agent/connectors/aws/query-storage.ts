@@ -14,6 +14,8 @@ import { AgentError } from "../../errors.ts";
 
 const DENIED = /(access denied|accessdenied|not authorized|unable to verify|permission denied|forbidden|insufficient permissions)/i;
 const RESULTS_WORDS = /(writing output|output bucket|output location|outputlocation|query results? (bucket|location))/i;
+// An IAM action (glue:GetTable), not the service part of an ARN (arn:aws:glue:us-east-1:…).
+const GLUE_ACTION = /\bglue:[A-Z][A-Za-z]+/;
 const S3_WORDS = /(\bs3\b|amazons3exception|s3:\/\/)/i;
 
 export type StorageCause = "catalog" | "results" | "source" | "s3-unknown";
@@ -31,7 +33,7 @@ function under(path: string, prefix: string | undefined): boolean {
 
 export function storageCause(reason: string, resultsLocation?: string): StorageCause | undefined {
   if (!DENIED.test(reason)) return undefined;
-  if (/\bglue:\w+/i.test(reason) || /\bglue\b.*(catalog|database|table)/i.test(reason)) return "catalog";
+  if (GLUE_ACTION.test(reason) || /\bglue\b.*(catalog|database|table)/i.test(reason)) return "catalog";
   if (RESULTS_WORDS.test(reason)) return "results";
   if (!S3_WORDS.test(reason)) return undefined;
   const path = s3Path(reason);
@@ -48,7 +50,7 @@ export function storageFailure(reason: string | undefined, where: string, result
   const said = `Athena said: ${reason}`;
   switch (cause) {
     case "catalog": {
-      const actions = [...new Set(reason.match(/\bglue:\w+/gi) ?? [])];
+      const actions = [...new Set(reason.match(new RegExp(GLUE_ACTION.source, "g")) ?? [])];
       return new AgentError(
         "permission",
         `${where} failed because the credential cannot read the Glue catalog${actions.length ? ` (${actions.join(", ")} refused)` : ""}. Grant glue:GetTable, glue:GetDatabase and glue:GetPartitions on the catalog, database and table. ${yours} ${said}`,
