@@ -1,9 +1,10 @@
 // Every parser ptop runs on bytes it did not write (ELF symbol reader, perf-map parser, the /proc
-// text and pod namespace file it reads while privileged, the target list, the CPython recogniser
-// and code-object reader) under libFuzzer with
+// text (comm, cmdline, status, maps) and pod namespace file it reads while privileged, the target
+// list, the CPython recogniser and code-object reader, the demangler, the unwinder child's inputs
+// and the parent's check of its output) under libFuzzer with
 // AddressSanitizer and UBSan, for a fixed number of runs from seed inputs: bounded, and run in CI.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
 import { cleanup, sharedTempDir } from "./ptop-harness.ts";
@@ -19,7 +20,7 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     const make = Bun.spawnSync(["make", "-s", "-C", PTOP_DIR, "fuzz"], { stderr: "pipe" });
     if (make.exitCode !== 0) throw new Error(`make fuzz failed: ${make.stderr.toString()}`);
     dir = sharedTempDir("ptop-fuzz-");
-  }, 300_000); // building six ASan harnesses takes minutes on a loaded machine
+  }, 300_000); // building eight ASan harnesses takes minutes on a loaded machine
   afterAll(() => cleanup(dir));
 
   function fuzz(harness: string, corpus: string, runs: number, maxLen = 65536) {
@@ -63,12 +64,13 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     fuzz("fuzz_targets", corpus, 200000, 8192);
   }, 120_000);
 
-  test("/proc text parsers (comm, cmdline, status NSpid, pod namespace file): 200000 runs", () => {
+  test("/proc text parsers (comm, cmdline, status NSpid and Uid, maps, pod namespace file): 200000 runs", () => {
     const corpus = join(dir, "proctext");
     mkdirSync(corpus);
     const seeds = join(PTOP_DIR, "fuzz/corpus/proctext");
     for (const name of readdirSync(seeds)) copyFileSync(join(seeds, name), join(corpus, name));
     copyFileSync("/proc/self/status", join(corpus, "status-live"));
+    writeFileSync(join(corpus, "maps-live"), readFileSync("/proc/self/maps").subarray(0, 4096));
     fuzz("fuzz_proctext", corpus, 200000, 4096);
   }, 120_000);
 
@@ -112,5 +114,20 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     const header = Buffer.from([4, 0x00, 0x01, 17, 0, 0, 0]);
     writeFileSync(join(corpus, "code312"), Buffer.concat([header, mem]));
     fuzz("fuzz_pycode", corpus, 200000);
+  }, 120_000);
+
+  test("demangler: 200000 runs from C++ and Rust symbols", () => {
+    const corpus = join(dir, "demangle");
+    mkdirSync(corpus);
+    const seeds = join(PTOP_DIR, "fuzz/corpus/demangle");
+    for (const name of readdirSync(seeds)) copyFileSync(join(seeds, name), join(corpus, name));
+    fuzz("fuzz_demangle", corpus, 200000, 2048);
+  }, 120_000);
+
+  test("unwinder child (parent messages, ring-buffer snapshots over real CFI, its records through the parent's check): 20000 runs", () => {
+    const corpus = join(dir, "unwind");
+    mkdirSync(corpus);
+    copyFileSync(join(PTOP_DIR, "fuzz/corpus/unwind/seed"), join(corpus, "seed"));
+    fuzz("fuzz_unwind", corpus, 20000, 20000);
   }, 120_000);
 });

@@ -1,6 +1,8 @@
 #include "pyframes.h"
 #include "output.h"
 #include "probes.h"
+#include "proctext.h"
+#include "rootfs.h"
 #include "ptop.skel.h"
 #include "pycode.h"
 #include "pyhelper.h"
@@ -55,6 +57,34 @@ struct candidate {
 	char base[256];
 };
 
+struct find_ctx {
+	struct candidate *c;
+	size_t n, cap;
+	const char *exe;
+};
+
+static void candidate_line(const struct maps_line *l, void *arg)
+{
+	struct find_ctx *f = arg;
+	char file[4096];
+	if (f->n == f->cap || l->off != 0 || l->path_len == 0 || l->path[0] != '/' || l->path_len >= sizeof(file) ||
+	    memchr(l->path, 0, l->path_len))
+		return;
+	memcpy(file, l->path, l->path_len);
+	file[l->path_len] = 0;
+	const char *base = strrchr(file, '/') + 1;
+	/* By name only (the parent parses nothing of the file): an executable called python…
+	 * (python3, python3.12, a container's /usr/local/bin/python, a venv's python) or a
+	 * libpython. A CPython linked into a binary of another name is not looked at. */
+	bool is_exe = !strcmp(file, f->exe) && !strncmp(base, "python", 6);
+	if (!is_exe && strncmp(base, "libpython", 9))
+		return;
+	struct candidate *c = &f->c[f->n++];
+	c->start = l->start;
+	c->end = l->end;
+	snprintf(c->base, sizeof(c->base), "%s", base);
+}
+
 static size_t find_candidates(int pid, struct candidate *c, size_t cap)
 {
 	char path[64], exe[4096];
@@ -62,35 +92,14 @@ static size_t find_candidates(int pid, struct candidate *c, size_t cap)
 	ssize_t el = readlink(path, exe, sizeof(exe) - 1);
 	exe[el > 0 ? el : 0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	size_t len;
+	char *maps = read_proc_file(path, 32u << 20, &len);
+	if (!maps)
 		return 0;
-	char line[4400];
-	size_t n = 0;
-	while (n < cap && fgets(line, sizeof(line), f)) {
-		uint64_t s, e, off;
-		char perms[8];
-		int pos = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &s, &e, perms, &off, &pos) < 4 || !pos)
-			continue;
-		char *file = line + pos;
-		file[strcspn(file, "\n")] = 0;
-		if (off != 0 || file[0] != '/')
-			continue;
-		const char *base = strrchr(file, '/') + 1;
-		/* By name only (the parent parses nothing of the file): an executable called python…
-		 * (python3, python3.12, a container's /usr/local/bin/python, a venv's python) or a
-		 * libpython. A CPython linked into a binary of another name is not looked at. */
-		bool is_exe = !strcmp(file, exe) && !strncmp(base, "python", 6);
-		if (!is_exe && strncmp(base, "libpython", 9))
-			continue;
-		c[n].start = s;
-		c[n].end = e;
-		snprintf(c[n].base, sizeof(c[n].base), "%s", base);
-		n++;
-	}
-	fclose(f);
-	return n;
+	struct find_ctx f = { c, 0, cap, exe };
+	proctext_maps_foreach(maps, len, candidate_line, &f);
+	free(maps);
+	return f.n;
 }
 
 void py_attach(struct probes *p, int pid)

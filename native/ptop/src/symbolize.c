@@ -3,6 +3,7 @@
 #include "elfsym.h"
 #include "kallsyms.h"
 #include "perfmap.h"
+#include "proctext.h"
 #include "rootfs.h"
 #include "strtab.h"
 #include <fcntl.h>
@@ -56,19 +57,18 @@ static struct proc_syms *find_proc(int pid)
 	return NULL;
 }
 
-static int module_for(int pid, int rootfd, const char *path, const char *dev, unsigned long inode, uint64_t start, uint64_t end)
+static int module_for(int pid, int rootfd, const char *path, unsigned maj, unsigned min, uint64_t inode, uint64_t start, uint64_t end)
 {
 	char key[4200];
-	snprintf(key, sizeof(key), "%s:%lu:%s", dev, inode, path);
+	snprintf(key, sizeof(key), "%x:%x:%" PRIu64 ":%s", maj, min, inode, path);
 	int idx = strmap_get(&module_index, key);
 	if (idx >= 0)
 		return idx;
 	int fd = rootfs_open_file(rootfd, path, 0);
 	/* The path must still name the mapped file (same device and inode): otherwise the target may
 	 * have put something else there, e.g. a symlink to a file only ptop's privileges can read. */
-	unsigned maj = 0, min = 0;
 	struct stat st;
-	if (fd >= 0 && (sscanf(dev, "%x:%x", &maj, &min) != 2 || fstat(fd, &st) || st.st_ino != inode ||
+	if (fd >= 0 && (fstat(fd, &st) || st.st_ino != inode ||
 			major(st.st_dev) != maj || minor(st.st_dev) != min)) {
 		close(fd);
 		fd = -1;
@@ -90,19 +90,47 @@ static int module_for(int pid, int rootfd, const char *path, const char *dev, un
 	return (int)nmodules++;
 }
 
-/* Effective uid of pid ("Uid:" real, effective, saved, fs), or (uid_t)-1. */
-static uid_t proc_euid(int pid)
+/* Effective uid of pid, or -1. */
+static long long proc_euid(int pid)
 {
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/status", pid);
-	char *st = read_proc_file(p, 16384, NULL);
-	uid_t euid = (uid_t)-1;
-	char *l = st ? strstr(st, "\nUid:") : NULL;
-	unsigned r, e;
-	if (l && sscanf(l + 5, "%u %u", &r, &e) == 2)
-		euid = (uid_t)e;
+	size_t len;
+	char *st = read_proc_file(p, 16384, &len);
+	long long euid = st ? proctext_euid(st, len) : -1;
 	free(st);
 	return euid;
+}
+
+/* One executable mapping of /proc/PID/maps into the process's table (proctext_maps_foreach). */
+struct maps_ctx {
+	struct proc_syms *ps;
+	int pid, rootfd;
+	size_t cap;
+};
+
+static void add_mapping(const struct maps_line *l, void *arg)
+{
+	struct maps_ctx *c = arg;
+	struct proc_syms *ps = c->ps;
+	if (l->perms[2] != 'x')
+		return;
+	/* A path is a path up to the end of its line; one holding a NUL or past PATH_MAX is no file. */
+	char path[4096];
+	bool is_file = l->inode != 0 && l->path_len > 0 && l->path[0] == '/' && l->path_len < sizeof(path) &&
+		       !memchr(l->path, 0, l->path_len);
+	int mod = -1;
+	if (is_file) {
+		memcpy(path, l->path, l->path_len);
+		path[l->path_len] = 0;
+		mod = module_for(c->pid, c->rootfd, path, l->dev_major, l->dev_minor, l->inode, l->start, l->end);
+	}
+	if (ps->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		ps->maps = xrealloc(ps->maps, c->cap, sizeof(*ps->maps));
+	}
+	bool vdso = l->path_len == 6 && memcmp(l->path, "[vdso]", 6) == 0;
+	ps->maps[ps->n++] = (struct mapping){ l->start, l->end, l->off, mod, vdso };
 }
 
 bool sym_prepare_process(int pid, int nspid)
@@ -110,7 +138,8 @@ bool sym_prepare_process(int pid, int nspid)
 	struct proc_syms *ps = find_proc(pid);
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
-	char *maps = read_proc_file(p, 32u << 20, NULL);
+	size_t mapslen = 0;
+	char *maps = read_proc_file(p, 32u << 20, &mapslen);
 	if (ps && !maps)
 		return false; /* exited since it was first prepared: the mappings seen then still name its frames */
 	if (!ps) {
@@ -129,26 +158,8 @@ bool sym_prepare_process(int pid, int nspid)
 	ps->maps = NULL;
 	ps->n = 0;
 	int rootfd = rootfs_open_root(pid);
-	size_t cap = 0;
-	for (char *save = NULL, *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long start, end, off;
-		char perms[8], dev[16];
-		unsigned long inode;
-		int consumed = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %15s %lu %n", &start, &end, perms, &off, dev, &inode, &consumed) < 6)
-			continue;
-		if (perms[2] != 'x')
-			continue;
-		const char *path = consumed ? line + consumed : "";
-		int mod = -1;
-		if (inode != 0 && path[0] == '/')
-			mod = module_for(pid, rootfd, path, dev, inode, start, end);
-		if (ps->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			ps->maps = xrealloc(ps->maps, cap, sizeof(*ps->maps));
-		}
-		ps->maps[ps->n++] = (struct mapping){ start, end, off, mod, strcmp(path, "[vdso]") == 0 };
-	}
+	struct maps_ctx ctx = { ps, pid, rootfd, 0 };
+	proctext_maps_foreach(maps, mapslen, add_mapping, &ctx);
 	free(maps);
 	bool changed = nold != ps->n;
 	for (size_t i = 0; !changed && i < nold; i++)
@@ -165,7 +176,7 @@ bool sym_prepare_process(int pid, int nspid)
 	 * target's uid, is not its perf map (and could be a file only ptop's privileges can read). */
 	ps->perfmap_fd = rootfs_open_file_nofollow(rootfd, pm, PERFMAP_MAX_BYTES);
 	struct stat st;
-	if (ps->perfmap_fd >= 0 && (fstat(ps->perfmap_fd, &st) || st.st_uid != proc_euid(pid))) {
+	if (ps->perfmap_fd >= 0 && (fstat(ps->perfmap_fd, &st) || (long long)st.st_uid != proc_euid(pid))) {
 		close(ps->perfmap_fd);
 		ps->perfmap_fd = -1;
 	}

@@ -1,0 +1,142 @@
+/* libFuzzer harness for the unwinder child (unwind_child.c) and the parent's check of what it
+ * sends back (unwind_wire.c). The child reads ring-buffer records that carry a target's registers
+ * and stack bytes, and unwinds them over the CFI of files the target mapped; the parent reads the
+ * child's records after its own drop, trusting none of them.
+ *
+ * Each input is a sequence of [tag][len lo][len hi][len bytes] records:
+ *   tag % 4 == 0  a parent message (with a descriptor of this harness's own binary when tag & 4)
+ *   tag % 4 == 1  a raw ring-buffer record
+ *   tag % 4 == 2  a record "from the child", through the parent's check
+ *   tag % 4 == 3  a cpu/offcpu snapshot of pid 1 whose pc lies in the harness's executable
+ *                 segment (pc offset, sp, then stack bytes from the input), so that libdwfl walks
+ *                 real CFI over fuzzed stack contents
+ * Pid 1 starts every input with this binary mapped at its link-time addresses. At the end every
+ * aggregated record the child would send must pass the parent's check. */
+#include "unwind_child.h"
+#include "unwind_wire.h"
+#include <linux/types.h>
+#include "ptop.h"
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static uint64_t seg_start, seg_end, seg_off;
+
+static void find_exec_segment(void)
+{
+	elf_version(EV_CURRENT);
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	size_t nph = 0;
+	if (!e || elf_getphdrnum(e, &nph))
+		abort();
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			seg_start = ph.p_vaddr & ~4095ull;
+			seg_end = ph.p_vaddr + ph.p_memsz;
+			seg_off = ph.p_offset & ~4095ull;
+			break;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	if (seg_end <= seg_start)
+		abort();
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc, (void)argv;
+	find_exec_segment();
+	return uwc_init(false, NULL);
+}
+
+static void check_record(const void *rec, size_t len, void *arg)
+{
+	(void)arg;
+	struct unwound_hdr h;
+	uint64_t failed = 0;
+	if (len > UNWIND_RESULT_MAX || unwind_check_result(rec, len, &h, &failed) == UNWIND_REC_BAD) {
+		memcpy(&h, rec, sizeof(h));
+		fprintf(stderr, "refused: len %zu axis %u tgid %u kstack %d npcs %u interp %u value %g\n", len, h.axis, h.tgid,
+			h.kstack, h.npcs, h.interp_len, h.value);
+		abort(); /* the child would send what its parent refuses */
+	}
+}
+
+static void message(uint32_t type, int32_t pid, uint64_t start, uint64_t end, uint64_t off, bool with_fd)
+{
+	struct umsg m = { type, pid, start, end, off };
+	uwc_message(&m, sizeof(m), with_fd ? open("/proc/self/exe", O_RDONLY | O_CLOEXEC) : -1);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	message(MSG_GONE, 1, 0, 0, 0, false);
+	message(MSG_MAP, 1, seg_start, seg_end, seg_off, true);
+	while (size >= 3) {
+		uint8_t tag = data[0];
+		size_t len = data[1] | (size_t)data[2] << 8;
+		data += 3, size -= 3;
+		if (len > size)
+			len = size;
+		/* exactly len bytes, 8-aligned like a ring-buffer record: ASan sees any read past them */
+		uint8_t *b = malloc(len ? len : 1);
+		memcpy(b, data, len);
+		switch (tag % 4) {
+		case 0:
+			uwc_message(b, len, tag & 4 ? open("/proc/self/exe", O_RDONLY | O_CLOEXEC) : -1);
+			break;
+		case 1:
+			uwc_sample(NULL, b, len);
+			break;
+		case 2: {
+			struct unwound_hdr h;
+			uint64_t failed;
+			if (unwind_check_result(b, len, &h, &failed) == UNWIND_REC_STACK &&
+			    (len != sizeof(h) + h.npcs * 8ull + h.interp_len || h.npcs > PTOP_MAX_UNWIND_DEPTH))
+				abort();
+			break;
+		}
+		case 3: {
+			if (len < 16)
+				break;
+			uint64_t pcoff, sp;
+			memcpy(&pcoff, b, 8);
+			memcpy(&sp, b + 8, 8);
+			size_t stack_len = len - 16;
+			struct sample_hdr *h = calloc(1, sizeof(*h) + stack_len);
+			h->kind = tag & 4 ? SAMPLE_OFFCPU_BLOCK : SAMPLE_CPU;
+			h->tgid = 1;
+			h->tid = 1 + (tag >> 3);
+			h->kstack = -1;
+			h->stack_len = (uint32_t)stack_len;
+			uint64_t pc = seg_start + pcoff % (seg_end - seg_start);
+#if defined(__x86_64__)
+			h->regs[16] = pc;
+			h->regs[19] = sp;
+			h->regs[4] = sp + 64; /* rbp near the stack, as frame-pointer fallbacks expect */
+#elif defined(__aarch64__)
+			h->regs[32] = pc;
+			h->regs[31] = sp;
+			h->regs[29] = sp + 64;
+#endif
+			memcpy((uint8_t *)(h + 1), b + 16, stack_len);
+			uwc_sample(NULL, h, sizeof(*h) + stack_len);
+			struct sample_hdr w = { .kind = SAMPLE_OFFCPU_WAKE, .tgid = 1, .tid = h->tid, .value = pcoff };
+			uwc_sample(NULL, &w, sizeof(w));
+			free(h);
+			break;
+		}
+		}
+		free(b);
+		data += len, size -= len;
+	}
+	uwc_results(check_record, NULL);
+	uwc_reset();
+	return 0;
+}

@@ -1,0 +1,458 @@
+/* The unwinder child's work (unwind_child.h): per-process libdwfl state built from the mappings
+ * the parent passes, unwinding of each stack snapshot over the files' CFI, aggregation. */
+#include "unwind_child.h"
+#include "unwind_wire.h"
+#include <linux/types.h>
+#include "ptop.h"
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct umap {
+	uint64_t start, end;
+};
+
+struct uproc {
+	int pid;
+	Dwfl *dwfl;
+	bool attached;
+	struct umap *maps;
+	size_t n, cap;
+	struct file_id {
+		dev_t dev;
+		ino_t ino;
+	} *files;
+	size_t nfiles;
+};
+
+static struct uproc *uprocs;
+static size_t nuprocs;
+
+static struct uproc *uproc_get(int pid, bool create)
+{
+	for (size_t i = 0; i < nuprocs; i++)
+		if (uprocs[i].pid == pid)
+			return &uprocs[i];
+	if (!create)
+		return NULL;
+	uprocs = realloc(uprocs, (nuprocs + 1) * sizeof(*uprocs));
+	struct uproc *u = &uprocs[nuprocs++];
+	memset(u, 0, sizeof(*u));
+	u->pid = pid;
+	return u;
+}
+
+static void uproc_forget(int pid)
+{
+	struct uproc *u = uproc_get(pid, false);
+	if (!u)
+		return;
+	if (u->dwfl)
+		dwfl_end(u->dwfl);
+	free(u->maps);
+	free(u->files);
+	*u = uprocs[--nuprocs];
+}
+
+static bool in_maps(const struct uproc *u, uint64_t a)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (a >= u->maps[i].start && a < u->maps[i].end)
+			return true;
+	return false;
+}
+
+/* Where the file's vaddr 0 lies in the process: the executable PT_LOAD whose page-aligned file
+ * offset is the mapping's offset is mapped at `start`. */
+static int load_base(int fd, uint64_t start, uint64_t off, uint64_t *base)
+{
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e)
+		return -1;
+	size_t nph = 0;
+	int rc = -1;
+	GElf_Ehdr eh;
+	if (gelf_getehdr(e, &eh) && eh.e_type == ET_EXEC) {
+		*base = 0;
+		rc = 0;
+	} else if (elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph && rc; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			/* The executable segment whose first page is the mapping's: with lld's layout the
+			 * read-only segment before it can share that page, so containment is not enough. */
+			uint64_t pg = ph.p_offset & ~4095ull;
+			if ((ph.p_flags & PF_X) && off == pg) {
+				*base = start - (off - pg) - (ph.p_vaddr & ~4095ull);
+				rc = 0;
+			}
+		}
+	}
+	elf_end(e);
+	return rc;
+}
+
+static const Dwfl_Callbacks offline_cb = {
+	.find_elf = dwfl_build_id_find_elf,
+	/* .debug_frame from separate debug files is not looked up here (yet): .eh_frame is used. */
+	.find_debuginfo = NULL,
+};
+
+/* The snapshot being unwound (libdwfl calls back synchronously). */
+static struct {
+	const struct sample_hdr *h;
+	const uint8_t *stack;
+	uint64_t sp;
+	struct uproc *u;
+	uint64_t pcs[PTOP_MAX_UNWIND_DEPTH];
+	uint32_t n;
+	bool truncated;
+} cur;
+
+static pid_t next_thread(Dwfl *d, void *a, void **targ)
+{
+	(void)d, (void)a, (void)targ;
+	return 0;
+}
+
+static bool get_thread(Dwfl *d, pid_t tid, void *a, void **targ)
+{
+	(void)d, (void)tid;
+	*targ = a;
+	return true;
+}
+
+static bool memory_read(Dwfl *d, Dwarf_Addr addr, Dwarf_Word *result, void *a)
+{
+	(void)d, (void)a;
+	/* sp and the addresses the CFI computes are the target's values: no sum may wrap. */
+	if (addr < cur.sp || addr - cur.sp > cur.h->stack_len || cur.h->stack_len - (addr - cur.sp) < 8)
+		return false;
+	memcpy(result, cur.stack + (addr - cur.sp), 8);
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *t, void *a)
+{
+	(void)a;
+	const uint64_t *p = (const uint64_t *)cur.h->regs;
+#if defined(__x86_64__)
+	/* pt_regs order: r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax cx dx si di orig_ax ip cs flags sp ss;
+	 * DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip. */
+	Dwarf_Word r[17] = { p[10], p[12], p[11], p[5], p[13], p[14], p[4], p[19],
+			     p[9],  p[8],  p[7],  p[6], p[3],  p[2],  p[1], p[0], p[16] };
+	dwfl_thread_state_register_pc(t, p[16]);
+	return dwfl_thread_state_registers(t, 0, 17, r);
+#elif defined(__aarch64__)
+	/* user_pt_regs: x0..x30, sp, pc; DWARF: x0..x30 = 0..30, sp = 31. */
+	Dwarf_Word r[32];
+	for (int i = 0; i < 32; i++)
+		r[i] = p[i];
+	dwfl_thread_state_register_pc(t, p[32]);
+	return dwfl_thread_state_registers(t, 0, 32, r);
+#else
+#error "unsupported architecture"
+#endif
+}
+
+static const Dwfl_Thread_Callbacks thread_cb = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static uint64_t user_sp(const struct sample_hdr *h)
+{
+#if defined(__x86_64__)
+	return h->regs[19];
+#else
+	return h->regs[31];
+#endif
+}
+
+static int frame_cb(Dwfl_Frame *st, void *a)
+{
+	(void)a;
+	Dwarf_Addr pc;
+	bool activation;
+	if (!dwfl_frame_pc(st, &pc, &activation))
+		return DWARF_CB_ABORT;
+	uint64_t look = activation ? pc : pc - 1;
+	if (pc == 0)
+		return DWARF_CB_ABORT;
+	/* A pc in no executable mapping is a bad rule or stale data: the stack ends before it. */
+	if (!in_maps(cur.u, look) || cur.n == PTOP_MAX_UNWIND_DEPTH) {
+		cur.truncated = true;
+		return DWARF_CB_ABORT;
+	}
+	cur.pcs[cur.n++] = look;
+	return DWARF_CB_OK;
+}
+
+static void child_map(const struct umsg *m, int fd)
+{
+	struct uproc *u = uproc_get(m->pid, true);
+	if (u->n == u->cap) {
+		u->cap = u->cap ? u->cap * 2 : 32;
+		u->maps = realloc(u->maps, u->cap * sizeof(*u->maps));
+	}
+	u->maps[u->n++] = (struct umap){ m->start, m->end };
+	if (fd < 0)
+		return; /* anonymous executable memory (JIT): frame pointers, through elfutils' fallback */
+	struct stat st;
+	uint64_t base;
+	if (fstat(fd, &st) || load_base(fd, m->start, m->off, &base)) {
+		close(fd);
+		return;
+	}
+	for (size_t i = 0; i < u->nfiles; i++)
+		if (u->files[i].dev == st.st_dev && u->files[i].ino == st.st_ino) {
+			close(fd);
+			return;
+		}
+	u->files = realloc(u->files, (u->nfiles + 1) * sizeof(*u->files));
+	u->files[u->nfiles++] = (struct file_id){ st.st_dev, st.st_ino };
+	if (!u->dwfl)
+		u->dwfl = dwfl_begin(&offline_cb);
+	if (!u->dwfl) {
+		close(fd);
+		return;
+	}
+	char name[64];
+	snprintf(name, sizeof(name), "m%zu", u->nfiles);
+	dwfl_report_begin_add(u->dwfl);
+	if (!dwfl_report_elf(u->dwfl, name, name, fd, base, false))
+		close(fd);
+	dwfl_report_end(u->dwfl, NULL, NULL);
+	if (!u->attached)
+		u->attached = dwfl_attach_state(u->dwfl, NULL, u->pid, &thread_cb, NULL);
+}
+
+/* ---- aggregation: open addressing over (key bytes) -> value */
+
+struct entry {
+	uint8_t *key;
+	uint32_t klen;
+	double value;
+};
+
+static struct entry *entries;
+static size_t nentries, entries_cap;
+static int32_t *slots;
+static size_t nslots;
+static uint64_t unwind_failed, agg_lost;
+#define MAX_ENTRIES (1u << 18)
+#define VALUE_MAX 1.8e19 /* below 2^64 */
+
+static uint64_t fnv(const uint8_t *b, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+static int32_t agg_find(const uint8_t *key, uint32_t klen)
+{
+	if (nentries * 2 >= nslots) {
+		size_t ns = nslots ? nslots * 2 : 4096;
+		int32_t *s = malloc(ns * sizeof(int32_t));
+		memset(s, 0xff, ns * sizeof(int32_t));
+		for (size_t i = 0; i < nentries; i++) {
+			size_t j = fnv(entries[i].key, entries[i].klen) & (ns - 1);
+			while (s[j] >= 0)
+				j = (j + 1) & (ns - 1);
+			s[j] = (int32_t)i;
+		}
+		free(slots);
+		slots = s;
+		nslots = ns;
+	}
+	size_t j = fnv(key, klen) & (nslots - 1);
+	while (slots[j] >= 0) {
+		struct entry *e = &entries[slots[j]];
+		if (e->klen == klen && memcmp(e->key, key, klen) == 0)
+			return slots[j];
+		j = (j + 1) & (nslots - 1);
+	}
+	if (nentries >= MAX_ENTRIES)
+		return -1;
+	if (nentries == entries_cap) {
+		entries_cap = entries_cap ? entries_cap * 2 : 1024;
+		entries = realloc(entries, entries_cap * sizeof(*entries));
+	}
+	entries[nentries] = (struct entry){ malloc(klen), klen, 0 };
+	memcpy(entries[nentries].key, key, klen);
+	slots[j] = (int32_t)nentries;
+	return (int32_t)nentries++;
+}
+
+/* Pending offcpu blocks: tid -> (seq, entry); one per thread, overwritten by its next block. */
+struct pend {
+	uint32_t tid;
+	uint64_t seq;
+	int32_t entry;
+};
+#define PEND_SLOTS (1u << 17)
+static struct pend *pend;
+
+static struct pend *pend_slot(uint32_t tid)
+{
+	size_t j = (tid * 2654435761u) & (PEND_SLOTS - 1);
+	for (size_t k = 0; k < PEND_SLOTS; k++, j = (j + 1) & (PEND_SLOTS - 1))
+		if (pend[j].tid == tid || pend[j].tid == 0)
+			return &pend[j];
+	return NULL;
+}
+
+static uint8_t keybuf[sizeof(struct unwound_hdr) + PTOP_MAX_UNWIND_DEPTH * 8 + PTOP_INTERP_MAX];
+
+static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_t *interp)
+{
+	/* A kernel stack id the parent could not look up is no kernel stack (the parent refuses the
+	 * record, and everything after it, otherwise). */
+	int32_t kstack = h->kstack < PTOP_MAX_STACKS ? h->kstack : -1;
+	struct unwound_hdr k = { axis, h->tgid, kstack, cur.truncated, cur.n, h->interp_len, 0 };
+	memcpy(keybuf, &k, sizeof(k));
+	/* leaf first as unwound; the parent reverses */
+	memcpy(keybuf + sizeof(k), cur.pcs, cur.n * 8ull);
+	memcpy(keybuf + sizeof(k) + cur.n * 8ull, interp, h->interp_len);
+	return agg_find(keybuf, (uint32_t)(sizeof(k) + cur.n * 8ull + h->interp_len));
+}
+
+static void (*poll_messages)(void);
+static bool debug; /* PTOP_DEBUG: why a stack ended early, on stderr */
+
+int uwc_sample(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	if (size < sizeof(struct sample_hdr))
+		return 0;
+	const struct sample_hdr *h = data;
+	if (h->kind == SAMPLE_OFFCPU_WAKE) {
+		struct pend *p = pend_slot(h->tid);
+		if (p && p->tid == h->tid && p->seq == h->seq && p->entry >= 0) {
+			/* ns blocked: a sum the parent can still hold in a u64 */
+			double v = entries[p->entry].value + (double)h->value;
+			entries[p->entry].value = v < VALUE_MAX ? v : VALUE_MAX;
+			p->entry = -1;
+		}
+		return 0;
+	}
+	if (h->interp_len > PTOP_INTERP_MAX || sizeof(*h) + (size_t)h->interp_len + h->stack_len > size)
+		return 0;
+	struct uproc *u = uproc_get((int)h->tgid, false);
+	if (!u || !u->attached) {
+		if (poll_messages)
+			poll_messages(); /* its mappings may be in flight */
+		u = uproc_get((int)h->tgid, false);
+	}
+	cur.n = 0;
+	cur.truncated = false;
+	cur.h = h;
+	cur.u = u;
+	cur.stack = (const uint8_t *)data + sizeof(*h);
+	cur.sp = user_sp(h);
+	if (u && u->attached && h->stack_len > 0) {
+		int rc = dwfl_getthread_frames(u->dwfl, (pid_t)h->tid, frame_cb, NULL);
+		if (rc != 0) {
+			if (debug && !cur.truncated)
+				fprintf(stderr, "ptop: unwinder: pid %u after %u frames (last pc %#lx): %s\n", h->tgid, cur.n,
+					cur.n ? (unsigned long)cur.pcs[cur.n - 1] : 0ul, dwfl_errmsg(-1));
+			cur.truncated = true;
+		}
+		if (cur.n == 0)
+			unwind_failed++;
+	} else {
+		cur.truncated = true;
+		unwind_failed++;
+	}
+	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : P_OFFCPU;
+	int32_t e = aggregate(axis, h, (const uint8_t *)data + sizeof(*h) + h->stack_len);
+	if (e < 0) {
+		agg_lost++;
+		return 0;
+	}
+	if (axis == P_CPU) {
+		entries[e].value += entries[e].value < VALUE_MAX;
+	} else {
+		struct pend *p = pend_slot(h->tid);
+		if (p)
+			*p = (struct pend){ h->tid, h->seq, e };
+	}
+	return 0;
+}
+
+bool uwc_message(const void *buf, size_t n, int fd)
+{
+	struct umsg m;
+	if (n != sizeof(m)) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	memcpy(&m, buf, sizeof(m));
+	if (m.type == MSG_MAP)
+		child_map(&m, fd);
+	else if (fd >= 0)
+		close(fd);
+	if (m.type == MSG_GONE)
+		uproc_forget(m.pid);
+	if (m.type == MSG_MAPS_BEGIN) {
+		struct uproc *u = uproc_get(m.pid, false);
+		if (u)
+			u->n = 0;
+	}
+	return m.type == MSG_STOP;
+}
+
+void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg)
+{
+	for (size_t i = 0; i < nentries; i++) {
+		struct entry *e = &entries[i];
+		struct unwound_hdr h;
+		memcpy(&h, e->key, sizeof(h));
+		if (h.axis == P_OFFCPU && e->value <= 0)
+			continue; /* blocked and never woken within the window */
+		h.value = e->value;
+		memcpy(e->key, &h, sizeof(h));
+		emit(e->key, e->klen, arg);
+	}
+	struct unwound_hdr t = { .axis = UINT32_MAX, .value = (double)unwind_failed };
+	emit(&t, sizeof(t), arg);
+}
+
+int uwc_init(bool dbg, void (*poll)(void))
+{
+	debug = dbg;
+	poll_messages = poll;
+	if (!pend)
+		pend = calloc(PEND_SLOTS, sizeof(*pend));
+	return pend ? 0 : -1;
+}
+
+void uwc_reset(void)
+{
+	while (nuprocs)
+		uproc_forget(uprocs[0].pid);
+	free(uprocs);
+	uprocs = NULL;
+	for (size_t i = 0; i < nentries; i++)
+		free(entries[i].key);
+	free(entries);
+	entries = NULL;
+	nentries = entries_cap = 0;
+	free(slots);
+	slots = NULL;
+	nslots = 0;
+	unwind_failed = agg_lost = 0;
+	if (pend)
+		memset(pend, 0, PEND_SLOTS * sizeof(*pend));
+}

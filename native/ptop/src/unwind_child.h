@@ -1,0 +1,21 @@
+/* The unwinder child's work, apart from its process and sockets so that it can be fuzzed
+ * (fuzz/fuzz_unwind.c): parent messages and ring-buffer records in, aggregated stacks out. Every
+ * input is bytes: the records carry a target's registers and stack, the mapped files are the
+ * target's. */
+#ifndef PTOP_UNWIND_CHILD_H
+#define PTOP_UNWIND_CHILD_H
+#include <stdbool.h>
+#include <stddef.h>
+
+/* poll: called when a sample names a process whose mappings may still be in flight. */
+int uwc_init(bool debug, void (*poll)(void));
+/* One parent message of n bytes and the descriptor it carried (-1: none), which becomes the
+ * child's to keep or close. true for STOP. */
+bool uwc_message(const void *buf, size_t n, int fd);
+/* One ring-buffer record (the libbpf ring_buffer callback). */
+int uwc_sample(void *ctx, void *data, size_t size);
+/* Every aggregated stack, then the trailer, as records for the parent. */
+void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg);
+/* Releases every process and aggregate (the fuzzer runs many inputs in one process). */
+void uwc_reset(void);
+#endif

@@ -1,0 +1,27 @@
+/* The unwinder's two message formats (see unwind.h), and the parent's check of what the child
+ * sends. Parent -> child: fixed `struct umsg` records over a SEQPACKET socket, a MAP carrying one
+ * descriptor. Child -> parent: one `struct unwound_hdr` + pcs + interpreter bytes per record, a
+ * trailer (axis UINT32_MAX) with the count of samples that could not be unwound, then end of
+ * stream. The child parses target files, so the parent trusts none of its bytes. */
+#ifndef PTOP_UNWIND_WIRE_H
+#define PTOP_UNWIND_WIRE_H
+#include "unwind.h"
+#include <stddef.h>
+#include <stdint.h>
+
+enum { MSG_MAP = 1, MSG_GONE = 2, MSG_STOP = 3, MSG_MAPS_BEGIN = 4 };
+
+struct umsg {
+	uint32_t type;
+	int32_t pid;
+	uint64_t start, end, off;
+};
+
+/* The largest child -> parent record. */
+#define UNWIND_RESULT_MAX (sizeof(struct unwound_hdr) + PTOP_MAX_UNWIND_DEPTH * 8 + PTOP_INTERP_MAX)
+
+enum { UNWIND_REC_BAD = 0, UNWIND_REC_STACK = 1, UNWIND_REC_TRAILER = 2 };
+/* One record of n bytes from the child. STACK: *h is its header, its pcs start at buf + sizeof(*h)
+ * (npcs of them, unaligned) and its interpreter bytes follow. TRAILER: *failed is set. */
+int unwind_check_result(const uint8_t *buf, size_t n, struct unwound_hdr *h, uint64_t *failed);
+#endif
