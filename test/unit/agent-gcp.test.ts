@@ -12,7 +12,7 @@ import { createAgentContext, type Env } from "../../src/agent/context.ts";
 import { enforceAndRun } from "../../src/agent/enforce.ts";
 import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
-import { type GcpFake, startGcpFake } from "../fixtures/fakes/gcp.ts";
+import { type GcpFake, GCP_ROUTES, startGcpFake } from "../fixtures/fakes/gcp.ts";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
 import { agentFailure, runnerAgent } from "../helpers/runner-agent.ts";
 
@@ -81,6 +81,35 @@ describe("GCP", () => {
       served.add(fake.requests[0]!.service);
     }
     expect([...served].sort()).toEqual(Object.values(API_OF).sort());
+  });
+
+  // Google checks the token's OAuth scope before the role: a read-only token is refused by the
+  // methods that accept only cloud-platform (GKE, Cloud Run, functions, Memorystore, …).
+  test("each operation's token carries a scope its method accepts, read-only wherever the method accepts one (dist/runner)", async () => {
+    const CP = "https://www.googleapis.com/auth/cloud-platform";
+    const readOnly = (x: string) => /read-only|readonly|\.read$/.test(x);
+    for (const o of catalog.operations()) {
+      fake.requests.length = 0;
+      const r = await runnerAgent(["run", o.name, "--args", JSON.stringify(o.example)], env());
+      expect({ op: o.name, code: r.code, err: r.code ? r.stderr.slice(0, 300) : "" }).toEqual({ op: o.name, code: 0, err: "" });
+      const [q] = fake.requests;
+      expect({ op: o.name, accepted: q!.accepted.includes(q!.scope!) }).toEqual({ op: o.name, accepted: true });
+      if (q!.accepted.some(readOnly)) expect({ op: o.name, readOnly: readOnly(q!.scope!) }).toEqual({ op: o.name, readOnly: true });
+      else if (q!.accepted.some((x) => x !== CP)) expect({ op: o.name, scope: q!.scope }).not.toEqual({ op: o.name, scope: CP });
+    }
+  });
+
+  test("a token scope the method does not accept is named as the scope, not as a role", async () => {
+    const compute = GCP_ROUTES.find((r) => r[0] === "compute")!;
+    const documented = compute[4];
+    compute[4] = documented.filter((x) => !x.endsWith("compute.readonly")); // as if Google stopped accepting it
+    try {
+      const e = await refusal(enforceAndRun(catalog, "gcp.compute.instances", {}, ctx(env())));
+      expect(e.message).toBe("gcp.compute.instances was refused (403, ACCESS_TOKEN_SCOPE_INSUFFICIENT): compute does not accept a token with scope https://www.googleapis.com/auth/compute.readonly. Roles are not the problem");
+      expect(e.missing).toEqual(["https://www.googleapis.com/auth/compute.readonly"]);
+    } finally {
+      compute[4] = documented;
+    }
   });
 
   test("without roles/viewer each of the nine services names roles/viewer", async () => {
