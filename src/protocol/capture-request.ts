@@ -26,14 +26,19 @@ export const CaptureRequestBody = Type.Object(
 );
 export type CaptureRequestBody = Static<typeof CaptureRequestBody>;
 
-/** A request after defaults and aliases are applied: what the store keeps and dedupes on. */
+/**
+ * A request after defaults and aliases are applied: what the store keeps and dedupes on. Named in
+ * TypeScript's case like the record that extends it (store/types.ts CaptureRecord); the wire's
+ * snake_case (duration_sec, warmup_sec) stays on the wire: the body above, the capture order
+ * (tunnel.ts) and the record's JSON (server/records/capture-json.ts).
+ */
 export interface CaptureRequest {
   workload: string;
   version: string;
   env: string;
   kind: CaptureKind;
-  duration_sec: number;
-  warmup_sec: number;
+  durationSec: number;
+  warmupSec: number;
 }
 
 export const CaptureAccepted = Type.Object({
@@ -113,8 +118,8 @@ export function parseCaptureRequest(text: string): ParseResult {
       version: input.version as string,
       env: (input.env as string | undefined) ?? CAPTURE_DEFAULTS.env,
       kind: (input.kind as CaptureKind | undefined) ?? CAPTURE_DEFAULTS.kind,
-      duration_sec: pick("duration_sec", "durationSec"),
-      warmup_sec: pick("warmup_sec", "warmupSec"),
+      durationSec: pick("duration_sec", "durationSec"),
+      warmupSec: pick("warmup_sec", "warmupSec"),
     },
   };
 }

@@ -67,7 +67,7 @@ describe("202", () => {
     const json = (await res.json()) as any;
     expect(json).toEqual({ request_id: expect.any(String), status: "queued", deduped: false });
     const rec = await store.getCapture(json.request_id);
-    expect(rec).toMatchObject({ requester: "ci-pipeline", workload: "checkout", version: "1.2.3", env: "", kind: "head", duration_sec: 60, warmup_sec: 5, status: "queued" });
+    expect(rec).toMatchObject({ requester: "ci-pipeline", workload: "checkout", version: "1.2.3", env: "", kind: "head", durationSec: 60, warmupSec: 5, status: "queued" });
   });
   test("token query parameter is an alternative to the header", async () => {
     const res = await post({ token: null, query: `?token=${token}` });
@@ -77,7 +77,7 @@ describe("202", () => {
     const res = await post({ body: body({ durationSec: 30, warmupSec: 0, kind: "replicate", env: "prod" }) });
     expect(res.status).toBe(202);
     const rec = await store.getCapture(((await res.json()) as any).request_id);
-    expect(rec).toMatchObject({ duration_sec: 30, warmup_sec: 0, kind: "replicate", env: "prod" });
+    expect(rec).toMatchObject({ durationSec: 30, warmupSec: 0, kind: "replicate", env: "prod" });
   });
   test("an identical in-flight request returns its id with deduped true and is not queued again", async () => {
     const a = (await (await post()).json()) as any;

@@ -81,7 +81,7 @@ describe("output through a slow pipe arrives whole", () => {
       const org = await store.createOrg("acme");
       const policy = { limit: 10_000, windowMs: 3_600_000, now: Date.now() };
       for (let i = 0; i < 400; i++) {
-        const r = await store.queueCapture(org.id, "ci", { workload: `checkout-${i}`, version: `2.4.${i}`, env: "staging", kind: "head", duration_sec: 60, warmup_sec: 5 }, policy);
+        const r = await store.queueCapture(org.id, "ci", { workload: `checkout-${i}`, version: `2.4.${i}`, env: "staging", kind: "head", durationSec: 60, warmupSec: 5 }, policy);
         if (r.kind !== "queued") throw new Error(`capture ${i} not queued: ${r.kind}`);
       }
       await store.close();

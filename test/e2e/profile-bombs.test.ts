@@ -25,7 +25,7 @@ describe("size bombs against the server", () => {
     const store = new SqliteStore(join(dir, "runner.db"));
     const org = (await store.getOrg("acme"))!;
     const now = Date.now();
-    const q = await store.queueCapture(org.id, "ci", { workload: "shop", version: "1", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 20, windowMs: 3_600_000, now });
+    const q = await store.queueCapture(org.id, "ci", { workload: "shop", version: "1", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 20, windowMs: 3_600_000, now });
     if (q.kind !== "queued") throw new Error(q.kind);
     requestId = q.requestId;
     await store.markCaptureRunning(requestId, now);

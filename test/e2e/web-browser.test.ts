@@ -311,7 +311,7 @@ describeUnless(available ? null : `Chromium is not installed at ${CHROMIUM} (Deb
 
   test("a capture in flight updates in place: no reload, focus kept", async () => {
     const org = (await store.getOrg("acme"))!;
-    const q = await store.queueCapture(org.id, "owner@acme.test", { workload: "shop", version: "1.3", env: "prod", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 1e9, windowMs: 1, now: Date.now() });
+    const q = await store.queueCapture(org.id, "owner@acme.test", { workload: "shop", version: "1.3", env: "prod", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 1e9, windowMs: 1, now: Date.now() });
     const id = (q as { requestId: string }).requestId;
     await page.goto(`${url}/profiling/captures/${id}`, { waitUntil: "load" });
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));

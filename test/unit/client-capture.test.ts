@@ -51,7 +51,7 @@ describe("runner capture", () => {
     expect(r.code).toBe(0);
     const body = JSON.parse(r.out);
     expect(body).toEqual({ request_id: expect.any(String), status: "queued", deduped: false });
-    expect(await store.getCapture(body.request_id)).toMatchObject({ workload: "api", version: "1", env: "prod", kind: "replicate", duration_sec: 30, warmup_sec: 0, requester: "ci" });
+    expect(await store.getCapture(body.request_id)).toMatchObject({ workload: "api", version: "1", env: "prod", kind: "replicate", durationSec: 30, warmupSec: 0, requester: "ci" });
     // the same again, token from the environment: deduped, still exit 0
     const again = await capture([...base(), "--workload", "api", "--version", "1", "--env", "prod", "--kind", "replicate", "--duration", "30", "--warmup", "0"], { RUNNER_CAPTURE_TOKEN: token });
     expect(again.code).toBe(0);

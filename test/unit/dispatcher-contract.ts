@@ -55,7 +55,7 @@ export function dispatcherContract(name: string, open: () => Promise<DispatchSto
     let idle: number;
 
     const queue = async (orgId: number, version: string): Promise<string> => {
-      const q = await store.queueCapture(orgId, "ci", { workload: "checkout", version, env: "", kind: "head", duration_sec: 5, warmup_sec: 0 }, { limit: 1000, windowMs: HOUR, now: Date.now() });
+      const q = await store.queueCapture(orgId, "ci", { workload: "checkout", version, env: "", kind: "head", durationSec: 5, warmupSec: 0 }, { limit: 1000, windowMs: HOUR, now: Date.now() });
       if (q.kind !== "queued") throw new Error(`not queued: ${q.kind}`);
       return q.requestId;
     };

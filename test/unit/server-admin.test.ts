@@ -97,7 +97,7 @@ describe("runner admin", () => {
     expect(JSON.parse(admin("captures", "list", "acme", "--json").out)).toEqual([]);
     const store = new SqliteStore(join(dir, "runner.db"));
     const org = (await store.getOrg("acme"))!;
-    const q = await store.queueCapture(org.id, "ci", { workload: "w", version: "2", env: "prod", kind: "replicate", duration_sec: 30, warmup_sec: 0 }, { limit: 20, windowMs: 3_600_000, now: Date.now() });
+    const q = await store.queueCapture(org.id, "ci", { workload: "w", version: "2", env: "prod", kind: "replicate", durationSec: 30, warmupSec: 0 }, { limit: 20, windowMs: 3_600_000, now: Date.now() });
     if (q.kind !== "queued") throw new Error("not queued");
     await store.completeCapture(q.requestId, { outcome: "failed", reason: "target not running", instrumentation: { probes_requested: 3, probes_attached: 1, missing: [{ probe: "offcpu", reason: "no tracefs" }, { probe: "syscalls", reason: "no tracefs" }] } });
     await store.close();

@@ -17,7 +17,7 @@ const refused = (text: string) => {
 
 describe("capture request body", () => {
   test("defaults: kind head, duration 60, warmup 5, env empty", () => {
-    expect(ok({ workload: "w", version: "v" })).toEqual({ workload: "w", version: "v", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 });
+    expect(ok({ workload: "w", version: "v" })).toEqual({ workload: "w", version: "v", env: "", kind: "head", durationSec: 60, warmupSec: 5 });
   });
   test("the defaults are read from the schema, the one place that states them", () => {
     const props = CaptureRequestBody.properties;
@@ -25,15 +25,15 @@ describe("capture request body", () => {
     const saved = CAPTURE_DEFAULTS.duration_sec;
     CAPTURE_DEFAULTS.duration_sec = 77;
     try {
-      expect(ok({ workload: "w", version: "v" }).duration_sec).toBe(77);
+      expect(ok({ workload: "w", version: "v" }).durationSec).toBe(77);
     } finally {
       CAPTURE_DEFAULTS.duration_sec = saved;
     }
   });
   test("aliases and bounds", () => {
-    expect(ok({ workload: "w", version: "v", durationSec: 5, warmupSec: 0 })).toMatchObject({ duration_sec: 5, warmup_sec: 0 });
-    expect(ok({ workload: "w", version: "v", duration_sec: 300, warmup_sec: 60 })).toMatchObject({ duration_sec: 300, warmup_sec: 60 });
-    expect(ok({ workload: "w", version: "v", duration_sec: 30, durationSec: 30 })).toMatchObject({ duration_sec: 30 });
+    expect(ok({ workload: "w", version: "v", durationSec: 5, warmupSec: 0 })).toMatchObject({ durationSec: 5, warmupSec: 0 });
+    expect(ok({ workload: "w", version: "v", duration_sec: 300, warmup_sec: 60 })).toMatchObject({ durationSec: 300, warmupSec: 60 });
+    expect(ok({ workload: "w", version: "v", duration_sec: 30, durationSec: 30 })).toMatchObject({ durationSec: 30 });
     expect(ok({ workload: "w", version: "v", kind: "replicate", env: "prod" })).toMatchObject({ kind: "replicate", env: "prod" });
   });
   test.each([

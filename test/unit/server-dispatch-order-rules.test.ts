@@ -5,7 +5,7 @@ import { captureOrder, timeoutReason } from "../../src/server/dispatch/order-rul
 
 describe("captureOrder", () => {
   test("carries exactly the fields that say what to measure, no more", () => {
-    const record = { requestId: "r1", orgName: "acme", workload: "api", version: "v2", env: "prod", kind: "replicate" as const, duration_sec: 30, warmup_sec: 2, requester: "ci", status: "running" };
+    const record = { requestId: "r1", orgName: "acme", workload: "api", version: "v2", env: "prod", kind: "replicate" as const, durationSec: 30, warmupSec: 2, requester: "ci", status: "running" };
     const order = captureOrder(record.requestId, record);
     expect(order).toEqual({ request_id: "r1", workload: "api", version: "v2", env: "prod", kind: "replicate", duration_sec: 30, warmup_sec: 2 });
   });

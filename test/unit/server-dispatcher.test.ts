@@ -17,7 +17,7 @@ import { dispatcherContract } from "./dispatcher-contract.ts";
 let dir: string;
 let store: SqliteStore;
 const T0 = Date.now() - 3_600_000;
-const req = (version: string) => ({ workload: "checkout", version, env: "", kind: "head" as const, duration_sec: 5, warmup_sec: 0 });
+const req = (version: string) => ({ workload: "checkout", version, env: "", kind: "head" as const, durationSec: 5, warmupSec: 0 });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "runner-dispatcher-"));

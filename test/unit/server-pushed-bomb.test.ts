@@ -16,7 +16,7 @@ test("a pushed gzip bomb is not kept; its diff note names the limit", async () =
   const store = new SqliteStore(join(dir, "runner.db"));
   const org = await store.createOrg("acme");
   const now = Date.now();
-  const q = await store.queueCapture(org.id, "ci", { workload: "shop", version: "2", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 20, windowMs: 3_600_000, now });
+  const q = await store.queueCapture(org.id, "ci", { workload: "shop", version: "2", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 20, windowMs: 3_600_000, now });
   if (q.kind !== "queued") throw new Error(q.kind);
   await store.markCaptureRunning(q.requestId, now);
   const rec = await store.completeCapture(q.requestId, { outcome: "pushed", instrumentation: { probes_requested: 1, probes_attached: 1, missing: [] } }, now);

@@ -51,7 +51,7 @@ async function fill(store: Store): Promise<CaptureRecord[]> {
   for (const name of new Set(TABLE.map((r) => r[0]))) orgs.set(name, (await store.createOrg(name)).id);
   const records: CaptureRecord[] = [];
   for (const [org, workload, env, version, kind, outcome, at] of TABLE) {
-    const q = await store.queueCapture(orgs.get(org)!, "ci", { workload, version, env, kind, duration_sec: 5, warmup_sec: 0 }, { limit: 1e9, windowMs: 1, now: at });
+    const q = await store.queueCapture(orgs.get(org)!, "ci", { workload, version, env, kind, durationSec: 5, warmupSec: 0 }, { limit: 1e9, windowMs: 1, now: at });
     const id = (q as { requestId: string }).requestId;
     if (outcome) await store.completeCapture(id, { outcome, reason: outcome === "pushed" ? null : "x" }, at);
     records.push((await store.getCapture(id))!);

@@ -14,7 +14,7 @@ const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1);
 const policy = (now: number, limit = 20): QueuePolicy => ({ limit, windowMs: HOUR, now });
 const req = (over: Partial<CaptureRequest> = {}): CaptureRequest => ({
-  workload: "checkout", version: "1.0.0", env: "", kind: "head", duration_sec: 60, warmup_sec: 5, ...over,
+  workload: "checkout", version: "1.0.0", env: "", kind: "head", durationSec: 60, warmupSec: 5, ...over,
 });
 
 async function expectStoreError(p: Promise<unknown>, code: StoreError["code"]) {
@@ -109,7 +109,7 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
         const got = await store.getCapture(r.requestId);
         expect(got).toMatchObject({
           orgName: "acme", workload: "checkout", version: "1.0.0", env: "prod", kind: "replicate",
-          duration_sec: 60, warmup_sec: 5, requester: "ci", status: "queued", outcome: null, reason: null,
+          durationSec: 60, warmupSec: 5, requester: "ci", status: "queued", outcome: null, reason: null,
           instrumentation: null, createdAt: T0,
         });
         expect(await store.getCapture("does-not-exist")).toBeNull();
@@ -122,7 +122,7 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
         if (a.kind === "rate_limited" || b.kind === "rate_limited") throw new Error("unexpected");
         expect(b.requestId).toBe(a.requestId);
         const variants: Partial<CaptureRequest>[] = [
-          { workload: "x" }, { version: "2" }, { env: "prod" }, { kind: "replicate" }, { duration_sec: 61 }, { warmup_sec: 0 },
+          { workload: "x" }, { version: "2" }, { env: "prod" }, { kind: "replicate" }, { durationSec: 61 }, { warmupSec: 0 },
         ];
         for (const v of variants) expect((await store.queueCapture(orgId, "ci", req(v), policy(T0 + 2))).kind).toBe("queued");
       });

@@ -17,7 +17,7 @@ d("PostgreSQL dispatch state", () => {
   let replicas: PostgresStore[] = [];
   let orgId = 0;
   const queue = (s: PostgresStore, version: string, now = T0) =>
-    s.queueCapture(orgId, "ci", { workload: "w", version, env: "", kind: "head", duration_sec: 10, warmup_sec: 0 }, { limit: 1000, windowMs: HOUR, now });
+    s.queueCapture(orgId, "ci", { workload: "w", version, env: "", kind: "head", durationSec: 10, warmupSec: 0 }, { limit: 1000, windowMs: HOUR, now });
 
   beforeAll(async () => {
     db = await createTestDatabase(base!, "dispatch");

@@ -44,7 +44,7 @@ async function script(s: Store): Promise<{ writes: unknown[]; reads: () => Promi
     ["Cart", "prod", "2.0", "head"], ["cart", "staging", "2.0", "head"], ["shop", "prod", "1.1", "head"],
   ] as const;
   for (const [i, [workload, env, version, kind]] of cases.entries()) {
-    const r = await s.queueCapture(acme.id, i % 2 ? "ci" : "alice@example.com", { workload, env, version, kind, duration_sec: 30, warmup_sec: 2 },
+    const r = await s.queueCapture(acme.id, i % 2 ? "ci" : "alice@example.com", { workload, env, version, kind, durationSec: 30, warmupSec: 2 },
       { limit: 20, windowMs: HOUR, now: T0 + 100 + (i < 4 ? i : 3) }); // two share a timestamp: the page key needs the id
     if (r.kind === "rate_limited") throw new Error("unexpected");
     ids.push(r.requestId);

@@ -68,7 +68,7 @@ d("PostgresStore on a server", () => {
         const { PostgresStore } = await import(${JSON.stringify(storeModule)});
         const s = new PostgresStore(process.env.URL, { max: 8 });
         const policy = () => ({ limit: 20, windowMs: 3600000, now: Date.now() });
-        const req = (v) => ({ workload: "w", version: v, env: "", kind: "head", duration_sec: 60, warmup_sec: 5 });
+        const req = (v) => ({ workload: "w", version: v, env: "", kind: "head", durationSec: 60, warmupSec: 5 });
         // 25 copies of one request shared by all processes, sent first so that one of them is
         // admitted before the distinct ones fill the hour, then 25 distinct versions per process
         const same = Array.from({ length: 25 }, () => s.queueCapture(${orgId}, "ci", req("shared"), policy()));

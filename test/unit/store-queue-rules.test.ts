@@ -3,12 +3,12 @@
 import { describe, expect, test } from "bun:test";
 import { dedupeKey, rateLimited } from "../../src/server/store/queue-rules.ts";
 
-const req = { workload: "api", version: "v2", env: "prod", kind: "head" as const, duration_sec: 60, warmup_sec: 5 };
+const req = { workload: "api", version: "v2", env: "prod", kind: "head" as const, durationSec: 60, warmupSec: 5 };
 
 describe("dedupeKey", () => {
   test("equal for requests that measure the same thing, different when any measured field differs", () => {
     expect(dedupeKey({ ...req })).toBe(dedupeKey(req));
-    for (const change of [{ workload: "web" }, { version: "v3" }, { env: "" }, { kind: "replicate" as const }, { duration_sec: 61 }, { warmup_sec: 0 }]) {
+    for (const change of [{ workload: "web" }, { version: "v3" }, { env: "" }, { kind: "replicate" as const }, { durationSec: 61 }, { warmupSec: 0 }]) {
       expect(dedupeKey({ ...req, ...change })).not.toBe(dedupeKey(req));
     }
   });

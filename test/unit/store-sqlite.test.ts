@@ -62,7 +62,7 @@ describe("SqliteStore on a file", () => {
       const s = new SqliteStore(process.env.DB);
       const out = [];
       for (let i = 0; i < 15; i++) {
-        const r = await s.queueCapture(${orgId}, "ci", { workload: "w", version: process.env.P + "-" + i, env: "", kind: "head", duration_sec: 60, warmup_sec: 5 },
+        const r = await s.queueCapture(${orgId}, "ci", { workload: "w", version: process.env.P + "-" + i, env: "", kind: "head", durationSec: 60, warmupSec: 5 },
           { limit: 20, windowMs: 3600000, now: Date.now() });
         out.push(r.kind);
       }

@@ -67,7 +67,7 @@ describe("instrumentation", () => {
   test("a complete capture says fully instrumented; a queued one says it has not run", async () => {
     expect(await screen(v1)).toContain('<p class="instr full" id="instrumentation">fully instrumented</p>');
     const org = (await web.store.getOrg("acme"))!;
-    const q = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "3", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
+    const q = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "3", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
     const html = await screen((q as { requestId: string }).requestId);
     expect(html).toContain("Not run yet");
     expect(html).not.toContain("Downloads");
@@ -78,7 +78,7 @@ describe("instrumentation", () => {
 
   test("a head recorded pushed before its diff is stored says the diff is being computed, and reloads", async () => {
     const org = (await web.store.getOrg("acme"))!;
-    const q = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "4", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
+    const q = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "4", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
     const id = (q as { requestId: string }).requestId;
     await web.store.markCaptureRunning(id, Date.now());
     await web.store.completeCapture(id, { outcome: "pushed", instrumentation: null }, Date.now());
@@ -86,7 +86,7 @@ describe("instrumentation", () => {
     expect(html).toContain("Computing the diff against the prior version");
     expect(html).toContain('<div id="capture" data-poll="1">');
     // A minute on without a diff, computing it failed: said so, and no endless reload.
-    const q2 = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "5", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: Date.now() - 120_000 });
+    const q2 = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "5", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 100, windowMs: 1, now: Date.now() - 120_000 });
     const old = (q2 as { requestId: string }).requestId;
     await web.store.markCaptureRunning(old, Date.now() - 120_000);
     await web.store.completeCapture(old, { outcome: "pushed", instrumentation: null }, Date.now() - 61_000);
@@ -166,7 +166,7 @@ describe("diff", () => {
 describe("a damaged stored profile", () => {
   test("the screen still shows the record and the diff table, and says the flame graphs are unavailable", async () => {
     const org = (await web.store.getOrg("acme"))!;
-    const q = await web.store.queueCapture(org.id, "ci", { workload: "broken", version: "1", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
+    const q = await web.store.queueCapture(org.id, "ci", { workload: "broken", version: "1", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
     const id = (q as { requestId: string }).requestId;
     await web.store.markCaptureRunning(id);
     await web.store.completeCapture(id, { outcome: "pushed", instrumentation: { probes_requested: 1, probes_attached: 1, missing: [] } });

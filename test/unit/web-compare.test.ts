@@ -156,7 +156,7 @@ describe("small defects", () => {
   test("a partial capture's reason is printed once", async () => {
     const org = (await web.store.getOrg("acme"))!;
     const reason = "offcpu: tracefs not mounted at /sys/kernel/tracing";
-    const q = await web.store.queueCapture(org.id, "ci", { workload: "part", version: "1", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
+    const q = await web.store.queueCapture(org.id, "ci", { workload: "part", version: "1", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
     const id = (q as { requestId: string }).requestId;
     await web.store.markCaptureRunning(id, Date.now());
     await web.store.completeCapture(id, { outcome: "failed", reason, instrumentation: { probes_requested: 2, probes_attached: 1, missing: [{ probe: "offcpu", reason: "tracefs not mounted at /sys/kernel/tracing" }] } }, Date.now());

@@ -85,7 +85,7 @@ export async function pushCaptureAt(
   requester = "ci",
 ): Promise<string> {
   const o = (await store.getOrg(org))!;
-  const q = await store.queueCapture(o.id, requester, { env: "", kind: "head", duration_sec: 60, warmup_sec: 5, ...req }, { limit: 1e9, windowMs: 1, now: at });
+  const q = await store.queueCapture(o.id, requester, { env: "", kind: "head", durationSec: 60, warmupSec: 5, ...req }, { limit: 1e9, windowMs: 1, now: at });
   if (q.kind !== "queued") throw new Error(`not queued: ${q.kind}`);
   await store.markCaptureRunning(q.requestId, at);
   const rec = await store.completeCapture(q.requestId, { outcome: "pushed", instrumentation }, at);

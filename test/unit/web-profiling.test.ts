@@ -32,7 +32,7 @@ describe("capture form", () => {
     const res = await owner.post("/profiling/captures", { process: "checkout", version: "1.2.3", environment: "prod" });
     expect(res.status).toBe(303);
     const rec = (await web.store.getCapture(queued(res)!))!;
-    expect(rec).toMatchObject({ workload: "checkout", version: "1.2.3", env: "prod", kind: "head", duration_sec: 60, warmup_sec: 5, requester: "owner@acme.test", status: "queued" });
+    expect(rec).toMatchObject({ workload: "checkout", version: "1.2.3", env: "prod", kind: "head", durationSec: 60, warmupSec: 5, requester: "owner@acme.test", status: "queued" });
     const page = await (await owner.get(res.headers.get("location")!)).text();
     expect(page).toContain("Capture queued");
     expect(page).toMatch(/<span class="tag">member<\/span> owner@acme.test/);
@@ -84,7 +84,7 @@ describe("records", () => {
     const ids: string[] = [];
     let t = Date.now() - 10_000;
     for (const [workload, env] of [["api", "prod"], ["api", ""], ["worker", "prod"]] as const) {
-      const q = await web.store.queueCapture(org.id, "ci-pipeline", { workload, version: "1", env, kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 100, windowMs: 1, now: t++ });
+      const q = await web.store.queueCapture(org.id, "ci-pipeline", { workload, version: "1", env, kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 100, windowMs: 1, now: t++ });
       ids.push((q as { requestId: string }).requestId);
     }
     await web.store.markCaptureRunning(ids[0]!);
@@ -136,7 +136,7 @@ describe("records", () => {
     const org = (await web.store.getOrg("acme"))!;
     const now = Date.now();
     for (let i = 0; i < 450; i++) {
-      await web.store.queueCapture(org.id, "ci", { workload: "w", version: `v${i}`, env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 1e6, windowMs: 1, now: now - 1000 + (i % 7) });
+      await web.store.queueCapture(org.id, "ci", { workload: "w", version: `v${i}`, env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 1e6, windowMs: 1, now: now - 1000 + (i % 7) });
     }
     const seen = new Set<string>();
     let path: string | null = "/profiling";

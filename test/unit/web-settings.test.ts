@@ -40,7 +40,7 @@ describe("Profiler section", () => {
     await web.store.enrolInstance(org.id, "node-b", "profiler", "key-b", Date.UTC(2026, 0, 2));
     const other = await web.store.createOrg("other");
     await web.store.enrolInstance(other.id, "node-hidden", "profiler", "key-c", Date.UTC(2026, 0, 3));
-    const q = await web.store.queueCapture(org.id, "ci", { workload: "w", version: "1", env: "", kind: "head", duration_sec: 60, warmup_sec: 5 }, { limit: 9, windowMs: 1, now: Date.UTC(2026, 0, 5) });
+    const q = await web.store.queueCapture(org.id, "ci", { workload: "w", version: "1", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 9, windowMs: 1, now: Date.UTC(2026, 0, 5) });
     await web.store.saveProfile((q as { requestId: string }).requestId, new Uint8Array([1]), "node-a", Date.UTC(2026, 0, 5, 12));
     const html = await (await owner.get("/settings")).text();
     expect(html).toContain("<tr><td><code>node-a</code></td><td>profiler</td><td>2026-01-01 00:00:00 UTC</td><td>2026-01-05 12:00:00 UTC</td></tr>");

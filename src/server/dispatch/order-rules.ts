@@ -12,8 +12,8 @@ export function captureOrder(requestId: string, r: CaptureRequest): CaptureOrder
     version: r.version,
     env: r.env,
     kind: r.kind,
-    duration_sec: r.duration_sec,
-    warmup_sec: r.warmup_sec,
+    duration_sec: r.durationSec,
+    warmup_sec: r.warmupSec,
   };
 }
 

@@ -6,7 +6,7 @@ import type { QueuePolicy, QueueResult } from "./types.ts";
 
 /** Requests are identical when every field that changes what gets measured is equal. */
 export function dedupeKey(r: CaptureRequest): string {
-  return JSON.stringify([r.workload, r.version, r.env, r.kind, r.duration_sec, r.warmup_sec]);
+  return JSON.stringify([r.workload, r.version, r.env, r.kind, r.durationSec, r.warmupSec]);
 }
 
 /**

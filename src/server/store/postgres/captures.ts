@@ -61,7 +61,7 @@ export class PgCaptures implements CaptureStore {
         INSERT INTO capture_requests (request_id, org_id, workload, version, env, kind, duration_sec, warmup_sec,
                                       requester, status, dedupe_key, created_at, updated_at)
         VALUES (${requestId}, ${orgId}, ${request.workload}, ${request.version}, ${request.env}, ${request.kind},
-                ${request.duration_sec}, ${request.warmup_sec}, ${requester}, 'queued', ${key}, ${policy.now}, ${policy.now})`;
+                ${request.durationSec}, ${request.warmupSec}, ${requester}, 'queued', ${key}, ${policy.now}, ${policy.now})`;
       // Delivered at commit, to every replica: new work, no polling delay.
       await tx`SELECT pg_notify(${WORK_CHANNEL}, '')`;
       return { kind: "queued", requestId } as const;

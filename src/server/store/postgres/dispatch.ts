@@ -26,7 +26,7 @@ interface OrderRow {
 const toLocalOrder = (r: OrderRow): LocalOrder => ({
   orgId: Number(r.org_id),
   instanceId: r.instance_id,
-  order: captureOrder(r.request_id, r),
+  order: captureOrder(r.request_id, { workload: r.workload, version: r.version, env: r.env, kind: r.kind, durationSec: r.duration_sec, warmupSec: r.warmup_sec }),
 });
 
 export class PgDispatch implements ClusterDispatchStore {

@@ -61,7 +61,7 @@ export class SqliteCaptures implements CaptureStore {
       )
       .run(
         requestId, orgId, request.workload, request.version, request.env, request.kind,
-        request.duration_sec, request.warmup_sec, requester, key, policy.now, policy.now,
+        request.durationSec, request.warmupSec, requester, key, policy.now, policy.now,
       );
     return { kind: "queued", requestId };
   }
