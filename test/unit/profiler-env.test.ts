@@ -62,15 +62,15 @@ describe("profiler environment", () => {
   });
 
   test("credentials in a URL are refused without being echoed", () => {
-    const [p] = failures({ RUNNER_ENROLL_URL: "https://user:hunter2@runner.example.com/enrol" });
+    const [p] = failures({ RUNNER_ENROLL_URL: "https://user:hunter2@runner.example.com/enroll" });
     expect(p!.message).toContain("must not carry credentials");
     expect(p!.message).not.toContain("hunter2");
     expect(urlProblem("wss://a:b@h:1", "wss:", true)).not.toContain("b@");
   });
 
   test("enrol URL: https", () => {
-    expect(failures({ RUNNER_ENROLL_URL: "http://runner.example.com/enrol" })[0]!.message).toContain("RUNNER_ENROLL_URL must use https://");
-    expect(failures({ RUNNER_ENROLL_URL: "https://runner.example.com:8080/enrol" })).toEqual([]);
+    expect(failures({ RUNNER_ENROLL_URL: "http://runner.example.com/enroll" })[0]!.message).toContain("RUNNER_ENROLL_URL must use https://");
+    expect(failures({ RUNNER_ENROLL_URL: "https://runner.example.com:8080/enroll" })).toEqual([]);
   });
 
   test("identity dir exists, is a directory and writable", () => {

@@ -52,7 +52,7 @@ describe("instrumentation", () => {
 describe("addresses", () => {
   test("the enrol URL may be the base address", () => {
     expect(enrolEndpoint("https://cp.example:8080")).toBe("https://cp.example:8080/api/profiler/enroll");
-    expect(enrolEndpoint("https://cp.example/custom/enrol")).toBe("https://cp.example/custom/enrol");
+    expect(enrolEndpoint("https://cp.example/custom/enroll")).toBe("https://cp.example/custom/enroll");
   });
   test("RUNNER_LOCAL_LISTEN is HOST:PORT", () => {
     expect(parseListen("127.0.0.1:7071")).toEqual({ host: "127.0.0.1", port: 7071 });

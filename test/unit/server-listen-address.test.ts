@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import { parseListenAddress } from "../../src/server/listen-address.ts";
-import { instrumentationSummary } from "../../src/server/records/capture-json.ts";
 
 describe("--listen HOST:PORT", () => {
   test.each([
@@ -13,14 +12,5 @@ describe("--listen HOST:PORT", () => {
   });
   test.each(["8080", "host", "host:", ":8080", "host:65536", "host:80x", "::1:80"])("%s is refused naming the flag", (value) => {
     expect(() => parseListenAddress(value, "--tunnel-listen")).toThrow("--tunnel-listen must be HOST:PORT");
-  });
-});
-
-describe("instrumentation summary", () => {
-  test("not run, fully instrumented, N of M probes with reasons", () => {
-    expect(instrumentationSummary(null)).toBe("not run yet");
-    expect(instrumentationSummary({ probes_requested: 3, probes_attached: 3, missing: [] })).toBe("fully instrumented");
-    expect(instrumentationSummary({ probes_requested: 3, probes_attached: 2, missing: [{ probe: "offcpu", reason: "tracefs not mounted" }] }))
-      .toBe("2 of 3 probes (offcpu: tracefs not mounted)");
   });
 });
