@@ -63,6 +63,11 @@ export interface Connector<H = unknown> {
   name: string;
   /** null when the environment configures this connector, otherwise why it is not configured. */
   unconfigured(ctx: AgentContext): string | null;
+  /**
+   * Configuration errors the connector can tell without a credential (a malformed variable). Run
+   * by health before `open`, so a broken credential never hides them.
+   */
+  preflight?(ctx: AgentContext): void;
   /** Builds clients/credentials. Runs only after enforcement accepted an operation. */
   open(ctx: AgentContext): Promise<H>;
   health(handle: H, ctx: AgentContext): Promise<HealthReport>;

@@ -14,6 +14,7 @@ export async function runHealth(catalog: Catalog, ctx: AgentContext): Promise<Co
     const why = c.unconfigured(ctx);
     if (why) return { connector: c.name, status: "skipped", detail: why };
     try {
+      c.preflight?.(ctx); // configuration first: before any credential is fetched
       const handle = await c.open(ctx);
       return { connector: c.name, ...(await c.health(handle, ctx)) };
     } catch (e) {

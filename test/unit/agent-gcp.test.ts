@@ -14,7 +14,7 @@ import { refusal } from "../helpers/agent-refusal.ts";
 import { runHealth } from "../../src/agent/health.ts";
 import { type GcpFake, GCP_ROUTES, startGcpFake } from "../fixtures/fakes/gcp.ts";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
-import { agentFailure, runnerAgent } from "../helpers/runner-agent.ts";
+import { agentFailure, agentHealth, runnerAgent } from "../helpers/runner-agent.ts";
 
 const roleFile = JSON.parse(readFileSync(join(REPO_ROOT, "policies/gcp/runner-roles.json"), "utf8"));
 const ALL_ROLES: string[] = [...roleFile.project, ...roleFile.billingAccount].map((r: { role: string }) => r.role);
@@ -212,5 +212,13 @@ describe("GCP: configuration errors come before any credential is fetched (dist/
     expect(f.code).toBe("permission");
     expect(f.message).toContain("GCP refused the service account key");
     expect(fake.tokenRequests).toEqual(["(bad signature)"]);
+  });
+
+  test("health: a malformed billing table is reported before the key is tried", async () => {
+    const broken = JSON.stringify({ client_email: EMAIL, private_key: otherKey(), token_uri: fake.tokenUri });
+    const h = await agentHealth(env({ RUNNER_GCP_BILLING_EXPORT_TABLE: "billing", GCP_SERVICE_ACCOUNT_JSON: broken }));
+    expect(h.code).toBe(1);
+    expect(h.of("gcp")).toMatchObject({ status: "error", detail: "RUNNER_GCP_BILLING_EXPORT_TABLE must be project.dataset.table" });
+    expect(fake.tokenRequests).toEqual([]);
   });
 });

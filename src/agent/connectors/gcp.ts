@@ -145,6 +145,8 @@ export const gcpOperations: Operation<GcpHandle>[] = [
 export const gcpConnector: Connector<GcpHandle> = {
   name: "gcp",
   unconfigured: (ctx) => (ctx.env.RUNNER_GCP_CRED_MODE ? (ctx.env.RUNNER_GCP_PROJECT ? null : "RUNNER_GCP_PROJECT is not set") : `RUNNER_GCP_CRED_MODE is not set (${GCP_CRED_MODES.join(" or ")})`),
+  // A billing table that is set but malformed is a configuration error (unset is only a note).
+  preflight: (ctx) => void (ctx.env[BILLING_TABLE_ENV] ? billingTable(ctx.env) : undefined),
   async open(ctx: AgentContext) {
     return { env: ctx.env, project: ctx.env.RUNNER_GCP_PROJECT!, identity: await gcpIdentity(ctx) };
   },
