@@ -16,6 +16,9 @@
 //   cpu       value = samples (period_ns per sample in the axis record)
 //   offcpu    value = nanoseconds blocked (switched out until switched back in)
 //   syscalls  value = calls; total_ns = summed latency; stack is [syscall frame]
+//   locks     value = nanoseconds waited for a lock held by another thread (futex lock waits,
+//             timed from the call to its return), by the waiter's user stack; the summary's
+//             `locks` groups the same waits by lock
 // An axis whose probe did not attach has no `axis` record and no stacks: it is absent, not zero.
 //
 // Stacks list frame ids root first (outermost caller first, leaf last), like folded stacks.
@@ -24,9 +27,9 @@ import { Type, type Static } from "@sinclair/typebox";
 
 export const STREAM_VERSION = 1;
 
-export const ProbeName = Type.Union([Type.Literal("cpu"), Type.Literal("offcpu"), Type.Literal("syscalls")]);
+export const ProbeName = Type.Union([Type.Literal("cpu"), Type.Literal("offcpu"), Type.Literal("syscalls"), Type.Literal("locks")]);
 export type ProbeName = Static<typeof ProbeName>;
-export const ALL_PROBES: readonly ProbeName[] = ["cpu", "offcpu", "syscalls"];
+export const ALL_PROBES: readonly ProbeName[] = ["cpu", "offcpu", "syscalls", "locks"];
 
 export const FrameKind = Type.Union([
   Type.Literal("native"),
@@ -101,6 +104,20 @@ export const StackRecord = Type.Object({
   pid: Type.Optional(Type.Integer()),
 });
 
+/** One lock in the summary's `locks`: the waits of the `locks` axis on one futex word of one process. */
+export const LockSummary = Type.Object({
+  pid: Type.Integer(),
+  /** The futex word's address in the process (hex): the same lock however many stacks wait on it. */
+  address: Type.String(),
+  wait_ns: Type.Number({ minimum: 0 }),
+  waits: Type.Integer({ minimum: 0 }),
+  /** Distinct waiter stacks. */
+  stacks: Type.Integer({ minimum: 0 }),
+  /** Frame ids (root first) of the stack that waited longest on it, and how long. */
+  top_stack: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }))),
+  top_stack_ns: Type.Optional(Type.Number({ minimum: 0 })),
+});
+
 export const SummaryRecord = Type.Object({
   type: Type.Literal("summary"),
   /** Samples (cpu) or events per axis that made it into the maps. */
@@ -117,6 +134,8 @@ export const SummaryRecord = Type.Object({
   /** Caveats about the capture that are not a probe failure, one sentence each (e.g. kernel
    * frames left unsymbolized because /proc/kallsyms hides addresses from ptop). Additive (v1). */
   notes: Type.Optional(Type.Array(Type.String())),
+  /** With the locks axis: its waits grouped by lock, longest total wait first (at most 50). Additive (v1). */
+  locks: Type.Optional(Type.Array(LockSummary)),
 });
 
 export const StreamRecord = Type.Union([
@@ -136,6 +155,7 @@ export type ProcessRecord = Static<typeof ProcessRecord>;
 export type FrameRecord = Static<typeof FrameRecord>;
 export type StackRecord = Static<typeof StackRecord>;
 export type SummaryRecord = Static<typeof SummaryRecord>;
+export type LockSummary = Static<typeof LockSummary>;
 export type StreamRecord = Static<typeof StreamRecord>;
 
 /** Exit codes of `ptop` (documented in native/ptop/README.md). */

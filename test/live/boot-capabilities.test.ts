@@ -25,7 +25,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("boot: collector file capabilities and
     const line = bootLine(r.stdout);
     expect(line).toMatchObject({ class: "profiler", targets: 1, version: expect.any(String), arch: expect.any(String), msg: "profiler booted" });
     expect((line.probes as string[])[0]).toBe("cpu");
-    expect(String(line.instrumentation)).toMatch(/^(fully instrumented|\d of 3 probes)/);
+    expect(String(line.instrumentation)).toMatch(/^(fully instrumented|\d of \d probes)/);
     // the list itself never appears, only its count
     expect(r.stdout).not.toContain('"api"');
   });

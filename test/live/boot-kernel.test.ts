@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
+import { ALL_PROBES } from "../../src/protocol/profile-stream.ts";
 import { BootSandbox, bootLine, boundingSet, FIVE, FIVE_BOUNDING, REFUSED, sh, unprivilegedUserNamespaces } from "./boot-setup.ts";
 import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 
@@ -87,23 +88,24 @@ describeUnless(whyNot([!live, NOT_ROOT]))("boot: kernel settings (live)", () => 
     expect(r.stderr).toContain("user namespace other than the initial one");
   });
 
-  test("tracing mounts present: all three probes expected", () => {
+  test("tracing mounts present: every probe expected", () => {
     // mount(8) refuses to mount what is already mounted there (another suite may have done so)
     const ensure = (fs: string, at: string) => `{ grep -q ' ${at} ${fs} ' /proc/self/mounts || mount -t ${fs} nodev ${at}; }`;
     const script = `${ensure("tracefs", "/sys/kernel/tracing")} && ${ensure("debugfs", "/sys/kernel/debug")} && exec "$@"`;
     const r = box.boot({ wrap: ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"] });
     expect(r.code).toBe(0);
-    expect(bootLine(r.stdout)).toMatchObject({ probes: ["cpu", "offcpu", "syscalls"], instrumentation: "fully instrumented (3 probes)" });
+    expect(bootLine(r.stdout)).toMatchObject({ probes: [...ALL_PROBES], instrumentation: `fully instrumented (${ALL_PROBES.length} probes)` });
   });
 
-  test("tracing mounts absent: boots, and the boot line says 1 of 3 probes", () => {
+  test("tracing mounts absent: boots, and the boot line says 1 of N probes", () => {
     // -R: debugfs may carry the tracing automount beneath it; the loop: mounts may be stacked
     const script = "while umount -R /sys/kernel/tracing 2>/dev/null; do :; done; while umount -R /sys/kernel/debug 2>/dev/null; do :; done; exec \"$@\"";
     const r = box.boot({ wrap: ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"] });
     expect(r.code).toBe(0);
     const line = bootLine(r.stdout);
     expect(line.probes).toEqual(["cpu"]);
-    expect(line.instrumentation).toBe("1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing");
+    const tracepoints = ALL_PROBES.filter((p) => p !== "cpu");
+    expect(line.instrumentation).toBe(`1 of ${ALL_PROBES.length} probes: ${tracepoints.join(", ")} need /sys/kernel/tracing`);
     expect(r.stdout).toContain("tracefs is not mounted at /sys/kernel/tracing");
   });
 

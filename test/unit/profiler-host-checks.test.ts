@@ -53,22 +53,22 @@ describe("tracing mounts", () => {
 
   test("both mounted: fully instrumented", () => {
     const t = checkTracing(parseMountinfo(MOUNTS));
-    expect(t.probesExpected).toEqual(["cpu", "offcpu", "syscalls"]);
+    expect(t.probesExpected).toEqual(["cpu", "offcpu", "syscalls", "locks"]);
     expect(t.probesUnavailable).toEqual([]);
-    expect(expectedInstrumentation(t.probesExpected, t.probesUnavailable)).toBe("fully instrumented (3 probes)");
+    expect(expectedInstrumentation(t.probesExpected, t.probesUnavailable)).toBe("fully instrumented (4 probes)");
   });
 
-  test("neither mounted: 1 of 3 probes, with the reason", () => {
+  test("neither mounted: 1 of 4 probes, with the reason", () => {
     const t = checkTracing(parseMountinfo(MOUNTS.split("\n").slice(0, 3).join("\n")));
     expect(t.probesExpected).toEqual(["cpu"]);
-    expect(t.probesUnavailable.map((u) => u.probe)).toEqual(["offcpu", "syscalls"]);
-    expect(expectedInstrumentation(t.probesExpected, t.probesUnavailable)).toBe("1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing");
+    expect(t.probesUnavailable.map((u) => u.probe)).toEqual(["offcpu", "syscalls", "locks"]);
+    expect(expectedInstrumentation(t.probesExpected, t.probesUnavailable)).toBe("1 of 4 probes: offcpu, syscalls, locks need /sys/kernel/tracing");
     expect(t.findings.every((f) => f.status === "warn")).toBe(true);
   });
 
   test("debugfs alone still gives tracepoints (libbpf falls back to debug/tracing)", () => {
     const t = checkTracing(parseMountinfo(MOUNTS.split("\n").filter((l) => !l.includes("tracefs")).join("\n")));
-    expect(t.probesExpected).toEqual(["cpu", "offcpu", "syscalls"]);
+    expect(t.probesExpected).toEqual(["cpu", "offcpu", "syscalls", "locks"]);
     expect(t.findings.find((f) => f.subject === "/sys/kernel/tracing")!.status).toBe("warn");
   });
 

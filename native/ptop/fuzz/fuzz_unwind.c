@@ -110,7 +110,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(&sp, b + 8, 8);
 			size_t stack_len = len - 16;
 			struct sample_hdr *h = calloc(1, sizeof(*h) + stack_len);
-			h->kind = tag & 4 ? SAMPLE_OFFCPU_BLOCK : SAMPLE_CPU;
+			h->kind = tag & 4 ? SAMPLE_OFFCPU_BLOCK : tag & 8 ? SAMPLE_LOCK_WAIT : SAMPLE_CPU;
+			h->seq = pcoff; /* a lock wait's futex address */
+			h->value = sp;  /* and its ns, any u64 */
 			h->tgid = 1;
 			h->tid = 1 + (tag >> 3);
 			h->kstack = -1;

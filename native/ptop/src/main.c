@@ -53,6 +53,12 @@ static struct procscan scan;
 static size_t procs_emitted;
 static bool header_done;
 
+/* The probes whose samples carry a user-stack snapshot for the unwinder. */
+static bool unwinds(const struct probes *p)
+{
+	return p->attached[P_CPU] || p->attached[P_OFFCPU] || p->attached[P_LOCKS];
+}
+
 static void on_gone(int pid, void *arg)
 {
 	(void)arg;
@@ -93,6 +99,8 @@ static void emit_preamble(const struct options *o, int64_t started_ms)
 		out_axis("offcpu", "nanoseconds", 0);
 	if (probes.attached[P_SYSCALLS])
 		out_axis("syscalls", "calls", 0);
+	if (probes.attached[P_LOCKS])
+		out_axis("locks", "nanoseconds", 0);
 	header_done = true;
 	emit_new_processes();
 }
@@ -128,7 +136,7 @@ static void empty_summary(bool partial, const char *reason, double measured)
 	for (int i = 0; i < P__COUNT; i++)
 		if (probes.attached[i])
 			axes[n++] = probe_name(i);
-	out_summary(axes, zeros, zeros, NULL, n, partial, reason, now_ms(), measured, NULL, 0);
+	out_summary(axes, zeros, zeros, NULL, n, partial, reason, now_ms(), measured, NULL, 0, NULL);
 	out_flush();
 }
 
@@ -195,7 +203,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < P__COUNT; i++)
 		if (probes.requested[i] && !probes.attached[i])
 			fprintf(stderr, "ptop: probe %s not attached: %s\n", probe_name(i), probes.reason[i]);
-	if ((probes.attached[P_CPU] || probes.attached[P_OFFCPU]) && unwind_start(&probes, msg, sizeof(msg))) {
+	if (unwinds(&probes) && unwind_start(&probes, msg, sizeof(msg))) {
 		fprintf(stderr, "ptop: cannot start the unwinder: %s\n", msg);
 		rc = EXIT_INTERNAL;
 		goto cleanup;
@@ -223,9 +231,11 @@ int main(int argc, char **argv)
 	double start = now_mono();
 	emit_preamble(&o, now_ms());
 	wait_rescanning(start + o.duration_sec);
+	/* The window ends when the kernel side stops counting: detaching the probes takes time of
+	 * its own (tens of ms per link on a loaded host) that is not part of the measurement. */
+	double measured = now_mono() - start;
 	probes_end_window(&probes);
 	unwind_stop();
-	double measured = now_mono() - start;
 	bool partial = stop_signal != 0;
 	char reason[128] = { 0 };
 	if (partial)
@@ -244,7 +254,7 @@ int main(int argc, char **argv)
 		rc = EXIT_INTERNAL;
 		goto cleanup;
 	}
-	if ((probes.attached[P_CPU] || probes.attached[P_OFFCPU]) && report_collect_unwound(&rep, &probes))
+	if (unwinds(&probes) && report_collect_unwound(&rep, &probes))
 		fprintf(stderr, "ptop: the unwinder ended abnormally: its stacks may be incomplete\n");
 	report_emit(&rep, &probes, partial ? reason : NULL, now_ms(), measured);
 	out_flush();

@@ -1,5 +1,6 @@
 #include "output.h"
 #include "args.h"
+#include "probes.h"
 #include "procscan.h"
 #include "strtab.h"
 #include "syscall_names.h"
@@ -59,8 +60,6 @@ static void put_str(const char *s)
 	putchar('"');
 }
 
-static const char *PROBE_NAMES[] = { "cpu", "offcpu", "syscalls" };
-
 void out_header(const char *workload, const char *ns, int mask, int freq, double warmup, double duration,
 		int64_t started_at_ms)
 {
@@ -72,9 +71,9 @@ void out_header(const char *workload, const char *ns, int mask, int freq, double
 	}
 	fputs(",\"probes_requested\":[", stdout);
 	int first = 1;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < P__COUNT; i++)
 		if (mask & (1 << i)) {
-			printf("%s\"%s\"", first ? "" : ",", PROBE_NAMES[i]);
+			printf("%s\"%s\"", first ? "" : ",", probe_name(i));
 			first = 0;
 		}
 	printf("],\"frequency_hz\":%d,\"warmup_sec\":%g,\"duration_sec\":%g,\"started_at_ms\":%" PRId64, freq, warmup,
@@ -218,7 +217,7 @@ void out_stack(const char *axis, const int *ids, size_t n, double value, double 
 void out_summary(const char *const *axes, const double *samples, const double *lost, const double *incomplete,
 		 size_t naxes, bool partial,
 		 const char *partial_reason, int64_t ended_at_ms, double measured_sec, const char *const *notes,
-		 size_t nnotes)
+		 size_t nnotes, const char *extra_json)
 {
 	fputs("{\"type\":\"summary\",\"samples\":{", stdout);
 	for (size_t i = 0; i < naxes; i++)
@@ -248,6 +247,8 @@ void out_summary(const char *const *axes, const double *samples, const double *l
 		}
 		putchar(']');
 	}
+	if (extra_json)
+		fputs(extra_json, stdout);
 	fputs("}\n", stdout);
 }
 

@@ -20,10 +20,11 @@ const char *out_frame_function(int id);
 /* A syscall frame (kind "syscall"). */
 int out_syscall_frame_id(unsigned nr);
 void out_stack(const char *axis, const int *ids, size_t n, double value, double total_ns, int pid);
-/* incomplete (may be NULL): per axis, the value in stacks that did not reach their root. */
+/* incomplete (may be NULL): per axis, the value in stacks that did not reach their root.
+ * extra_json (may be NULL): further members, written as given (",\"locks\":[…]"). */
 void out_summary(const char *const *axes, const double *samples, const double *lost, const double *incomplete,
 		 size_t naxes, bool partial,
 		 const char *partial_reason, int64_t ended_at_ms, double measured_sec, const char *const *notes,
-		 size_t nnotes);
+		 size_t nnotes, const char *extra_json);
 void out_flush(void);
 #endif

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *NAMES[P__COUNT] = { "cpu", "offcpu", "syscalls" };
+static const char *NAMES[P__COUNT] = { "cpu", "offcpu", "syscalls", "locks" };
 
 const char *probe_name(int i)
 {
@@ -132,6 +132,46 @@ static void attach_tp(struct probes *p, int which, struct bpf_program *a, struct
 	p->attached[which] = true;
 }
 
+static bool tracepoint_exists(const char *category, const char *name)
+{
+	const char *fs = tracefs_path();
+	char path[256];
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", fs ? fs : "/sys/kernel/tracing", category, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
+/* futex_waitv (Linux 5.16) is covered where its tracepoints exist; futex itself is required. */
+static void locks_autoload(struct probes *p, bool want)
+{
+	bool waitv = want && tracepoint_exists("syscalls", "sys_enter_futex_waitv");
+	bpf_program__set_autoload(p->skel->progs.on_futex_enter, want);
+	bpf_program__set_autoload(p->skel->progs.on_futex_exit, want);
+	bpf_program__set_autoload(p->skel->progs.on_futex_waitv_enter, waitv);
+	bpf_program__set_autoload(p->skel->progs.on_futex_waitv_exit, waitv);
+	p->locks_waitv = waitv;
+}
+
+static void attach_locks(struct probes *p)
+{
+	if (!tracepoint_exists("syscalls", "sys_enter_futex")) {
+		snprintf(p->reason[P_LOCKS], sizeof(p->reason[0]),
+			 "the kernel has no syscalls:sys_enter_futex tracepoint (built without CONFIG_FTRACE_SYSCALLS)");
+		return;
+	}
+	attach_tp(p, P_LOCKS, p->skel->progs.on_futex_enter, p->skel->progs.on_futex_exit);
+	if (p->attached[P_LOCKS] && p->locks_waitv) {
+		int before = p->attached[P_LOCKS];
+		p->attached[P_LOCKS] = false;
+		attach_tp(p, P_LOCKS, p->skel->progs.on_futex_waitv_enter, p->skel->progs.on_futex_waitv_exit);
+		p->locks_waitv = p->attached[P_LOCKS];
+		p->attached[P_LOCKS] = before;
+		p->reason[P_LOCKS][0] = 0;
+	}
+}
+
 int probes_start(struct probes *p, int mask, int freq)
 {
 	memset(p, 0, sizeof(*p));
@@ -139,8 +179,9 @@ int probes_start(struct probes *p, int mask, int freq)
 	for (int i = 0; i < P__COUNT; i++)
 		p->requested[i] = mask & (1 << i);
 	bool tracefs = tracefs_path() != NULL;
-	bool want_tp[P__COUNT] = { false, p->requested[P_OFFCPU] && tracefs, p->requested[P_SYSCALLS] && tracefs };
-	for (int i = P_OFFCPU; i <= P_SYSCALLS; i++)
+	bool want_tp[P__COUNT] = { false, p->requested[P_OFFCPU] && tracefs, p->requested[P_SYSCALLS] && tracefs,
+				   p->requested[P_LOCKS] && tracefs };
+	for (int i = P_OFFCPU; i < P__COUNT; i++)
 		if (p->requested[i] && !tracefs)
 			snprintf(p->reason[i], sizeof(p->reason[0]), "%s", TRACEFS_REASON);
 
@@ -155,6 +196,7 @@ int probes_start(struct probes *p, int mask, int freq)
 	bpf_program__set_autoload(p->skel->progs.on_sched_switch, want_tp[P_OFFCPU]);
 	bpf_program__set_autoload(p->skel->progs.on_sys_enter, want_tp[P_SYSCALLS]);
 	bpf_program__set_autoload(p->skel->progs.on_sys_exit, want_tp[P_SYSCALLS]);
+	locks_autoload(p, want_tp[P_LOCKS]);
 	if (ptop_bpf__load(p->skel)) {
 		int e = errno;
 		for (int i = 0; i < P__COUNT; i++)
@@ -172,6 +214,8 @@ int probes_start(struct probes *p, int mask, int freq)
 		attach_tp(p, P_OFFCPU, p->skel->progs.on_sched_switch, NULL);
 	if (want_tp[P_SYSCALLS])
 		attach_tp(p, P_SYSCALLS, p->skel->progs.on_sys_enter, p->skel->progs.on_sys_exit);
+	if (want_tp[P_LOCKS])
+		attach_locks(p);
 	for (int i = 0; i < P__COUNT; i++)
 		if (p->attached[i])
 			return 0;

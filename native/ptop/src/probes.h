@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { P_CPU = 0, P_OFFCPU = 1, P_SYSCALLS = 2, P__COUNT = 3 };
+enum { P_CPU = 0, P_OFFCPU = 1, P_SYSCALLS = 2, P_LOCKS = 3, P__COUNT = 4 };
 
 struct ptop_bpf;
 struct bpf_link;
@@ -16,6 +16,7 @@ struct probes {
 	bool requested[P__COUNT];
 	bool attached[P__COUNT];
 	char reason[P__COUNT][512];
+	bool locks_waitv; /* futex_waitv is covered too (its tracepoints exist: Linux 5.16+) */
 };
 
 /* Loads and attaches. Returns 0 when at least one probe is attached. */

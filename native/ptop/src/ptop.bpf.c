@@ -124,7 +124,7 @@ static __always_inline int is_target(__u32 tgid)
 /* Copies the current task's user registers and the top of its user stack into one ring-buffer
  * record. The stack is read page by page from sp: a read that crosses into an unmapped page
  * fails as a whole, so the copy stops at the last readable page instead. */
-static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s32 kstack, __u64 seq)
+static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s32 kstack, __u64 seq, __u64 value)
 {
 	__u32 zero = 0;
 	struct snapshot *snap = bpf_map_lookup_elem(&scratch, &zero);
@@ -136,7 +136,7 @@ static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s3
 	h->tid = tid;
 	h->kstack = kstack;
 	h->seq = seq;
-	h->value = 0;
+	h->value = value;
 	h->stack_len = 0;
 	h->interp_len = 0;
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -198,7 +198,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	/* -EFAULT: no kernel stack (user-mode sample). Anything else loses the kernel stack only. */
 	if (kstack < 0 && kstack != -EFAULT)
 		stat_inc(STAT_CPU_LOST);
-	if (emit_snapshot(SAMPLE_CPU, tgid, (__u32)id, kstack, 0) != 0)
+	if (emit_snapshot(SAMPLE_CPU, tgid, (__u32)id, kstack, 0, 0) != 0)
 		stat_inc(STAT_CPU_LOST);
 	return 0;
 }
@@ -219,7 +219,7 @@ int on_sched_switch(struct trace_event_raw_sched_switch *ctx)
 			*n += 1;
 			struct offcpu_start s = { .ts = now, .seq = ((__u64)bpf_get_smp_processor_id() << 48) | (*n & 0xffffffffffffull) };
 			__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
-			if (emit_snapshot(SAMPLE_OFFCPU_BLOCK, prev_tgid, prev_tid, kstack, s.seq) != 0 ||
+			if (emit_snapshot(SAMPLE_OFFCPU_BLOCK, prev_tgid, prev_tid, kstack, s.seq, 0) != 0 ||
 			    bpf_map_update_elem(&offcpu_start, &prev_tid, &s, BPF_ANY) != 0)
 				stat_inc(STAT_OFFCPU_LOST);
 		}
@@ -291,3 +291,5 @@ int on_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	stat_inc(STAT_SYS_EVENTS);
 	return 0;
 }
+
+#include "locks.bpf.h"

@@ -33,7 +33,9 @@ struct sys_val {
 #define PTOP_REGS 34           /* u64 slots: the head of the arch's user pt_regs (x86 21, arm64 34) */
 #define PTOP_RINGBUF_BYTES (8u << 20)
 
-enum sample_kind { SAMPLE_CPU = 1, SAMPLE_OFFCPU_BLOCK = 2, SAMPLE_OFFCPU_WAKE = 3 };
+enum sample_kind { SAMPLE_CPU = 1, SAMPLE_OFFCPU_BLOCK = 2, SAMPLE_OFFCPU_WAKE = 3,
+	/* a finished futex lock wait (locks.bpf.h): value = ns waited, seq = the futex address */
+	SAMPLE_LOCK_WAIT = 4 };
 
 /* One ring-buffer record: the header, stack_len bytes of user stack starting at the user sp, then
  * interp_len bytes of interpreter frames. A wake record is a header only: the thread `tid` was
@@ -59,6 +61,10 @@ enum ptop_stat {
 	STAT_SYS_EVENTS,
 	STAT_SYS_LOST,
 	STAT_SNAPSHOT_FAILED, /* user registers or stack could not be read: the sample has no user stack */
+	STAT_LOCK_EVENTS,     /* lock waits recorded */
+	STAT_LOCK_LOST,
+	STAT_LOCK_OTHER_WAITS, /* futex waits that are not lock contention (locks.bpf.h): counted, not recorded */
+	STAT_LOCK_OTHER_NS,
 	STAT__COUNT,
 };
 

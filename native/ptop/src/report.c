@@ -4,6 +4,7 @@
 #include "strtab.h"
 #include "symbolize.h"
 #include "interp.h"
+#include "locks_report.h"
 #include "pyframes.h"
 #include "python.h"
 #include "unwind.h"
@@ -38,16 +39,16 @@ static void load_stack(struct report *r, struct probes *p, int32_t id)
 struct collect_ctx {
 	struct report *r;
 	struct probes *p;
-	size_t cap[2];
+	size_t cap[3];
 };
 
 static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const uint8_t *interp, void *arg)
 {
 	struct collect_ctx *c = arg;
 	struct report *r = c->r;
-	struct stack_count **arr = h->axis == P_CPU ? &r->cpu : &r->offcpu;
-	size_t *n = h->axis == P_CPU ? &r->ncpu : &r->noffcpu;
-	size_t *cap = &c->cap[h->axis == P_CPU ? 0 : 1];
+	struct stack_count **arr = h->axis == P_CPU ? &r->cpu : h->axis == P_LOCKS ? &r->locks : &r->offcpu;
+	size_t *n = h->axis == P_CPU ? &r->ncpu : h->axis == P_LOCKS ? &r->nlocks : &r->noffcpu;
+	size_t *cap = &c->cap[h->axis == P_CPU ? 0 : h->axis == P_LOCKS ? 2 : 1];
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 1024;
 		*arr = xrealloc(*arr, *cap, sizeof(**arr));
@@ -58,6 +59,8 @@ static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const u
 	sc->key.ustack = -1;
 	sc->key.kstack = h->kstack;
 	sc->value = (uint64_t)h->value;
+	sc->lock = h->lock;
+	sc->events = (uint64_t)h->events;
 	sc->npcs = h->npcs;
 	sc->truncated = h->truncated != 0;
 	sc->pcs = xcalloc(h->npcs ? h->npcs : 1, sizeof(uint64_t));
@@ -73,7 +76,7 @@ static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const u
 
 int report_collect_unwound(struct report *r, struct probes *p)
 {
-	struct collect_ctx c = { r, p, { 0, 0 } };
+	struct collect_ctx c = { r, p, { 0, 0, 0 } };
 	return unwind_collect(on_unwound, &c, &r->unwind_failed);
 }
 
@@ -303,12 +306,24 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		agg_add(&a, (int)r->sys[i].key.tgid, &id, 1, (double)r->sys[i].val.calls, (double)r->sys[i].val.total_ns);
 	}
 	agg_emit(&a, "syscalls");
+	struct locks_table locks;
+	locks_table_init(&locks);
+	for (size_t i = 0; i < r->nlocks; i++) {
+		const struct stack_count *sc = &r->locks[i];
+		size_t n = stack_frames(r, sc, ids, &incomplete);
+		tot[P_LOCKS] += (double)sc->value;
+		inc[P_LOCKS] += incomplete ? (double)sc->value : 0;
+		agg_add(&a, (int)sc->key.tgid, ids, n, (double)sc->value, -1);
+		locks_table_add(&locks, (int)sc->key.tgid, sc->lock, sc->value, sc->events, ids, n);
+	}
+	agg_emit(&a, "locks");
 
 	const char *axes[P__COUNT];
 	double samples[P__COUNT], lost[P__COUNT], incompl[P__COUNT];
 	size_t na = 0;
 	static const int slots[P__COUNT][2] = {
-		{ STAT_CPU_SAMPLES, STAT_CPU_LOST }, { STAT_OFFCPU_EVENTS, STAT_OFFCPU_LOST }, { STAT_SYS_EVENTS, STAT_SYS_LOST }
+		{ STAT_CPU_SAMPLES, STAT_CPU_LOST }, { STAT_OFFCPU_EVENTS, STAT_OFFCPU_LOST }, { STAT_SYS_EVENTS, STAT_SYS_LOST },
+		{ STAT_LOCK_EVENTS, STAT_LOCK_LOST }
 	};
 	for (int i = 0; i < P__COUNT; i++) {
 		if (!p->attached[i])
@@ -319,7 +334,7 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		incompl[na] = inc[i];
 		na++;
 	}
-	const char *notes[P__COUNT + 1 + 16];
+	const char *notes[P__COUNT + 1 + 16 + 2];
 	static char incomplete_note[P__COUNT][160];
 	size_t nn = py_notes(notes, 16);
 	for (int i = 0; i < P__COUNT; i++)
@@ -332,5 +347,13 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 	if (any_kernel && sym_kernel_hidden())
 		notes[nn++] = "kernel frames unsymbolized: /proc/kallsyms addresses are hidden from ptop (kptr_restrict / "
 			      "perf_event_paranoid; CAP_SYSLOG is not one of ptop's capabilities)";
-	out_summary(axes, samples, lost, incompl, na, partial_reason != NULL, partial_reason, ended_ms, measured, notes, nn);
+	char *locks_json = NULL;
+	if (p->attached[P_LOCKS]) {
+		nn += locks_notes(&notes[nn], r->stat[STAT_LOCK_OTHER_WAITS], r->stat[STAT_LOCK_OTHER_NS], p->locks_waitv);
+		locks_json = locks_table_json(&locks);
+	}
+	locks_table_free(&locks);
+	out_summary(axes, samples, lost, incompl, na, partial_reason != NULL, partial_reason, ended_ms, measured, notes, nn,
+		    locks_json);
+	free(locks_json);
 }

@@ -17,6 +17,8 @@ struct stack_count {
 	bool truncated;         /* the unwinder could not reach the root */
 	uint8_t *interp;        /* interpreter-frames section (python.bpf.h), or NULL */
 	uint32_t interp_len;
+	uint64_t lock;          /* locks: the futex address */
+	uint64_t events;        /* locks: waits */
 };
 
 struct sys_count {
@@ -25,8 +27,8 @@ struct sys_count {
 };
 
 struct report {
-	struct stack_count *cpu, *offcpu;
-	size_t ncpu, noffcpu;
+	struct stack_count *cpu, *offcpu, *locks;
+	size_t ncpu, noffcpu, nlocks;
 	struct sys_count *sys;
 	size_t nsys;
 	uint64_t **stacks; /* stack id -> PTOP_MAX_STACK_DEPTH addresses, or NULL */

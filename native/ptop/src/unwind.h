@@ -17,13 +17,15 @@
 /* One aggregated stack as the child sends it. pcs are lookup addresses (a return address minus
  * one: the call), leaf first. */
 struct unwound_hdr {
-	uint32_t axis; /* P_CPU or P_OFFCPU */
+	uint32_t axis; /* P_CPU, P_OFFCPU or P_LOCKS */
 	uint32_t tgid;
 	int32_t kstack;
 	uint32_t truncated;
 	uint32_t npcs;
 	uint32_t interp_len;
+	uint64_t lock;  /* locks: the futex address waited on (part of the key); 0 otherwise */
 	double value;
+	double events;  /* samples / waits aggregated into value */
 };
 
 int unwind_start(struct probes *p, char *err, size_t len);

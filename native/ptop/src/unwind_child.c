@@ -241,6 +241,7 @@ struct entry {
 	uint8_t *key;
 	uint32_t klen;
 	double value;
+	double events;
 };
 
 static struct entry *entries;
@@ -288,7 +289,7 @@ static int32_t agg_find(const uint8_t *key, uint32_t klen)
 		entries_cap = entries_cap ? entries_cap * 2 : 1024;
 		entries = realloc(entries, entries_cap * sizeof(*entries));
 	}
-	entries[nentries] = (struct entry){ malloc(klen), klen, 0 };
+	entries[nentries] = (struct entry){ malloc(klen), klen, 0, 0 };
 	memcpy(entries[nentries].key, key, klen);
 	slots[j] = (int32_t)nentries;
 	return (int32_t)nentries++;
@@ -319,7 +320,8 @@ static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_
 	/* A kernel stack id the parent could not look up is no kernel stack (the parent refuses the
 	 * record, and everything after it, otherwise). */
 	int32_t kstack = h->kstack < PTOP_MAX_STACKS ? h->kstack : -1;
-	struct unwound_hdr k = { axis, h->tgid, kstack, cur.truncated, cur.n, h->interp_len, 0 };
+	struct unwound_hdr k = { axis, h->tgid, kstack, cur.truncated, cur.n, h->interp_len,
+				 axis == P_LOCKS ? h->seq : 0, 0, 0 };
 	memcpy(keybuf, &k, sizeof(k));
 	/* leaf first as unwound; the parent reverses */
 	memcpy(keybuf + sizeof(k), cur.pcs, cur.n * 8ull);
@@ -374,14 +376,19 @@ int uwc_sample(void *ctx, void *data, size_t size)
 		cur.truncated = true;
 		unwind_failed++;
 	}
-	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : P_OFFCPU;
+	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : P_OFFCPU;
 	int32_t e = aggregate(axis, h, (const uint8_t *)data + sizeof(*h) + h->stack_len);
 	if (e < 0) {
 		agg_lost++;
 		return 0;
 	}
+	entries[e].events += entries[e].events < VALUE_MAX;
 	if (axis == P_CPU) {
 		entries[e].value += entries[e].value < VALUE_MAX;
+	} else if (axis == P_LOCKS) {
+		/* ns waited, timed in the kernel: a sum the parent can still hold in a u64 */
+		double v = entries[e].value + (double)h->value;
+		entries[e].value = v < VALUE_MAX ? v : VALUE_MAX;
 	} else {
 		struct pend *p = pend_slot(h->tid);
 		if (p)
@@ -422,6 +429,7 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 		if (h.axis == P_OFFCPU && e->value <= 0)
 			continue; /* blocked and never woken within the window */
 		h.value = e->value;
+		h.events = e->events;
 		memcpy(e->key, &h, sizeof(h));
 		emit(e->key, e->klen, arg);
 	}

@@ -20,7 +20,7 @@ export interface BootResult {
   identity: BootIdentity;
   probesExpected: ProbeName[];
   probesUnavailable: { probe: ProbeName; reason: string }[];
-  /** "fully instrumented (3 probes)" or "1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing" */
+  /** "fully instrumented (4 probes)" or "1 of 4 probes: offcpu, syscalls, locks need /sys/kernel/tracing" */
   instrumentation: string;
   /** The boot's warnings (logged before the boot line). */
   warnings: Finding[];

@@ -1,5 +1,5 @@
 // Boot check: tracing mounts. Without tracefs the tracepoint probes (offcpu: sched_switch,
-// syscalls: raw_syscalls) cannot attach; cpu sampling needs only perf events. This does not stop
+// syscalls: raw_syscalls, locks: syscalls' futex and futex_waitv) cannot attach; cpu sampling needs only perf events. This does not stop
 // the boot — the boot line states which probes to expect — but a capture will have absent axes.
 
 import { ALL_PROBES, type ProbeName } from "../../protocol/profile-stream.ts";
@@ -9,7 +9,7 @@ import { fsTypeAt, type Mount } from "./mountinfo.ts";
 
 export const TRACEFS = "/sys/kernel/tracing";
 export const DEBUGFS = "/sys/kernel/debug";
-const TRACEPOINT_PROBES: readonly ProbeName[] = ["offcpu", "syscalls"];
+const TRACEPOINT_PROBES: readonly ProbeName[] = ["offcpu", "syscalls", "locks"];
 
 export interface TracingState {
   findings: Finding[];
@@ -40,7 +40,7 @@ export function checkTracing(mounts: Mount[]): TracingState {
 
 /**
  * What this host will let captures attach, stated at boot before any capture: "fully instrumented
- * (3 probes)" or "1 of 3 probes: offcpu, syscalls need /sys/kernel/tracing" (the coverage phrase is
+ * (4 probes)" or "1 of 4 probes: offcpu, syscalls, locks need /sys/kernel/tracing" (the coverage phrase is
  * the one capture records use, followed by why).
  */
 export function expectedInstrumentation(expected: readonly ProbeName[], unavailable: readonly { probe: ProbeName }[]): string {
