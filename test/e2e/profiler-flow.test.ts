@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { findCollector, freePort } from "../../src/demo/machine.ts";
 import { OneMachine } from "../../src/demo/one-machine.ts";
 import { buildShop } from "../../src/demo/workload.ts";
+import { ALL_PROBES } from "../../src/protocol/profile-stream.ts";
 import { liveAvailable } from "../helpers/runner-bin.ts";
 import { until } from "../helpers/until.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
@@ -50,8 +51,8 @@ describeUnless(whyNot([!live, "needs root and BPF"], [!collector, "dist/ptop is 
     expect(r.outcome).toBe("pushed");
     expect(r.requester).toBe("ci-pipeline");
     const inst = r.instrumentation as { probes_requested: number; probes_attached: number; missing: unknown[] };
-    expect(inst.probes_requested).toBe(3);
-    expect(inst.probes_attached).toBe(3);
+    expect(inst.probes_requested).toBe(ALL_PROBES.length);
+    expect(inst.probes_attached).toBe(ALL_PROBES.length);
     expect(inst.missing).toEqual([]);
     const diff = (await waitForDiff(m, id)) as { compared_with: string | null; note: string };
     expect(diff.compared_with).toBeNull();
