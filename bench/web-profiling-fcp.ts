@@ -13,13 +13,15 @@
 // The peer, in the same run: a bare Bun.serve answering the same paths with the same bytes and
 // headers (the page's HTML as the server sent it, its stylesheet and script), so the difference
 // between the two is what the runner server adds; what is common to both is Chromium's own work.
-// Two more peer pages tell the page's own cost from Chromium's floor: the same HTML without its
-// script, and a one-line page. Navigations alternate between all four so all see the same load. Two conditions: a repeat visit
+// More peer pages tell the page's own cost from Chromium's floor: the same HTML without its script,
+// the same HTML cut to its first 20 table rows, and a one-line page. Navigations alternate between
+// all of them so all see the same load. Two conditions: a repeat visit
 // (one browser context, assets cached as the server tells) and a first visit (a fresh context for
 // every navigation, nothing cached).
 //
 // Run: bun bench/web-profiling-fcp.ts   (RUNNER_BIN=path to another binary, BENCH_RECORDS=N,
-// BENCH_RUNS=N navigations per condition and target, default 15)
+// BENCH_RUNS=N navigations per condition and target, default 15; BENCH_SAVE=DIR keeps the page
+// and its assets as served)
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -153,10 +155,15 @@ try {
   const html = new TextDecoder().decode(htmlBytes);
   const assets = [...html.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!.replaceAll("&amp;", "&"));
   for (const a of assets) await take(a);
-  // Two more pages on the peer, to tell what the page's own bytes cost from Chromium's floor: the
-  // same HTML without its script, and a one-line page.
+  // BENCH_SAVE=DIR keeps the page and its assets, to study them without seeding again.
+  if (process.env.BENCH_SAVE) for (const [p, c] of copy) await Bun.write(join(process.env.BENCH_SAVE, p.replaceAll("/", "_")), c.body);
+  // More pages on the peer, to tell what the page's own bytes cost from Chromium's floor: the same
+  // HTML without its script, the same HTML keeping only its first 20 table rows, and a one-line page.
   const page = copy.get("/profiling")!;
   copy.set("/profiling-without-script", { body: new TextEncoder().encode(html.replace(/<script [^>]*><\/script>/g, "")), headers: page.headers });
+  let kept = 0;
+  const cut = html.replace(/<tr[\s\S]*?<\/tr>/g, (row) => (kept++ < 20 ? row : ""));
+  copy.set("/profiling-20-rows", { body: new TextEncoder().encode(cut), headers: page.headers });
   copy.set("/hello", { body: new TextEncoder().encode("<!doctype html><title>hello</title><h1>hello</h1>"), headers: { "content-type": "text/html" } });
   peer = Bun.serve({
     hostname: "127.0.0.1",
@@ -179,6 +186,7 @@ try {
     ["runner server /profiling", appUrl],
     ["Bun.serve, same bytes (peer)", peerUrl],
     ["Bun.serve, same HTML without app.js", `${peerUrl}-without-script`],
+    ["Bun.serve, same HTML cut to 20 table rows", `${peerUrl}-20-rows`],
     ["Bun.serve, one-line page", `http://127.0.0.1:${peer.port}/hello`],
   ] as const;
   type Series = { fcp: number[]; dcl: number[] };
