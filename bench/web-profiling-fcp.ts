@@ -28,9 +28,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type BrowserContext } from "playwright-core";
 import { SqliteStore } from "../src/server/store/sqlite/sqlite-store.ts";
-import { diffCaptures } from "../src/witness/diff.ts";
-import { makeProgram, rng, version } from "../test/fixtures/profiles/synthetic.ts";
 import { startJsonUrlProcess } from "./bench-process.ts";
+import { benchDiffJson, CHROMIUM_ARGS, readPaint } from "./web-bench-parts.ts";
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -74,26 +73,13 @@ async function seedOlderRecords(orgId: number, count: number, newestAt: number):
   db.close();
   // Stored diffs under the newest 500 pushed heads, through the store's own write path.
   const store = new SqliteStore(join(data, "runner.db"));
-  const p = makeProgram({ seed: 11, stacks: 150, leaves: 50, cv: 0.01, targetShare: 0.02 });
-  const r = rng(5);
-  const json = JSON.stringify(diffCaptures({ before: version(p, r, 3, { samples: 20_000 }), after: version(p, r, 3, { samples: 20_000, change: { target: 1.5 } }) }));
+  const json = benchDiffJson();
   const heads = store.db
     .query("SELECT request_id FROM capture_requests WHERE outcome = 'pushed' AND kind = 'head' ORDER BY created_at DESC LIMIT 500")
     .all() as { request_id: string }[];
   for (const h of heads) await store.saveDiff({ requestId: h.request_id, comparedWith: { requestId: h.request_id, version: "1.0" }, note: "bench", verdict: "changed", json, html: null, createdAt: newestAt });
   await store.close();
 }
-
-/** Reads FCP (and DOMContentLoaded) of the page now loaded; the paint entry can land after "load". */
-const readPaint = () =>
-  new Promise<{ fcp: number | null; dcl: number }>((done) => {
-    const dcl = (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).domContentLoadedEventEnd;
-    new PerformanceObserver((list) => {
-      const e = list.getEntriesByName("first-contentful-paint")[0];
-      if (e) done({ fcp: e.startTime, dcl });
-    }).observe({ type: "paint", buffered: true });
-    setTimeout(() => done({ fcp: null, dcl }), 5000);
-  });
 
 async function measure(ctx: BrowserContext, url: string) {
   const page = await ctx.newPage();
@@ -174,7 +160,7 @@ try {
     },
   });
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const newContext = async () => {
     const ctx = await browser!.newContext();
     await ctx.addCookies([{ name: cookie.split("=")[0]!, value: cookie.slice(cookie.indexOf("=") + 1), url: s.url }]);

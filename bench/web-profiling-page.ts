@@ -11,8 +11,7 @@ import { createLogger } from "../src/log.ts";
 import { startServer } from "../src/server/start-server.ts";
 import { SqliteStore } from "../src/server/store/sqlite/sqlite-store.ts";
 import { createMember } from "../src/server/users/create-user.ts";
-import { diffCaptures } from "../src/witness/diff.ts";
-import { makeProgram, rng, version } from "../test/fixtures/profiles/synthetic.ts";
+import { benchDiffJson, CHROMIUM_ARGS, readPaint } from "./web-bench-parts.ts";
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
 const RUNS = 50;
@@ -47,9 +46,7 @@ store.db.transaction(() => {
 // Every pushed head among the newest 2,000 records has a stored diff (the list's verdict column
 // reads them): one real witness diff of two 3-capture versions, stored under each head.
 {
-  const p = makeProgram({ seed: 11, stacks: 150, leaves: 50, cv: 0.01, targetShare: 0.02 });
-  const r = rng(5);
-  const json = JSON.stringify(diffCaptures({ before: version(p, r, 3, { samples: 20_000 }), after: version(p, r, 3, { samples: 20_000, change: { target: 1.5 } }) }));
+  const json = benchDiffJson();
   const heads = store.db
     .query("SELECT request_id FROM capture_requests WHERE outcome = 'pushed' AND kind = 'head' ORDER BY created_at DESC LIMIT 2000")
     .all() as { request_id: string }[];
@@ -95,24 +92,13 @@ if (existsSync(CHROMIUM)) {
   // both see the same machine load; Chromium's own paint latency is most of either number.
   const hello = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>hello</title><h1>hello</h1>", { headers: { "content-type": "text/html" } }) });
   const { chromium } = await import("playwright-core");
-  const b = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+  const b = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const ctx = await b.newContext();
   await ctx.addCookies([{ name: "runner_session", value: cookie.split("=")[1]!, url: server.url }]);
   const page = await ctx.newPage();
   const measure = async (u: string) => {
     await page.goto(u, { waitUntil: "load" });
-    // The paint entry can land after "load": wait for it rather than read a missing one.
-    return page.evaluate(
-      () =>
-        new Promise<{ fcp: number | null; dcl: number }>((resolve) => {
-          const dcl = (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).domContentLoadedEventEnd;
-          new PerformanceObserver((list) => {
-            const e = list.getEntriesByName("first-contentful-paint")[0];
-            if (e) resolve({ fcp: e.startTime, dcl });
-          }).observe({ type: "paint", buffered: true });
-          setTimeout(() => resolve({ fcp: null, dcl }), 5000);
-        }),
-    );
+    return page.evaluate(readPaint);
   };
   const app = { fcp: [] as number[], dcl: [] as number[] };
   const peer = { fcp: [] as number[], dcl: [] as number[] };
