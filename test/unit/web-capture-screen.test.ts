@@ -101,6 +101,17 @@ describe("instrumentation", () => {
     expect(fixFor("tracefs is not mounted ...; fix: mount -t tracefs nodev /sys/kernel/tracing")).toBeNull();
     expect(fixFor("something else entirely")).toBeNull();
   });
+
+  test("a partial capture's reason is printed once", async () => {
+    const org = (await web.store.getOrg("acme"))!;
+    const reason = "offcpu: tracefs not mounted at /sys/kernel/tracing";
+    const q = await web.store.queueCapture(org.id, "ci", { workload: "part", version: "1", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
+    const id = (q as { requestId: string }).requestId;
+    await web.store.markCaptureRunning(id, Date.now());
+    await web.store.completeCapture(id, { outcome: "failed", reason, instrumentation: { probes_requested: 2, probes_attached: 1, missing: [{ probe: "offcpu", reason: "tracefs not mounted at /sys/kernel/tracing" }] } }, Date.now());
+    const html = await (await member.get(`/profiling/captures/${id}`)).text();
+    expect(html.split("tracefs not mounted at /sys/kernel/tracing").length - 1).toBe(1);
+  });
 });
 
 describe("diff", () => {

@@ -1,36 +1,25 @@
 // Compare anything with anything (issue 19): the pickers' query diffs the chosen sides with
 // witness's own diff (the automatic choice gives the stored diff's statistics exactly), any two
 // versions or envs, the head alone or a chosen set; downloads of both sides merged and of the
-// diff; the Profiling list's verdict column, its filter and the per-version summary; queueing a
-// replicate from a head's screen; and the small defects (reason once, token-name pattern).
+// diff. (The list's verdicts over the same history: web-profiling-verdicts.test.ts.)
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
 import type { DiffResult } from "../../src/witness/diff.ts";
 import { parseFolded } from "../../src/witness/folded.ts";
 import { axisTotal } from "../../src/witness/model.ts";
 import { parseProfile } from "../../src/witness/parse.ts";
-import { makeProgram, rng, version } from "../fixtures/profiles/synthetic.ts";
+import { seedDeployHistory } from "./web-deploy-history.ts";
 import { startWeb, type Client, type Web } from "./web-harness.ts";
 
 setDefaultTimeout(60_000);
 let web: Web;
 let member: Client;
 const ids: Record<string, string[]> = {};
-const full = { probes_requested: 1, probes_attached: 1, missing: [] };
 
 beforeAll(async () => {
   web = await startWeb();
   member = await web.member("acme", "m@acme.test", "member");
-  const p = makeProgram({ seed: 11, stacks: 150, leaves: 50, cv: 0.01, targetShare: 0.02 });
-  const r = rng(5);
-  // 1.0.0 → 1.1.0 regresses `target`; 1.2.0 puts it back (an improvement against 1.1.0).
-  const versions: Array<[string, string, number]> = [["1.0.0", "prod", 1], ["1.1.0", "prod", 1.5], ["1.2.0", "prod", 1], ["1.2.0", "staging", 1]];
-  for (const [v, env, k] of versions) {
-    const caps = version(p, r, 3, { samples: 100_000, change: k === 1 ? undefined : { target: k } });
-    const key = `${v}/${env}`;
-    ids[key] = [await web.pushCapture("acme", { workload: "shop", version: v, env }, caps[0]!, full)];
-    for (const c of caps.slice(1)) ids[key]!.push(await web.pushCapture("acme", { workload: "shop", version: v, env, kind: "replicate" }, c, full));
-  }
+  Object.assign(ids, await seedDeployHistory(web));
 });
 afterAll(() => web.stop());
 
@@ -105,62 +94,5 @@ describe("downloads", () => {
     expect(screen).toContain("Baseline 1.0.0, head and replicates merged: folded stacks, cpu axis");
     expect(screen).toContain("Version 1.1.0, head and replicates merged: folded stacks, cpu axis");
     expect(screen).toContain("The diff (JSON, every tested function)");
-  });
-});
-
-describe("the Profiling list", () => {
-  test("a verdict column, a verdict filter and a per-version summary", async () => {
-    const html = await (await member.get("/profiling")).text();
-    expect(html).toContain('<th scope="col">Verdict</th>');
-    const row = (id: string) => new RegExp(`<a href="/profiling/captures/${id}">[^]*?</tr>`).exec(html)![0];
-    expect(row(ids["1.1.0/prod"]![0]!)).toContain('data-verdict="up"');
-    expect(row(ids["1.1.0/prod"]![0]!)).toContain("changed ↑ regression");
-    expect(row(ids["1.2.0/prod"]![0]!)).toContain('data-verdict="down"');
-    expect(row(ids["1.0.0/prod"]![0]!)).toContain("no baseline");
-    expect(html).toContain('<h2 id="sum-h">Latest versions</h2>');
-    const ups = await (await member.get("/profiling?verdict=up")).text();
-    const listed = [...ups.matchAll(/<tbody id="records"[^>]*>([^]*?)<\/tbody>/g)][0]![1]!;
-    expect(listed).toContain(ids["1.1.0/prod"]![0]!);
-    expect(listed).not.toContain(ids["1.2.0/prod"]![0]!);
-    expect(listed).not.toContain(ids["1.0.0/prod"]![0]!);
-  });
-
-  test("a head's screen queues a replicate of its version (the request form keeps its three fields)", async () => {
-    const html = await (await member.get(`/profiling/captures/${ids["1.2.0/staging"]![0]}`)).text();
-    expect(html).toContain("Queue a replicate of 1.2.0");
-    await web.store.setProfilerEnabled("acme", true);
-    const res = await member.post("/profiling/captures", { process: "shop", version: "1.2.0", environment: "staging", kind: "replicate" });
-    expect(res.status).toBe(303);
-    const id = new URL(res.headers.get("location")!, web.url).searchParams.get("queued")!;
-    expect(await web.store.getCapture(id)).toMatchObject({ kind: "replicate", version: "1.2.0", env: "staging", requester: "m@acme.test", status: "queued" });
-    // Replicate replicates are not a thing the request form offers: its inputs stay process, version, environment.
-    const list = await (await member.get("/profiling")).text();
-    const form = /<form method="post" action="\/profiling\/captures" class="row" id="capture-form">[^]*?<\/form>/.exec(list)![0];
-    expect([...form.matchAll(/<input (?!type="hidden")[^>]*name="(\w+)"/g)].map((m) => m[1])).toEqual(["process", "version", "environment"]);
-  });
-});
-
-describe("small defects", () => {
-  test("the token-name pattern compiles as Chromium compiles it (v flag); revoke and disable ask first", async () => {
-    const owner = await web.member("acme", "o@acme.test", "owner");
-    await owner.post("/settings/tokens", { name: "ci-1" });
-    const html = await (await owner.get("/settings")).text();
-    const pattern = /id="token-name"[^>]*pattern="([^"]+)"/.exec(html)![1]!.replace(/&#39;/g, "'");
-    const re = new RegExp(`^(?:${pattern})$`, "v");
-    expect(re.test("ci-1.a_b")).toBe(true);
-    expect(re.test("has space")).toBe(false);
-    expect(html).toMatch(/<form method="post" action="\/settings\/tokens\/revoke" class="inline" data-confirm="Revoke capture token ci-1\?/);
-    expect(html).toMatch(/<form method="post" action="\/settings\/profiler" data-confirm="Disable the Profiler for acme\?/);
-  });
-
-  test("a partial capture's reason is printed once", async () => {
-    const org = (await web.store.getOrg("acme"))!;
-    const reason = "offcpu: tracefs not mounted at /sys/kernel/tracing";
-    const q = await web.store.queueCapture(org.id, "ci", { workload: "part", version: "1", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 100, windowMs: 1, now: Date.now() });
-    const id = (q as { requestId: string }).requestId;
-    await web.store.markCaptureRunning(id, Date.now());
-    await web.store.completeCapture(id, { outcome: "failed", reason, instrumentation: { probes_requested: 2, probes_attached: 1, missing: [{ probe: "offcpu", reason: "tracefs not mounted at /sys/kernel/tracing" }] } }, Date.now());
-    const html = await (await member.get(`/profiling/captures/${id}`)).text();
-    expect(html.split("tracefs not mounted at /sys/kernel/tracing").length - 1).toBe(1);
   });
 });

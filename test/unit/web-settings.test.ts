@@ -104,4 +104,17 @@ describe("capture tokens", () => {
     const missing = await owner.post("/settings/tokens/revoke", { name: "ci" });
     expect(missing.status).toBe(404);
   });
+
+  test("the token-name pattern compiles as Chromium compiles it (v flag); revoke and disable ask first", async () => {
+    const owner = await web.member("acme", "o@acme.test", "owner");
+    await web.store.setProfilerEnabled("acme", true); // the disable form shows while it is enabled
+    await owner.post("/settings/tokens", { name: "ci-1" });
+    const html = await (await owner.get("/settings")).text();
+    const pattern = /id="token-name"[^>]*pattern="([^"]+)"/.exec(html)![1]!.replace(/&#39;/g, "'");
+    const re = new RegExp(`^(?:${pattern})$`, "v");
+    expect(re.test("ci-1.a_b")).toBe(true);
+    expect(re.test("has space")).toBe(false);
+    expect(html).toMatch(/<form method="post" action="\/settings\/tokens\/revoke" class="inline" data-confirm="Revoke capture token ci-1\?/);
+    expect(html).toMatch(/<form method="post" action="\/settings\/profiler" data-confirm="Disable the Profiler for acme\?/);
+  });
 });
