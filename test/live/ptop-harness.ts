@@ -75,13 +75,34 @@ export interface PtopRun {
   records: StreamRecord[];
 }
 
-export async function runPtop(bin: string, args: string[], opts: { asRoot?: boolean; signalAfterMs?: number } = {}): Promise<PtopRun> {
+/** signalAfterMs: SIGTERM that long after the start; signalAfterHeaderMs: that long after the
+ *  header record arrives (ptop writes it when the window opens, after attaching and the warmup,
+ *  which on a loaded host can take seconds of their own). */
+export async function runPtop(
+  bin: string,
+  args: string[],
+  opts: { asRoot?: boolean; signalAfterMs?: number; signalAfterHeaderMs?: number } = {},
+): Promise<PtopRun> {
   const cmd = opts.asRoot ? [bin, ...args] : [...NOBODY, bin, ...args];
   const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
   if (opts.signalAfterMs !== undefined) setTimeout(() => proc.kill("SIGTERM"), opts.signalAfterMs);
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const [stdout, stderr] = await Promise.all([readStdout(proc.stdout, opts.signalAfterHeaderMs, () => proc.kill("SIGTERM")), new Response(proc.stderr).text()]);
   const exitCode = await proc.exited;
   return { exitCode, stdout, stderr, records: parseStream(stdout) };
+}
+
+async function readStdout(stream: ReadableStream<Uint8Array>, afterHeaderMs: number | undefined, signal: () => void): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let armed = afterHeaderMs === undefined;
+  for await (const chunk of stream) {
+    text += decoder.decode(chunk, { stream: true });
+    if (!armed && text.includes("\n")) {
+      armed = true;
+      setTimeout(signal, afterHeaderMs);
+    }
+  }
+  return text + decoder.decode();
 }
 
 /** Parses the JSON Lines stream; every line must be a valid record of the protocol schema. */
