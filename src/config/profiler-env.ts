@@ -3,6 +3,8 @@
 
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import type { ProbeName } from "../protocol/profile-stream.ts";
+import { probeSetFrom, PROBES_VARIABLE } from "./probe-set.ts";
 
 export interface ListenAddress {
   host: string;
@@ -23,6 +25,8 @@ export interface ProfilerConfig {
   /** "HOST:PORT", validated (see parseListen). */
   localListen: string;
   caFile?: string;
+  /** RUNNER_PROBES (probe-set.ts): the probes every capture attaches. */
+  probes: ProbeName[];
 }
 
 export interface EnvProblem {
@@ -122,6 +126,9 @@ export function readProfilerEnv(env: Record<string, string | undefined> = proces
     if (p) fail("RUNNER_CA_FILE", p);
   }
 
+  const probeSet = probeSetFrom(env);
+  if ("problem" in probeSet) problems.push({ variable: PROBES_VARIABLE, severity: "fail", message: probeSet.problem });
+
   if (problems.some((p) => p.severity === "fail")) return { problems };
   const config = {
     tenant: tenant!,
@@ -133,6 +140,7 @@ export function readProfilerEnv(env: Record<string, string | undefined> = proces
     bootstrapTokenSource: token!.source,
     collectorPath,
     localListen: listenRaw,
+    probes: "probes" in probeSet ? probeSet.probes : [],
     ...(caFile !== undefined ? { caFile } : {}),
   } as ProfilerConfig;
   Object.defineProperty(config, "bootstrapToken", { value: token!.value, enumerable: false });

@@ -5,7 +5,8 @@
 // the only privileged step and it happens in a separate process that re-checks the target list.
 
 import { gzipSync } from "node:zlib";
-import { ALL_PROBES, PTOP_EXIT, type ProbeName } from "../protocol/profile-stream.ts";
+import { PTOP_EXIT, type ProbeName } from "../protocol/profile-stream.ts";
+import { DEFAULT_PROBES } from "../config/probe-set.ts";
 import type { CaptureOrder, Instrumentation } from "../protocol/tunnel.ts";
 import { MAX_PROFILE_BYTES, mib, ProfileTooLargeError } from "../protocol/profile-limits.ts";
 import { instrumentationFromStream } from "./instrumentation.ts";
@@ -34,7 +35,7 @@ export async function runCapture(order: CaptureOrder, ctx: CaptureContext): Prom
   if (!target) {
     return { outcome: "refused", reason: `workload "${order.workload}" is not in this Profiler's target list` };
   }
-  const probes = ctx.probes ?? ALL_PROBES;
+  const probes = ctx.probes ?? DEFAULT_PROBES;
   const args = [
     ctx.collectorPath,
     "--targets", ctx.targetsFile,

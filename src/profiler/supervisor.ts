@@ -45,6 +45,7 @@ export async function runSupervisor(boot: BootResult): Promise<number> {
       collectorPath: config.collectorPath,
       targetsFile: config.targetsFile,
       targets,
+      probes: config.probes,
       signal: abort.signal,
       onStarted: () => deliver({ type: "answer", request_id: order.request_id, answer: "running" }),
     })

@@ -19,6 +19,10 @@
 //   locks     value = nanoseconds waited for a lock held by another thread (futex lock waits,
 //             timed from the call to its return), by the waiter's user stack; the summary's
 //             `locks` groups the same waits by lock
+//   alloc     value = bytes allocated (libc malloc/calloc/realloc/aligned_alloc/posix_memalign, Go
+//             runtime.mallocgc). Sampled by bytes: one stack per ~512 KiB at random intervals, each
+//             credited with the bytes since the previous one, so the split between stacks is an
+//             unbiased estimate; summary.totals.alloc is every byte, counted exactly.
 // An axis whose probe did not attach has no `axis` record and no stacks: it is absent, not zero.
 //
 // Stacks list frame ids root first (outermost caller first, leaf last), like folded stacks.
@@ -27,9 +31,9 @@ import { Type, type Static } from "@sinclair/typebox";
 
 export const STREAM_VERSION = 1;
 
-export const ProbeName = Type.Union([Type.Literal("cpu"), Type.Literal("offcpu"), Type.Literal("syscalls"), Type.Literal("locks")]);
+export const ProbeName = Type.Union([Type.Literal("cpu"), Type.Literal("offcpu"), Type.Literal("syscalls"), Type.Literal("locks"), Type.Literal("alloc")]);
 export type ProbeName = Static<typeof ProbeName>;
-export const ALL_PROBES: readonly ProbeName[] = ["cpu", "offcpu", "syscalls", "locks"];
+export const ALL_PROBES: readonly ProbeName[] = ["cpu", "offcpu", "syscalls", "locks", "alloc"];
 
 export const FrameKind = Type.Union([
   Type.Literal("native"),
@@ -68,7 +72,7 @@ export const ProbeRecord = Type.Object({
 export const AxisRecord = Type.Object({
   type: Type.Literal("axis"),
   name: ProbeName,
-  unit: Type.Union([Type.Literal("samples"), Type.Literal("nanoseconds"), Type.Literal("calls")]),
+  unit: Type.Union([Type.Literal("samples"), Type.Literal("nanoseconds"), Type.Literal("calls"), Type.Literal("bytes")]),
   period_ns: Type.Optional(Type.Integer()),
 });
 
@@ -126,6 +130,9 @@ export const SummaryRecord = Type.Object({
   /** Per axis, the value (samples, ns) in stacks that could not be walked to their root; such a
    * stack starts with a `[truncated]` frame. Additive (v1). */
   incomplete: Type.Optional(Type.Record(Type.String(), Type.Number())),
+  /** Per axis whose stacks are sampled but whose total is counted exactly (alloc: every byte), that
+   * exact total; the stacks' values sum to it only approximately. Additive (v1). */
+  totals: Type.Optional(Type.Record(Type.String(), Type.Number())),
   partial: Type.Boolean(),
   /** Why the window ended early when partial (e.g. "SIGTERM after 12.3 s of 60 s"). */
   partial_reason: Type.Optional(Type.String()),

@@ -23,6 +23,7 @@ const USAGE = `usage:
 
 Inputs are pprof (.pb.gz), folded stacks (.folded) or ptop streams, detected by content.
 In diff, the first file of each side is the head capture; the rest are replicates of that version.
+Normalisation: median-ratio unless --normalise is given; the alloc axis then compares bytes per second (rate).
 `;
 
 class UsageError extends Error {}
@@ -183,7 +184,9 @@ async function diff(argv: string[]): Promise<number> {
   });
   if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   if (!values.before || !values.after) throw new UsageError("diff needs --before and --after");
-  const norm = values.normalise ?? values.normalize ?? "median-ratio";
+  // Not given: the diff's default (median-ratio; the alloc axis compares bytes per second).
+  const asked = values.normalise ?? values.normalize;
+  const norm = asked ?? "median-ratio";
   if (!["median-ratio", "share", "rate"].includes(norm)) throw new UsageError(`unknown normalisation "${norm}"`);
   const num = (s: string | undefined, name: string, lo: number, hi: number) => {
     if (s === undefined) return undefined;
@@ -197,7 +200,7 @@ async function diff(argv: string[]): Promise<number> {
   const before = await Promise.all(split(values.before).map(load));
   const after = await Promise.all(split(values.after).map(load));
   if (!before.length || !after.length) throw new UsageError("--before and --after each need at least one file");
-  const result = diffCaptures({ before, after }, { normalisation: norm as Normalisation, ...(q !== undefined ? { q } : {}), ...(minEffect !== undefined ? { minEffect } : {}) });
+  const result = diffCaptures({ before, after }, { ...(asked !== undefined ? { normalisation: norm as Normalisation } : {}), ...(q !== undefined ? { q } : {}), ...(minEffect !== undefined ? { minEffect } : {}) });
   if (values.html) writeFileSync(values.html, renderDiffHtml(result, { before, after }));
   process.stdout.write(values.json ? JSON.stringify(result, null, 2) + "\n" : renderDiffTable(result));
   return 0;

@@ -18,7 +18,7 @@ import { chooseNormalisation, fitNormalisation, sizeFactors, type NormalisationF
 import { familyLevels, weightedHolmByFamily } from "./diff/holm-families.ts";
 import { axisChanges, axisPower, planFamily, type AxisWork } from "./diff/changes.ts";
 import { overallVerdict } from "./diff/verdict.ts";
-import { ALL_NORMS, resolveDiffSettings, type DiffSettings } from "./diff/settings.ts";
+import { ALL_NORMS, axisNormalisation, resolveDiffSettings, type DiffSettings } from "./diff/settings.ts";
 
 export type { Normalisation } from "./stats/normalise.ts";
 export type { DiffOptions, DiffResult, Change, AxisReport, Side, NormalisedChange, CaptureInfo } from "./diff-result.ts";
@@ -68,9 +68,9 @@ function axisReport(m: AxisMatrix, tests: TestSet, used: Normalisation, normNote
 }
 
 /** Stages 1–3 for one compared axis: matrices, hypotheses, every normalisation fitted. */
-function fitAxis(m: AxisMatrix, s: DiffSettings, notes: string[]): AxisWork {
+function fitAxis(m: AxisMatrix, s: DiffSettings, notes: string[], asked: DiffOptions["normalisation"]): AxisWork {
   const factors = sizeFactors(m);
-  const { used, note } = chooseNormalisation(factors, s.normalisation);
+  const { used, note } = chooseNormalisation(factors, axisNormalisation(m.axis, s, asked));
   if (note) notes.push(`${m.axis}: ${note}`);
   const tests = selectHypotheses(m, s);
   const usePrior = m.before.length < 2 && m.after.length < 2;
@@ -96,7 +96,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
   for (const axis of axesOf([...input.before, ...input.after])) {
     const outcome = buildAxisMatrix(input, axis);
     if ("notCompared" in outcome) axesNotCompared.push(outcome.notCompared);
-    else work.push(fitAxis(outcome.matrix, s, notes));
+    else work.push(fitAxis(outcome.matrix, s, notes, opts.normalisation));
   }
 
   // The verdict: each axis under its own normalisation, all in one run — an axis that fell back to

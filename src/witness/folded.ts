@@ -5,7 +5,7 @@ import { AxisBuilder, AxisTotalError, MAX_AXIS_TOTAL, type AxisProfile, type Axi
 
 export class FoldedError extends Error {}
 
-const UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls", locks: "nanoseconds" };
+const UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls", locks: "nanoseconds", alloc: "bytes" };
 
 /**
  * Folded lines merged by stack: the stack text (`root;…;leaf`) and its summed count, in order of
@@ -90,6 +90,6 @@ export function foldedLines(p: AxisProfile): string[] {
 
 /** Guesses the axis of a folded file from its name, e.g. `api.offcpu.folded` → offcpu. */
 export function axisFromName(name: string | undefined): string {
-  const m = name?.match(/(?:^|[./_-])(cpu|offcpu|syscalls|locks)(?:[./_-]|$)/);
+  const m = name?.match(/(?:^|[./_-])(cpu|offcpu|syscalls|locks|alloc)(?:[./_-]|$)/);
   return m?.[1] ?? "cpu";
 }

@@ -115,7 +115,7 @@ export function toPprof(c: Capture, axes: string[] = Object.keys(c.axes)): Uint8
   return new Uint8Array(gzipSync(profile.encode()));
 }
 
-const AXIS_UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls", locks: "nanoseconds" };
+const AXIS_UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls", locks: "nanoseconds", alloc: "bytes" };
 
 /** Decodes gzipped (or raw) pprof bytes into a Capture. */
 export function parsePprof(bytes: Uint8Array, name?: string): Capture {

@@ -12,7 +12,7 @@ const check = TypeCompiler.Compile(StreamRecord);
 
 export class StreamError extends Error {}
 
-const DEFAULT_UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls", locks: "nanoseconds" };
+const DEFAULT_UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls", locks: "nanoseconds", alloc: "bytes" };
 
 export function parseStream(text: string, name?: string): Capture {
   const capture: Capture = { meta: { source: "stream", partial: false }, axes: {}, missing: [] };

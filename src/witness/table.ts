@@ -19,6 +19,7 @@ export function renderDiffTable(r: DiffResult, limit = 30): string {
     out.push(
       `axis ${a.axis}: ${a.captures.before} vs ${a.captures.after} captures, ${a.tested} tests (${a.distinct_tests} distinct), ` +
         `run-to-run CV ${(a.dispersion.run_to_run_cv * 100).toFixed(1)}% (${a.dispersion.source}), flagged ${a.flagged}` +
+        (a.normalisation !== r.normalisation ? ` under ${a.normalisation} normalisation` : "") +
         Object.entries(a.flagged_by_normalisation)
           .filter(([n]) => n !== a.normalisation)
           .map(([n, k]) => `; under ${n} normalisation ${k}`)

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
-import { ALL_PROBES } from "../../src/protocol/profile-stream.ts";
+import { DEFAULT_PROBES } from "../../src/config/probe-set.ts";
 import { BootSandbox, bootLine, boundingSet, FIVE, FIVE_BOUNDING, REFUSED, sh, unprivilegedUserNamespaces } from "./boot-setup.ts";
 import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 
@@ -94,7 +94,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("boot: kernel settings (live)", () => 
     const script = `${ensure("tracefs", "/sys/kernel/tracing")} && ${ensure("debugfs", "/sys/kernel/debug")} && exec "$@"`;
     const r = box.boot({ wrap: ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"] });
     expect(r.code).toBe(0);
-    expect(bootLine(r.stdout)).toMatchObject({ probes: [...ALL_PROBES], instrumentation: `fully instrumented (${ALL_PROBES.length} probes)` });
+    expect(bootLine(r.stdout)).toMatchObject({ probes: [...DEFAULT_PROBES], instrumentation: `fully instrumented (${DEFAULT_PROBES.length} probes)` });
   });
 
   test("tracing mounts absent: boots, and the boot line says 1 of N probes", () => {
@@ -104,8 +104,8 @@ describeUnless(whyNot([!live, NOT_ROOT]))("boot: kernel settings (live)", () => 
     expect(r.code).toBe(0);
     const line = bootLine(r.stdout);
     expect(line.probes).toEqual(["cpu"]);
-    const tracepoints = ALL_PROBES.filter((p) => p !== "cpu");
-    expect(line.instrumentation).toBe(`1 of ${ALL_PROBES.length} probes: ${tracepoints.join(", ")} need /sys/kernel/tracing`);
+    const tracepoints = DEFAULT_PROBES.filter((p) => p !== "cpu");
+    expect(line.instrumentation).toBe(`1 of ${DEFAULT_PROBES.length} probes: ${tracepoints.join(", ")} need /sys/kernel/tracing`);
     expect(r.stdout).toContain("tracefs is not mounted at /sys/kernel/tracing");
   });
 

@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readProfilerEnv, urlProblem } from "../../src/config/profiler-env.ts";
+import { DEFAULT_PROBES } from "../../src/config/probe-set.ts";
 import { testUnless } from "../helpers/skip.ts";
 
 let dir: string;
@@ -134,3 +135,22 @@ describe("profiler environment", () => {
     expect(failures({ RUNNER_IDENTITY_DIR: ro })[0]!.message).toContain("not writable");
   });
 });
+
+describe("RUNNER_PROBES: the probe set every capture attaches", () => {
+  test("unset or empty: cpu, offcpu, syscalls, locks (alloc is opt-in)", () => {
+    expect(readProfilerEnv(env).config!.probes).toEqual(["cpu", "offcpu", "syscalls", "locks"]);
+    expect(readProfilerEnv({ ...env, RUNNER_PROBES: "" }).config!.probes).toEqual([...DEFAULT_PROBES]);
+    expect(DEFAULT_PROBES).not.toContain("alloc");
+  });
+  test("a list is taken as given, spaces trimmed and duplicates dropped", () => {
+    expect(readProfilerEnv({ ...env, RUNNER_PROBES: "cpu, alloc,cpu" }).config!.probes).toEqual(["cpu", "alloc"]);
+  });
+  test("an unknown or empty name fails, naming the variable and the accepted names", () => {
+    for (const bad of ["cpu,heap", "cpu,,alloc"]) {
+      const f = failures({ RUNNER_PROBES: bad });
+      expect(f.map((p) => p.variable)).toEqual(["RUNNER_PROBES"]);
+      expect(f[0]!.message).toContain("cpu, offcpu, syscalls, locks, alloc");
+    }
+  });
+});
+

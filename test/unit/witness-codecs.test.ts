@@ -232,3 +232,37 @@ describe("format detection", () => {
     expect(parseProfile(toPprof(c), "blob").meta.source).toBe("pprof");
   });
 });
+
+describe("the alloc axis (bytes)", () => {
+  const alloc = [
+    '{"type":"header","version":1,"workload":"shop","probes_requested":["alloc"],"frequency_hz":99,"warmup_sec":0,"duration_sec":10,"started_at_ms":1}',
+    '{"type":"probe","name":"alloc","attached":true}',
+    '{"type":"axis","name":"alloc","unit":"bytes"}',
+    '{"type":"frame","id":0,"function":"main","kind":"native"}',
+    '{"type":"frame","id":1,"function":"build_cart","kind":"native"}',
+    '{"type":"frame","id":2,"function":"malloc","kind":"native"}',
+    '{"type":"stack","axis":"alloc","frames":[0,1,2],"value":3145728}',
+    '{"type":"stack","axis":"alloc","frames":[0,2],"value":1048576}',
+    '{"type":"summary","samples":{"alloc":8},"lost":{"alloc":0},"totals":{"alloc":4200000},"partial":false,"ended_at_ms":2,"measured_sec":10}',
+  ].join("\n");
+  const c = parseStream(alloc);
+  test("reads it with its unit", () => {
+    expect(c.axes.alloc!.unit).toBe("bytes");
+    expect(toFolded(c.axes.alloc!)).toContain("main;build_cart;malloc 3145728");
+  });
+  test("pprof round trip keeps the axis, unit and bytes", () => {
+    const back = parsePprof(toPprof(c));
+    expect(back.axes.alloc!.unit).toBe("bytes");
+    expect(toFolded(back.axes.alloc!)).toBe(toFolded(c.axes.alloc!));
+  });
+  test("folded: the axis from the file name, the unit from the axis", () => {
+    expect(axisFromName("shop.alloc.folded")).toBe("alloc");
+    expect(parseFolded("main;malloc 1024\n", axisFromName("shop.alloc.folded")).axes.alloc!.unit).toBe("bytes");
+  });
+  test("speedscope: a bytes profile", () => {
+    const doc = JSON.parse(toSpeedscope(c)) as { profiles: { unit: string; endValue: number }[] };
+    expect(doc.profiles).toHaveLength(1);
+    expect(doc.profiles[0]).toMatchObject({ unit: "bytes", endValue: 4194304 });
+  });
+});
+

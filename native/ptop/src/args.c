@@ -7,7 +7,7 @@
 
 static const char USAGE[] =
 	"usage: ptop --targets FILE --workload NAME [--namespace NS] [--duration S] [--warmup S] "
-	"[--frequency HZ] [--probes cpu,offcpu,syscalls,locks]";
+	"[--frequency HZ] [--probes cpu,offcpu,syscalls,locks,alloc]";
 
 static int parse_seconds(const char *s, double max, double *out)
 {
@@ -31,6 +31,8 @@ static int parse_probes(char *s, int *mask)
 			*mask |= PROBE_SYSCALLS;
 		else if (strcmp(tok, "locks") == 0)
 			*mask |= PROBE_LOCKS;
+		else if (strcmp(tok, "alloc") == 0)
+			*mask |= PROBE_ALLOC;
 		else
 			return -1;
 	}
@@ -86,7 +88,7 @@ int parse_args(int argc, char **argv, struct options *o)
 		}
 		case 'p':
 			if (parse_probes(optarg, &o->probes)) {
-				fprintf(stderr, "ptop: --probes takes a comma-separated list of cpu, offcpu, syscalls, locks\n");
+				fprintf(stderr, "ptop: --probes takes a comma-separated list of cpu, offcpu, syscalls, locks, alloc\n");
 				return -1;
 			}
 			break;

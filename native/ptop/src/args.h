@@ -2,7 +2,7 @@
 #define PTOP_ARGS_H
 #include <stdbool.h>
 
-enum { PROBE_CPU = 1, PROBE_OFFCPU = 2, PROBE_SYSCALLS = 4, PROBE_LOCKS = 8 }; /* 1 << P_* (probes.h) */
+enum { PROBE_CPU = 1, PROBE_OFFCPU = 2, PROBE_SYSCALLS = 4, PROBE_LOCKS = 8, PROBE_ALLOC = 16 }; /* 1 << P_* (probes.h) */
 
 struct options {
 	const char *targets_path;

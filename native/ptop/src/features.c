@@ -35,7 +35,8 @@ static const struct {
 	{ BPF_FUNC_get_stackid, "4.6" },	  { BPF_FUNC_probe_read_user, "5.5" },
 	{ BPF_FUNC_probe_read_kernel, "5.5" },	  { BPF_FUNC_ringbuf_output, "5.8" },
 	{ BPF_FUNC_get_current_task_btf, "5.11" }, { BPF_FUNC_task_pt_regs, "5.15" },
-	{ BPF_FUNC_get_current_task, "4.8" },
+	{ BPF_FUNC_get_current_task, "4.8" },	  { BPF_FUNC_get_prandom_u32, "4.1" },
+	{ BPF_FUNC_get_attach_cookie, "5.15" },
 };
 
 static const struct {
@@ -44,6 +45,7 @@ static const struct {
 } PROG_TYPES[] = {
 	{ BPF_PROG_TYPE_PERF_EVENT, "perf_event programs", "4.9" },
 	{ BPF_PROG_TYPE_TRACEPOINT, "tracepoint programs", "4.7" },
+	{ BPF_PROG_TYPE_KPROBE, "kprobe/uprobe programs", "4.1" },
 };
 
 static const struct {

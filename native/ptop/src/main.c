@@ -1,5 +1,6 @@
 /* ptop: measure one listed workload with eBPF, drop every capability, symbolize, write the
  * profile stream (src/protocol/profile-stream.ts) to stdout. Exit codes: README.md. */
+#include "alloc.h"
 #include "args.h"
 #include "caps.h"
 #include "kernel_features.h"
@@ -56,7 +57,7 @@ static bool header_done;
 /* The probes whose samples carry a user-stack snapshot for the unwinder. */
 static bool unwinds(const struct probes *p)
 {
-	return p->attached[P_CPU] || p->attached[P_OFFCPU] || p->attached[P_LOCKS];
+	return p->attached[P_CPU] || p->attached[P_OFFCPU] || p->attached[P_LOCKS] || p->attached[P_ALLOC];
 }
 
 static void on_gone(int pid, void *arg)
@@ -75,8 +76,10 @@ static void register_new(size_t first)
 		unwind_send_process(scan.procs[i].pid, true);
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
-		else
+		else {
 			py_attach(&probes, scan.procs[i].pid); /* a CPython: its layout for the BPF walker */
+			alloc_attach(&probes, scan.procs[i].pid); /* its libc's (or Go's) allocation entry points */
+		}
 	}
 }
 
@@ -101,6 +104,8 @@ static void emit_preamble(const struct options *o, int64_t started_ms)
 		out_axis("syscalls", "calls", 0);
 	if (probes.attached[P_LOCKS])
 		out_axis("locks", "nanoseconds", 0);
+	if (probes.attached[P_ALLOC])
+		out_axis("alloc", "bytes", 0);
 	header_done = true;
 	emit_new_processes();
 }
@@ -123,6 +128,7 @@ static void wait_rescanning(double until)
 			if (sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid))
 				unwind_send_process(scan.procs[i].pid, false);
 		register_new(first);
+		alloc_retry(&probes);
 		if (header_done)
 			emit_new_processes();
 	}
@@ -215,6 +221,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptop: no process of workload \"%s\" is running on this host\n", o.workload);
 		rc = EXIT_NOT_RUNNING;
 		goto cleanup;
+	}
+
+	/* alloc counts as attached only with a uprobe in some target (processes found later get theirs too).
+	 * A target that has just started may not have mapped its libc yet: up to 1 s for it. */
+	for (int i = 0; i < 10 && probes.attached[P_ALLOC] && alloc_uprobes() == 0 && alloc_retry(&probes) > 0; i++) {
+		struct timespec ts = { 0, 100000000 };
+		nanosleep(&ts, NULL);
+	}
+	if (probes.attached[P_ALLOC] && alloc_uprobes() == 0) {
+		probes.attached[P_ALLOC] = false;
+		snprintf(probes.reason[P_ALLOC], sizeof(probes.reason[0]), "%s", alloc_why_none());
+		fprintf(stderr, "ptop: probe alloc not attached: %s\n", probes.reason[P_ALLOC]);
 	}
 
 	double t0 = now_mono();

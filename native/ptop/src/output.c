@@ -214,6 +214,18 @@ void out_stack(const char *axis, const int *ids, size_t n, double value, double 
 	fputs("}\n", stdout);
 }
 
+static struct {
+	const char *axis;
+	double value;
+} totals[4];
+static size_t ntotals;
+
+void out_summary_total(const char *axis, double value)
+{
+	if (ntotals < sizeof(totals) / sizeof(totals[0]))
+		totals[ntotals++] = (typeof(totals[0])){ axis, value };
+}
+
 void out_summary(const char *const *axes, const double *samples, const double *lost, const double *incomplete,
 		 size_t naxes, bool partial,
 		 const char *partial_reason, int64_t ended_at_ms, double measured_sec, const char *const *notes,
@@ -230,6 +242,12 @@ void out_summary(const char *const *axes, const double *samples, const double *l
 		fputs(",\"incomplete\":{", stdout);
 		for (size_t i = 0; i < naxes; i++)
 			printf("%s\"%s\":%.0f", i ? "," : "", axes[i], incomplete[i]);
+		fputs("}", stdout);
+	}
+	if (ntotals) {
+		fputs(",\"totals\":{", stdout);
+		for (size_t i = 0; i < ntotals; i++)
+			printf("%s\"%s\":%.0f", i ? "," : "", totals[i].axis, totals[i].value);
 		fputs("}", stdout);
 	}
 	printf(",\"partial\":%s", partial ? "true" : "false");

@@ -26,5 +26,7 @@ void out_summary(const char *const *axes, const double *samples, const double *l
 		 size_t naxes, bool partial,
 		 const char *partial_reason, int64_t ended_at_ms, double measured_sec, const char *const *notes,
 		 size_t nnotes, const char *extra_json);
+/* An axis counted exactly while its stacks are sampled (alloc: every byte): the summary's `totals`. */
+void out_summary_total(const char *axis, double value);
 void out_flush(void);
 #endif

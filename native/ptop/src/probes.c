@@ -1,4 +1,5 @@
 #include "probes.h"
+#include "alloc.h"
 #include "ptop.skel.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -13,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *NAMES[P__COUNT] = { "cpu", "offcpu", "syscalls", "locks" };
+static const char *NAMES[P__COUNT] = { "cpu", "offcpu", "syscalls", "locks", "alloc" };
 
 const char *probe_name(int i)
 {
@@ -77,6 +78,19 @@ static int online_cpus(int *cpus, int max)
 	}
 	fclose(f);
 	return n;
+}
+
+/* Uprobes are perf events of the "uprobe" PMU (CONFIG_UPROBE_EVENTS). */
+static bool uprobes_supported(char *reason, size_t len)
+{
+	int fd = open("/sys/bus/event_source/devices/uprobe/type", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	snprintf(reason, len, "the kernel has no uprobe PMU (/sys/bus/event_source/devices/uprobe missing: "
+		 "CONFIG_UPROBE_EVENTS is off), so allocation entry points cannot be probed");
+	return false;
 }
 
 static void attach_cpu(struct probes *p, int freq)
@@ -197,6 +211,8 @@ int probes_start(struct probes *p, int mask, int freq)
 	bpf_program__set_autoload(p->skel->progs.on_sys_enter, want_tp[P_SYSCALLS]);
 	bpf_program__set_autoload(p->skel->progs.on_sys_exit, want_tp[P_SYSCALLS]);
 	locks_autoload(p, want_tp[P_LOCKS]);
+	bool want_alloc = p->requested[P_ALLOC] && uprobes_supported(p->reason[P_ALLOC], sizeof(p->reason[0]));
+	bpf_program__set_autoload(p->skel->progs.on_alloc, want_alloc);
 	if (ptop_bpf__load(p->skel)) {
 		int e = errno;
 		for (int i = 0; i < P__COUNT; i++)
@@ -216,6 +232,10 @@ int probes_start(struct probes *p, int mask, int freq)
 		attach_tp(p, P_SYSCALLS, p->skel->progs.on_sys_enter, p->skel->progs.on_sys_exit);
 	if (want_tp[P_LOCKS])
 		attach_locks(p);
+	/* alloc: loaded here, attached per target process (alloc_attach); it stays "attached" only if
+	 * at least one uprobe is in place when the window starts (main.c). */
+	if (want_alloc)
+		p->attached[P_ALLOC] = alloc_setup(p, PTOP_ALLOC_PERIOD, p->reason[P_ALLOC], sizeof(p->reason[0])) == 0;
 	for (int i = 0; i < P__COUNT; i++)
 		if (p->attached[i])
 			return 0;
@@ -252,6 +272,7 @@ void probes_end_window(struct probes *p)
 	for (int i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	p->nlinks = 0;
+	alloc_detach();
 }
 
 uint64_t probes_stat(struct probes *p, int slot)
@@ -270,6 +291,7 @@ uint64_t probes_stat(struct probes *p, int slot)
 
 void probes_destroy(struct probes *p)
 {
+	alloc_detach();
 	for (int i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	p->nlinks = 0;

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { P_CPU = 0, P_OFFCPU = 1, P_SYSCALLS = 2, P_LOCKS = 3, P__COUNT = 4 };
+enum { P_CPU = 0, P_OFFCPU = 1, P_SYSCALLS = 2, P_LOCKS = 3, P_ALLOC = 4, P__COUNT = 5 };
 
 struct ptop_bpf;
 struct bpf_link;

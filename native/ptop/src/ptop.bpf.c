@@ -186,6 +186,7 @@ static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s3
 	return bpf_ringbuf_output(&samples, snap->buf, size, 0);
 }
 
+
 SEC("perf_event")
 int on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -293,3 +294,4 @@ int on_sys_exit(struct trace_event_raw_sys_exit *ctx)
 }
 
 #include "locks.bpf.h"
+#include "alloc.bpf.h"

@@ -32,10 +32,13 @@ struct sys_val {
 #define PTOP_INTERP_MAX 1024   /* interpreter-frames section (issue 18), 8-aligned */
 #define PTOP_REGS 34           /* u64 slots: the head of the arch's user pt_regs (x86 21, arm64 34) */
 #define PTOP_RINGBUF_BYTES (8u << 20)
+#define PTOP_ALLOC_TABLE 1024     /* alloc: exponential quantiles of the sampling interval */
 
 enum sample_kind { SAMPLE_CPU = 1, SAMPLE_OFFCPU_BLOCK = 2, SAMPLE_OFFCPU_WAKE = 3,
 	/* a finished futex lock wait (locks.bpf.h): value = ns waited, seq = the futex address */
-	SAMPLE_LOCK_WAIT = 4 };
+	SAMPLE_LOCK_WAIT = 4,
+	/* value = bytes allocated on this CPU since its previous alloc sample (alloc.bpf.h) */
+	SAMPLE_ALLOC = 5 };
 
 /* One ring-buffer record: the header, stack_len bytes of user stack starting at the user sp, then
  * interp_len bytes of interpreter frames. A wake record is a header only: the thread `tid` was
@@ -65,6 +68,12 @@ enum ptop_stat {
 	STAT_LOCK_LOST,
 	STAT_LOCK_OTHER_WAITS, /* futex waits that are not lock contention (locks.bpf.h): counted, not recorded */
 	STAT_LOCK_OTHER_NS,
+	STAT_ALLOC_SAMPLES,   /* alloc: stacks taken (one per ~period bytes) */
+	STAT_ALLOC_LOST,      /* alloc: samples the ring buffer had no room for */
+	STAT_ALLOC_BYTES,     /* alloc: every byte requested, counted exactly */
+	STAT_ALLOC_CALLS,     /* alloc: every allocation call, counted exactly */
+	STAT_ALLOC_FORWARDED, /* alloc: inner calls of one request (e.g. musl calloc -> malloc), not counted twice */
+	STAT_ALLOC_LOST_BYTES,/* alloc: bytes credited to samples that were lost */
 	STAT__COUNT,
 };
 

@@ -1,4 +1,5 @@
 #include "pyhelper.h"
+#include "allocelf.h"
 #include "caps.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #define HINT_MAX 256
+#define ALLOC_REQUEST '\x01' /* a hint of one such byte: an allocelf.c request */
 
 static int sock = -1;
 static pid_t child;
@@ -52,15 +54,25 @@ static void serve(void)
 		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
 			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-		struct py_elf_info info;
-		memset(&info, 0, sizeof(info));
 		size_t len = 0;
 		char *buf = fd >= 0 ? read_bounded(fd, &len) : NULL;
+		if (fd >= 0)
+			close(fd);
+		if (hint[0] == ALLOC_REQUEST) { /* the alloc axis asks where the allocation entry points are */
+			struct alloc_elf_info ai;
+			memset(&ai, 0, sizeof(ai));
+			if (buf)
+				alloc_elf_analyze(buf, len, &ai);
+			free(buf);
+			if (send(sock, &ai, sizeof(ai), MSG_NOSIGNAL) != (ssize_t)sizeof(ai))
+				_exit(0);
+			continue;
+		}
+		struct py_elf_info info;
+		memset(&info, 0, sizeof(info));
 		if (buf)
 			py_elf_analyze(buf, len, hint, &info);
 		free(buf);
-		if (fd >= 0)
-			close(fd);
 		if (send(sock, &info, sizeof(info), MSG_NOSIGNAL) != (ssize_t)sizeof(info))
 			_exit(0);
 	}
@@ -108,15 +120,14 @@ int pyhelper_start(char *err, size_t len)
 	return 0;
 }
 
-int pyhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out)
+/* One request: the hint and the fd out, a reply of exactly `size` bytes back within 5 s. */
+static int ask(int fd, const char *hint, void *out, size_t size)
 {
 	if (sock < 0)
 		return -1;
-	char hint[HINT_MAX];
-	snprintf(hint, sizeof(hint), "%s", name_hint ? name_hint : "");
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	memset(cbuf, 0, sizeof(cbuf));
-	struct iovec iov = { hint, strlen(hint) + 1 };
+	struct iovec iov = { (void *)hint, strlen(hint) + 1 };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
@@ -129,18 +140,38 @@ int pyhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out)
 	struct pollfd pf = { sock, POLLIN, 0 };
 	if (poll(&pf, 1, 5000) != 1)
 		goto dead;
-	ssize_t n = recv(sock, out, sizeof(*out), 0);
-	if (n != (ssize_t)sizeof(*out))
+	ssize_t n = recv(sock, out, size, 0);
+	if (n != (ssize_t)size)
 		goto dead;
+	return 0;
+dead:
+	fprintf(stderr, "ptop: the ELF helper stopped answering; Python frames and alloc probes are off from here\n");
+	pyhelper_stop();
+	return -1;
+}
+
+int pyhelper_alloc(int fd, struct alloc_elf_info *out)
+{
+	const char hint[2] = { ALLOC_REQUEST, 0 };
+	if (ask(fd, hint, out, sizeof(*out)))
+		return -1;
+	out->found &= (1u << AF__COUNT) - 1;
+	return 0;
+}
+
+int pyhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out)
+{
+	char hint[HINT_MAX];
+	snprintf(hint, sizeof(hint), "%s", name_hint ? name_hint : "");
+	if (hint[0] == ALLOC_REQUEST)
+		hint[0] = '?';
+	if (ask(fd, hint, out, sizeof(*out)))
+		return -1;
 	out->version_text[sizeof(out->version_text) - 1] = 0;
 	out->detail[sizeof(out->detail) - 1] = 0;
 	if (out->status < PYELF_NOT_PYTHON || out->status > PYELF_UNRECOGNISED)
 		out->status = PYELF_UNRECOGNISED;
 	return 0;
-dead:
-	fprintf(stderr, "ptop: the python helper stopped answering; Python frames are off from here\n");
-	pyhelper_stop();
-	return -1;
 }
 
 void pyhelper_stop(void)

@@ -1,4 +1,5 @@
 #include "report.h"
+#include "alloc.h"
 #include "output.h"
 #include "ptop.skel.h"
 #include "strtab.h"
@@ -39,16 +40,16 @@ static void load_stack(struct report *r, struct probes *p, int32_t id)
 struct collect_ctx {
 	struct report *r;
 	struct probes *p;
-	size_t cap[3];
+	size_t cap[P__COUNT];
 };
 
 static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const uint8_t *interp, void *arg)
 {
 	struct collect_ctx *c = arg;
 	struct report *r = c->r;
-	struct stack_count **arr = h->axis == P_CPU ? &r->cpu : h->axis == P_LOCKS ? &r->locks : &r->offcpu;
-	size_t *n = h->axis == P_CPU ? &r->ncpu : h->axis == P_LOCKS ? &r->nlocks : &r->noffcpu;
-	size_t *cap = &c->cap[h->axis == P_CPU ? 0 : h->axis == P_LOCKS ? 2 : 1];
+	struct stack_count **arr = h->axis == P_CPU ? &r->cpu : h->axis == P_LOCKS ? &r->locks : h->axis == P_ALLOC ? &r->alloc : &r->offcpu;
+	size_t *n = h->axis == P_CPU ? &r->ncpu : h->axis == P_LOCKS ? &r->nlocks : h->axis == P_ALLOC ? &r->nalloc : &r->noffcpu;
+	size_t *cap = &c->cap[h->axis];
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 1024;
 		*arr = xrealloc(*arr, *cap, sizeof(**arr));
@@ -76,7 +77,7 @@ static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const u
 
 int report_collect_unwound(struct report *r, struct probes *p)
 {
-	struct collect_ctx c = { r, p, { 0, 0, 0 } };
+	struct collect_ctx c = { r, p, { 0 } };
 	return unwind_collect(on_unwound, &c, &r->unwind_failed);
 }
 
@@ -301,6 +302,13 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		agg_add(&a, (int)r->offcpu[i].key.tgid, ids, n, (double)r->offcpu[i].value, -1);
 	}
 	agg_emit(&a, "offcpu");
+	for (size_t i = 0; p->attached[P_ALLOC] && i < r->nalloc; i++) {
+		size_t n = stack_frames(r, &r->alloc[i], ids, &incomplete);
+		tot[P_ALLOC] += (double)r->alloc[i].value;
+		inc[P_ALLOC] += incomplete ? (double)r->alloc[i].value : 0;
+		agg_add(&a, (int)r->alloc[i].key.tgid, ids, n, (double)r->alloc[i].value, -1);
+	}
+	agg_emit(&a, "alloc");
 	for (size_t i = 0; i < r->nsys; i++) {
 		int id = out_syscall_frame_id(r->sys[i].key.nr);
 		agg_add(&a, (int)r->sys[i].key.tgid, &id, 1, (double)r->sys[i].val.calls, (double)r->sys[i].val.total_ns);
@@ -323,7 +331,7 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 	size_t na = 0;
 	static const int slots[P__COUNT][2] = {
 		{ STAT_CPU_SAMPLES, STAT_CPU_LOST }, { STAT_OFFCPU_EVENTS, STAT_OFFCPU_LOST }, { STAT_SYS_EVENTS, STAT_SYS_LOST },
-		{ STAT_LOCK_EVENTS, STAT_LOCK_LOST }
+		{ STAT_LOCK_EVENTS, STAT_LOCK_LOST }, { STAT_ALLOC_SAMPLES, STAT_ALLOC_LOST }
 	};
 	for (int i = 0; i < P__COUNT; i++) {
 		if (!p->attached[i])
@@ -334,7 +342,7 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		incompl[na] = inc[i];
 		na++;
 	}
-	const char *notes[P__COUNT + 1 + 16 + 2];
+	const char *notes[P__COUNT + 1 + 16 + 2 + 4];
 	static char incomplete_note[P__COUNT][160];
 	size_t nn = py_notes(notes, 16);
 	for (int i = 0; i < P__COUNT; i++)
@@ -344,6 +352,19 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 				 "callers and inclusive figures are incomplete", probe_name(i), 100 * inc[i] / tot[i]);
 			notes[nn++] = incomplete_note[i];
 		}
+	static char alloc_note[640];
+	if (p->attached[P_ALLOC]) {
+		/* Exact: every byte and call (BPF counters). Estimated: the split between stacks. */
+		out_summary_total("alloc", (double)r->stat[STAT_ALLOC_BYTES]);
+		snprintf(alloc_note, sizeof(alloc_note),
+			 "alloc: %" PRIu64 " bytes in %" PRIu64 " calls to %s, counted exactly (the summary's totals); "
+			 "the split between stacks is estimated from %" PRIu64 " stacks, one per %u KiB on average at "
+			 "random intervals, each credited with the bytes since the previous one (%.0f bytes in stacks; "
+			 "%" PRIu64 " lost)",
+			 r->stat[STAT_ALLOC_BYTES], r->stat[STAT_ALLOC_CALLS], alloc_functions()[0] ? alloc_functions() : "no function",
+			 r->stat[STAT_ALLOC_SAMPLES], PTOP_ALLOC_PERIOD / 1024, tot[P_ALLOC], r->stat[STAT_ALLOC_LOST]);
+		notes[nn++] = alloc_note;
+	}
 	if (any_kernel && sym_kernel_hidden())
 		notes[nn++] = "kernel frames unsymbolized: /proc/kallsyms addresses are hidden from ptop (kptr_restrict / "
 			      "perf_event_paranoid; CAP_SYSLOG is not one of ptop's capabilities)";

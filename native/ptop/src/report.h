@@ -27,8 +27,8 @@ struct sys_count {
 };
 
 struct report {
-	struct stack_count *cpu, *offcpu, *locks;
-	size_t ncpu, noffcpu, nlocks;
+	struct stack_count *cpu, *offcpu, *locks, *alloc;
+	size_t ncpu, noffcpu, nlocks, nalloc;
 	struct sys_count *sys;
 	size_t nsys;
 	uint64_t **stacks; /* stack id -> PTOP_MAX_STACK_DEPTH addresses, or NULL */

@@ -17,7 +17,7 @@
 /* One aggregated stack as the child sends it. pcs are lookup addresses (a return address minus
  * one: the call), leaf first. */
 struct unwound_hdr {
-	uint32_t axis; /* P_CPU, P_OFFCPU or P_LOCKS */
+	uint32_t axis; /* P_CPU, P_OFFCPU, P_LOCKS or P_ALLOC */
 	uint32_t tgid;
 	int32_t kstack;
 	uint32_t truncated;

@@ -376,7 +376,7 @@ int uwc_sample(void *ctx, void *data, size_t size)
 		cur.truncated = true;
 		unwind_failed++;
 	}
-	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : P_OFFCPU;
+	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
 	int32_t e = aggregate(axis, h, (const uint8_t *)data + sizeof(*h) + h->stack_len);
 	if (e < 0) {
 		agg_lost++;
@@ -385,6 +385,10 @@ int uwc_sample(void *ctx, void *data, size_t size)
 	entries[e].events += entries[e].events < VALUE_MAX;
 	if (axis == P_CPU) {
 		entries[e].value += entries[e].value < VALUE_MAX;
+	} else if (axis == P_ALLOC) {
+		/* bytes since the previous sample (alloc.bpf.h), held in a u64 by the parent */
+		double v = entries[e].value + (double)h->value;
+		entries[e].value = v < VALUE_MAX ? v : VALUE_MAX;
 	} else if (axis == P_LOCKS) {
 		/* ns waited, timed in the kernel: a sum the parent can still hold in a u64 */
 		double v = entries[e].value + (double)h->value;

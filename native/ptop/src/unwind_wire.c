@@ -16,7 +16,7 @@ int unwind_check_result(const uint8_t *buf, size_t n, struct unwound_hdr *h, uin
 		*failed = (uint64_t)h->value;
 		return UNWIND_REC_TRAILER;
 	}
-	if ((h->axis != P_CPU && h->axis != P_OFFCPU && h->axis != P_LOCKS) || h->npcs > PTOP_MAX_UNWIND_DEPTH ||
+	if ((h->axis != P_CPU && h->axis != P_OFFCPU && h->axis != P_LOCKS && h->axis != P_ALLOC) || h->npcs > PTOP_MAX_UNWIND_DEPTH ||
 	    h->interp_len > PTOP_INTERP_MAX || n != sizeof(*h) + h->npcs * 8ull + h->interp_len ||
 	    !(h->value >= 0 && h->value < 18446744073709551616.0) ||
 	    !(h->events >= 0 && h->events < 18446744073709551616.0) || h->kstack >= PTOP_MAX_STACKS ||

@@ -2,6 +2,7 @@
 // any failure) and `runner doctor` (which prints them all).
 
 import { collectorPathFrom, type ProfilerConfig } from "../../config/profiler-env.ts";
+import { DEFAULT_PROBES, probeSetFrom } from "../../config/probe-set.ts";
 import type { ProbeName } from "../../protocol/profile-stream.ts";
 import type { Identity } from "../identity.ts";
 import type { Target } from "../targets.ts";
@@ -70,7 +71,8 @@ export async function runChecks(env: Record<string, string | undefined>, opts: C
   findings.push(...checkUserNamespace());
   findings.push(...checkNosuid(collectorPath));
   findings.push(...checkPidNamespace());
-  const tracing = checkTracing(readMounts());
+  const chosen = probeSetFrom(env);
+  const tracing = checkTracing(readMounts(), "probes" in chosen ? chosen.probes : DEFAULT_PROBES);
   findings.push(...tracing.findings);
   findings.push(...checkAppArmor());
   findings.push(...checkMemory());

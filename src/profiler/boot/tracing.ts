@@ -2,7 +2,8 @@
 // syscalls: raw_syscalls, locks: syscalls' futex and futex_waitv) cannot attach; cpu sampling needs only perf events. This does not stop
 // the boot — the boot line states which probes to expect — but a capture will have absent axes.
 
-import { ALL_PROBES, type ProbeName } from "../../protocol/profile-stream.ts";
+import type { ProbeName } from "../../protocol/profile-stream.ts";
+import { DEFAULT_PROBES } from "../../config/probe-set.ts";
 import { probeCoverage } from "../../protocol/instrumentation-statement.ts";
 import { deployFix, pass, warn, type Finding } from "./finding.ts";
 import { fsTypeAt, type Mount } from "./mountinfo.ts";
@@ -23,7 +24,8 @@ const FIX = deployFix({
   systemd: `on the host: mount -t tracefs nodev ${TRACEFS} and mount -t debugfs nodev ${DEBUGFS} (BindReadOnlyPaths= must not hide them)`,
 });
 
-export function checkTracing(mounts: Mount[]): TracingState {
+/** `chosen`: the Profiler's probe set (RUNNER_PROBES); the boot line states those it can expect. */
+export function checkTracing(mounts: Mount[], chosen: readonly ProbeName[] = DEFAULT_PROBES): TracingState {
   const tracefs = fsTypeAt(mounts, TRACEFS) === "tracefs";
   const debugfs = fsTypeAt(mounts, DEBUGFS) === "debugfs";
   const findings: Finding[] = [];
@@ -33,8 +35,8 @@ export function checkTracing(mounts: Mount[]): TracingState {
   else findings.push(warn("tracing", TRACEFS, `tracefs is not mounted at ${TRACEFS}`, FIX, tracepoints ? undefined : `${TRACEPOINT_PROBES.join(", ")} cannot attach: those axes are absent from every capture`));
   if (debugfs) findings.push(pass("tracing", DEBUGFS, `debugfs is mounted at ${DEBUGFS}`));
   else findings.push(warn("tracing", DEBUGFS, `debugfs is not mounted at ${DEBUGFS}`, FIX, tracepoints ? undefined : `${TRACEPOINT_PROBES.join(", ")} cannot attach: those axes are absent from every capture`));
-  const probesUnavailable = tracepoints ? [] : TRACEPOINT_PROBES.map((probe) => ({ probe, reason: `needs ${TRACEFS} (tracefs not mounted, no debugfs at ${DEBUGFS})` }));
-  const probesExpected = ALL_PROBES.filter((p) => !probesUnavailable.some((u) => u.probe === p));
+  const probesUnavailable = tracepoints ? [] : TRACEPOINT_PROBES.filter((p) => chosen.includes(p)).map((probe) => ({ probe, reason: `needs ${TRACEFS} (tracefs not mounted, no debugfs at ${DEBUGFS})` }));
+  const probesExpected = chosen.filter((p) => !probesUnavailable.some((u) => u.probe === p));
   return { findings, probesExpected, probesUnavailable };
 }
 

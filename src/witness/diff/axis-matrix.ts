@@ -5,8 +5,17 @@ import type { Capture } from "../model.ts";
 import { functionTotals } from "../aggregate.ts";
 import { isPlaceholder } from "../identity.ts";
 
-/** Counting quantum per unit: ns axes are counted in 1 ms units so the Poisson term is not ~0. */
-export function countingQuantum(unit: string): number {
+/** ptop's alloc axis: one stack per this many bytes on average (native/ptop/src/alloc.h). */
+export const ALLOC_SAMPLE_PERIOD = 512 * 1024;
+
+/**
+ * Counting quantum per unit: ns axes are counted in 1 ms units so the Poisson term is not ~0.
+ * ptop's alloc axis is sampled, one stack per ALLOC_SAMPLE_PERIOD bytes at exponential intervals,
+ * each credited with an exponential gap (mean T, second moment 2T²): a stack's bytes over n samples
+ * have variance 2T × their mean, so counting in 2T units makes them Poisson-like, as the other axes'.
+ */
+export function countingQuantum(unit: string, axis?: string): number {
+  if (axis === "alloc" && unit === "bytes") return 2 * ALLOC_SAMPLE_PERIOD;
   return unit === "nanoseconds" ? 1e6 : unit === "bytes" ? 1024 : 1;
 }
 
@@ -73,7 +82,7 @@ export function buildAxisMatrix(input: { before: Capture[]; after: Capture[] }, 
   const caps = [...before, ...after];
   const captureCount = caps.length;
   const unit = headB.axes[axis]!.unit;
-  const quantum = countingQuantum(unit);
+  const quantum = countingQuantum(unit, axis);
 
   const index = new Map<string, number>();
   const names: string[] = [];

@@ -22,3 +22,15 @@ export function resolveDiffSettings(opts: DiffOptions = {}): DiffSettings {
 
 /** Every normalisation the diff fits and reports; the verdict uses one of them. */
 export const ALL_NORMS: Normalisation[] = ["median-ratio", "share", "rate"];
+
+/**
+ * The normalisation one axis's verdict uses. The alloc axis compares bytes allocated per second
+ * unless a normalisation was asked for: its total is an exact count of what the program did (not
+ * a sampling artefact to divide out), and its self frames are only the few allocator entry points
+ * (malloc, calloc, runtime.mallocgc …), so median-ratio would rarely have the 5 common functions
+ * it needs and the share fallback would flag every other site when one site grows.
+ */
+export function axisNormalisation(axis: string, s: DiffSettings, asked: Normalisation | undefined): Normalisation {
+  if (asked === undefined && axis === "alloc") return "rate";
+  return s.normalisation;
+}

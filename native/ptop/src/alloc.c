@@ -1,0 +1,194 @@
+#include "alloc.h"
+#include "allocelf.h"
+#include <linux/types.h>
+#include "ptop.h"
+#include "ptop.skel.h"
+#include "pyhelper.h"
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct bpf_link **links;
+static size_t nlinks, links_cap, total; /* total: attached over the run, kept after detaching */
+static char why_none[512] = "no target process was found to probe";
+static uint32_t functions_seen; /* bit per alloc_fn attached somewhere */
+
+int alloc_setup(struct probes *p, uint64_t period, char *err, size_t len)
+{
+	/* Quantiles of an exponential distribution with mean `period`, at the middle of 1024 equal
+	 * slices, scaled so that their mean is exactly `period`: the BPF side draws one at random. */
+	double q[PTOP_ALLOC_TABLE], sum = 0;
+	for (int i = 0; i < PTOP_ALLOC_TABLE; i++) {
+		q[i] = -log(1.0 - (i + 0.5) / PTOP_ALLOC_TABLE);
+		sum += q[i];
+	}
+	for (uint32_t i = 0; i < PTOP_ALLOC_TABLE; i++) {
+		uint64_t v = (uint64_t)llround(q[i] * (double)period * PTOP_ALLOC_TABLE / sum);
+		if (v == 0)
+			v = 1;
+		if (bpf_map__update_elem(p->skel->maps.alloc_intervals, &i, sizeof(i), &v, sizeof(v), BPF_ANY)) {
+			snprintf(err, len, "cannot fill the sampling interval table: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* By name from /proc/PID/maps (kernel text; the parent parses nothing of the files): a libc
+ * (glibc libc.so.6, musl ld-musl-ARCH.so.1 / libc.musl-ARCH.so.1 / libc.so) and the executable. */
+static bool is_libc(const char *base)
+{
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) || !strncmp(base, "ld-musl-", 8) ||
+	       !strncmp(base, "libc.musl-", 10);
+}
+
+static int attach_file(struct probes *p, int pid, uint64_t start, uint64_t end, const char *base)
+{
+	char mf[96];
+	/* map_files: exactly the inode that is mapped, reached through the process's own root. */
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+	int fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(why_none, sizeof(why_none), "pid %d: cannot open its %s: %s", pid, base, strerror(errno));
+		return 0;
+	}
+	struct alloc_elf_info info;
+	int asked = pyhelper_alloc(fd, &info);
+	close(fd);
+	if (asked) {
+		snprintf(why_none, sizeof(why_none), "the unprivileged ELF helper is not running: allocation entry points "
+			 "cannot be looked up");
+		return 0;
+	}
+	int n = 0;
+	for (int f = 0; f < AF__COUNT; f++) {
+		if (!(info.found & (1u << f)))
+			continue;
+		/* pid > 0: a per-process uprobe; the kernel puts the breakpoint in that process only. */
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = (__u64)f);
+		struct bpf_link *l = bpf_program__attach_uprobe_opts(p->skel->progs.on_alloc, pid, mf, (size_t)info.offset[f], &opts);
+		if (!l) {
+			snprintf(why_none, sizeof(why_none), "pid %d: attaching a uprobe to %s in %s failed: %s", pid,
+				 alloc_fn_names[f], base, strerror(errno));
+			continue;
+		}
+		if (nlinks == links_cap) {
+			links_cap = links_cap ? links_cap * 2 : 64;
+			links = realloc(links, links_cap * sizeof(*links));
+		}
+		links[nlinks++] = l;
+		total++;
+		functions_seen |= 1u << f;
+		n++;
+	}
+	if (!info.found)
+		snprintf(why_none, sizeof(why_none), "pid %d: %s has no symbol for malloc nor runtime.mallocgc", pid, base);
+	return n;
+}
+
+/* Processes with no uprobe yet: one that has just exec'd may not have mapped its libc when it is
+ * first seen (ld.so is still loading it), so it is looked at again on the next rescans. */
+#define PENDING_MAX 256
+#define PENDING_TRIES 8
+static struct {
+	int pid, tries;
+} pending[PENDING_MAX];
+static size_t npending;
+
+static int attach_now(struct probes *p, int pid);
+
+int alloc_attach(struct probes *p, int pid)
+{
+	int n = attach_now(p, pid);
+	if (n == 0 && p->attached[P_ALLOC] && npending < PENDING_MAX)
+		pending[npending++] = (typeof(pending[0])){ pid, 1 };
+	return n;
+}
+
+size_t alloc_retry(struct probes *p)
+{
+	for (size_t i = 0; i < npending;) {
+		if (attach_now(p, pending[i].pid) > 0 || ++pending[i].tries >= PENDING_TRIES)
+			pending[i] = pending[--npending];
+		else
+			i++;
+	}
+	return npending;
+}
+
+static int attach_now(struct probes *p, int pid)
+{
+	if (!p->skel || !p->attached[P_ALLOC])
+		return 0;
+	char path[64], exe[4096];
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	ssize_t el = readlink(path, exe, sizeof(exe) - 1);
+	exe[el > 0 ? el : 0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		snprintf(why_none, sizeof(why_none), "pid %d: cannot read its maps: %s", pid, strerror(errno));
+		return 0;
+	}
+	char line[4400];
+	int n = 0, files = 0;
+	bool seen_exe = false;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t s, e, off;
+		char perms[8];
+		int pos = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &s, &e, perms, &off, &pos) < 4 || !pos)
+			continue;
+		char *file = line + pos;
+		file[strcspn(file, "\n")] = 0;
+		if (off != 0 || file[0] != '/')
+			continue;
+		const char *base = strrchr(file, '/') + 1;
+		bool this_exe = !seen_exe && !strcmp(file, exe);
+		if (!this_exe && !is_libc(base))
+			continue;
+		seen_exe |= this_exe;
+		files++;
+		n += attach_file(p, pid, s, e, base);
+	}
+	fclose(f);
+	if (files == 0)
+		snprintf(why_none, sizeof(why_none), "pid %d: no libc mapped and no executable found in its maps", pid);
+	return n;
+}
+
+size_t alloc_uprobes(void)
+{
+	return total;
+}
+
+const char *alloc_why_none(void)
+{
+	return why_none;
+}
+
+const char *alloc_functions(void)
+{
+	static char buf[160];
+	size_t off = 0;
+	buf[0] = 0;
+	for (int f = 0; f < AF__COUNT; f++)
+		if (functions_seen & (1u << f))
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", off ? ", " : "", alloc_fn_names[f]);
+	return buf;
+}
+
+void alloc_detach(void)
+{
+	for (size_t i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	free(links);
+	links = NULL;
+	nlinks = links_cap = 0;
+}

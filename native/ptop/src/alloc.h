@@ -1,0 +1,25 @@
+/* The alloc axis in user space: the sampling intervals, and per target process the uprobes on its
+ * own allocation entry points (alloc.bpf.h holds the programs, allocelf.c finds the offsets). */
+#ifndef PTOP_ALLOC_H
+#define PTOP_ALLOC_H
+#include "probes.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/* Mean bytes between two stacks, like Go's MemProfileRate (512 KiB) and tcmalloc's default. */
+#define PTOP_ALLOC_PERIOD (512u * 1024u)
+
+/* After the BPF object is loaded: fills the exponential interval table. 0 on success. */
+int alloc_setup(struct probes *p, uint64_t period, char *err, size_t len);
+/* Finds pid's libc (and its executable: Go's runtime.mallocgc, a static libc) through its maps and
+ * attaches one pid-filtered uprobe per entry point. Returns the uprobes attached for pid. */
+int alloc_attach(struct probes *p, int pid);
+/* Tries again the processes that got no uprobe yet (a few times each); returns how many still wait. */
+size_t alloc_retry(struct probes *p);
+/* Uprobes attached so far, over all processes; why none could be when that is 0. */
+size_t alloc_uprobes(void);
+const char *alloc_why_none(void);
+/* Entry points attached, e.g. "malloc, calloc, realloc, aligned_alloc, posix_memalign, runtime.mallocgc". */
+const char *alloc_functions(void);
+void alloc_detach(void);
+#endif
