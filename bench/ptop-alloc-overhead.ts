@@ -78,7 +78,7 @@ console.log(`calibration: ${nsPerUnit.toFixed(3)} ns per arithmetic unit, ${nsPe
 
 const rates = [0, 10_000, 100_000, 1_000_000];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-console.log("| target allocations/s | measured alone (allocs per target CPU-second) | slowdown per target CPU-second | slowdown per wall second | allocation calls ptop counted per s |");
+console.log("| target allocations/s | measured alone (allocs per target CPU-second) | slowdown per target CPU-second | slowdown per wall second | allocation calls ptop counted per wall second |");
 console.log("|---|---|---|---|---|");
 // Per wall second depends on how much CPU the shared machine gave the target: reported, not the figure.
 for (const rate of rates) {

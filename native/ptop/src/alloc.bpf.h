@@ -52,19 +52,48 @@ static __always_inline __u64 alloc_draw(void)
 	return v && *v ? *v : 1;
 }
 
-/* The return address of the function being entered (x86: at [sp]; arm64: the link register). */
-static __always_inline __u64 entry_return_address(struct pt_regs *ctx, __u64 sp)
-{
+/* The entry registers, read from the uprobe's pt_regs as the arch's user register file (the layout
+ * the snapshot relies on too, ptop.bpf.c): not through bpf_tracing.h's PT_REGS_*, which need the
+ * arch's struct in vmlinux.h, and the arm64 object is built with the build host's. */
 #if defined(__TARGET_ARCH_x86)
-	__u64 ret = 0;
-	bpf_probe_read_user(&ret, sizeof(ret), (void *)sp);
-	return ret;
+enum { R_P1 = 14, R_P2 = 13, R_P3 = 12, R_GO_SIZE = 10, R_IP = 16, R_SP = 19 }; /* di si dx ax ip sp */
 #else
-	return PT_REGS_RET(ctx);
+enum { R_P1 = 0, R_P2 = 1, R_P3 = 2, R_GO_SIZE = 0, R_LR = 30, R_SP = 31, R_IP = 32 }; /* x0 x1 x2 x0 lr sp pc */
+#endif
+
+struct entry_regs {
+	__u64 p1, p2, p3, go_size, ip, sp, lr;
+};
+
+static __always_inline void read_entry_regs(void *ctx, struct entry_regs *r)
+{
+	const __u64 *reg = ctx;
+	r->p1 = reg[R_P1];
+	r->p2 = reg[R_P2];
+	r->p3 = reg[R_P3];
+	r->go_size = reg[R_GO_SIZE];
+	r->ip = reg[R_IP];
+	r->sp = reg[R_SP];
+#if defined(__TARGET_ARCH_x86)
+	r->lr = 0;
+#else
+	r->lr = reg[R_LR];
 #endif
 }
 
-static __always_inline int alloc_event(struct pt_regs *ctx, __u64 size, int forwards)
+/* The return address of the function being entered (x86: at [sp]; arm64: the link register). */
+static __always_inline __u64 entry_return_address(const struct entry_regs *r)
+{
+#if defined(__TARGET_ARCH_x86)
+	__u64 ret = 0;
+	bpf_probe_read_user(&ret, sizeof(ret), (void *)r->sp);
+	return ret;
+#else
+	return r->lr;
+#endif
+}
+
+static __always_inline int alloc_event(const struct entry_regs *r, __u64 size, int forwards)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -74,16 +103,13 @@ static __always_inline int alloc_event(struct pt_regs *ctx, __u64 size, int forw
 	struct alloc_cpu *st = bpf_map_lookup_elem(&alloc_state, &zero);
 	if (!st)
 		return 0;
-	__u64 sp = PT_REGS_SP(ctx), ip = PT_REGS_IP(ctx);
-	/* Registers are read once: the verifier refuses a context access at an offset clang computed. */
-	barrier_var(sp);
-	barrier_var(ip);
+	__u64 sp = r->sp, ip = r->ip;
 	if (st->mark_tid == tid) {
 		st->mark_tid = 0;
 		/* ip != mark_ip: an entry point does not forward to itself, and a loop calling calloc
 		 * twice from one call site has the same sp and return address as a tail call would. */
 		if (size == st->mark_size && ip != st->mark_ip && sp <= st->mark_sp && st->mark_sp - sp < 4096) {
-			__u64 ret = entry_return_address(ctx, sp);
+			__u64 ret = entry_return_address(r);
 			__u64 d = ret > st->mark_ip ? ret - st->mark_ip : st->mark_ip - ret;
 			if ((sp == st->mark_sp && ret == st->mark_ret) || (sp < st->mark_sp && d < 65536)) {
 				stat_inc(STAT_ALLOC_FORWARDED);
@@ -100,7 +126,7 @@ static __always_inline int alloc_event(struct pt_regs *ctx, __u64 size, int forw
 	if (forwards) {
 		st->mark_tid = tid;
 		st->mark_sp = sp;
-		st->mark_ret = entry_return_address(ctx, sp);
+		st->mark_ret = entry_return_address(r);
 		st->mark_ip = ip;
 		st->mark_size = size;
 	}
@@ -127,10 +153,12 @@ static __always_inline int alloc_event(struct pt_regs *ctx, __u64 size, int forw
 /* One program for every entry point: the attach cookie says which (allocelf_kinds.h), so the
  * verifier checks the snapshot code once instead of once per function. */
 SEC("uprobe")
-int on_alloc(struct pt_regs *ctx)
+int on_alloc(void *ctx)
 {
 	__u64 fn = bpf_get_attach_cookie(ctx);
-	__u64 a1 = PT_REGS_PARM1(ctx), a2 = PT_REGS_PARM2(ctx), a3 = PT_REGS_PARM3(ctx), size = 0;
+	struct entry_regs r;
+	read_entry_regs(ctx, &r);
+	__u64 a1 = r.p1, a2 = r.p2, a3 = r.p3, size = 0;
 	int forwards = 1;
 	switch (fn) {
 	case AF_MALLOC:
@@ -163,16 +191,12 @@ int on_alloc(struct pt_regs *ctx)
 	case AF_MALLOCGC:
 		/* runtime.mallocgc(size uintptr, typ *_type, needzero bool) with Go's register ABI (Go >=
 		 * 1.17 on amd64, >= 1.18 on arm64): size is in the first integer register, RAX / X0. */
-#if defined(__TARGET_ARCH_x86)
-		size = ctx->ax;
-#else
-		size = a1;
-#endif
+		size = r.go_size;
 		forwards = 0;
 		break;
 	default:
 		return 0;
 	}
-	return alloc_event(ctx, size, forwards);
+	return alloc_event(&r, size, forwards);
 }
 #endif
