@@ -3,6 +3,7 @@
 //   - a C program built -O2 -fomit-frame-pointer with two sites whose bytes are 3:1 (calls 4:1):
 //     shares within 5 points of 75/25, the exact total within 2% of the program's own count;
 //   - an untargeted copy of the same program running meanwhile: no breakpoint page in its libc;
+//   - the same program built static with musl (allocator without CFI, calloc forwarding to malloc);
 //   - a Go program: its allocation site named above runtime.mallocgc;
 //   - v1 vs v2 where v2 allocates twice the bytes in one function: `runner witness diff` flags that
 //     function on alloc and no other.
@@ -117,6 +118,47 @@ describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))(
       work.kill("SIGKILL");
       other.kill("SIGKILL");
       await Promise.all([work.exited, other.exited]);
+    }
+  }, 180_000);
+
+  // musl: static (its allocator in the executable: malloc & co. found in the program's own
+  // .symtab; musl's calloc calls malloc, so the exact total also checks that one request counts
+  // once). musl's allocator has no CFI: the walk starts from the return address at the entry.
+  const musl = Bun.which("musl-gcc");
+  testUnless(!musl && process.env.RUNNER_REQUIRE_LIVE !== "1" ? "needs musl-gcc (Debian musl-tools)" : null)("musl (static): 3:1 shares within 5 points, total within 2%, calloc's inner malloc not counted twice", async () => {
+    if (!musl) throw new Error("RUNNER_REQUIRE_LIVE=1 but musl-gcc is not installed (apt-get install musl-tools)");
+    const name = "allocratio-musl";
+    const bin = join(dir, name);
+    build([musl, "-static", "-O2", "-fomit-frame-pointer", join(WORKLOADS, "allocratio.c"), "-o", bin]);
+    chmodSync(bin, 0o755);
+    const targets = writeTargets(dir, { targets: [{ workload: name }] }, "targets-musl.json");
+    const work = Bun.spawn([...NOBODY, bin, "1024"], { stdout: "pipe", stderr: "pipe" });
+    const workOut = new Lines(work.stdout);
+    let ptopProc: ReturnType<typeof Bun.spawn> | undefined;
+    try {
+      await workOut.until(/ready/, 10_000);
+      ptopProc = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", name, "--duration", "120", "--probes", "alloc"], { stdout: "pipe", stderr: "pipe" });
+      const stream = new Lines(ptopProc.stdout as ReadableStream<Uint8Array>);
+      await stream.until(/"type":"header"/, 30_000);
+      process.kill(work.pid, "SIGUSR1");
+      const asked = Number((await workOut.until(/allocated (\d+)/, 90_000))[1]);
+      ptopProc.kill("SIGINT");
+      const records = parseStream(await stream.rest());
+      expect(await ptopProc.exited).toBe(PTOP_EXIT.interrupted);
+      const summary = records.find((r): r is SummaryRecord => r.type === "summary")!;
+      const total = summary.totals!.alloc!;
+      const byCaller = bytesByCaller(records, work.pid);
+      const inStacks = [...byCaller.values()].reduce((a, b) => a + b, 0);
+      const large = (byCaller.get("alloc_site_large") ?? 0) / inStacks;
+      const small = (byCaller.get("alloc_site_small") ?? 0) / inStacks;
+      console.log(JSON.stringify({ musl: true, asked, total, inStacks, large, small, samples: summary.samples.alloc }));
+      expect(Math.abs(total - asked) / asked).toBeLessThan(0.02);
+      expect(Math.abs(large - 0.75)).toBeLessThan(0.05);
+      expect(Math.abs(small - 0.25)).toBeLessThan(0.05);
+    } finally {
+      ptopProc?.kill("SIGKILL");
+      work.kill("SIGKILL");
+      await work.exited;
     }
   }, 180_000);
 

@@ -113,6 +113,11 @@ static struct {
 	uint64_t pcs[PTOP_MAX_UNWIND_DEPTH];
 	uint32_t n;
 	bool truncated;
+	/* An alloc sample is taken on a function's first instruction, where the return address is
+	 * where the ABI puts it whatever the function's CFI (musl's allocator has none): the walk
+	 * starts in the caller, and the entry point is recorded as the leaf. */
+	bool entry;
+	uint64_t entry_pc;
 } cur;
 
 static pid_t next_thread(Dwfl *d, void *a, void **targ)
@@ -147,14 +152,20 @@ static bool set_initial_registers(Dwfl_Thread *t, void *a)
 	 * DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip. */
 	Dwarf_Word r[17] = { p[10], p[12], p[11], p[5], p[13], p[14], p[4], p[19],
 			     p[9],  p[8],  p[7],  p[6], p[3],  p[2],  p[1], p[0], p[16] };
-	dwfl_thread_state_register_pc(t, p[16]);
+	if (cur.entry) { /* the caller's frame: pc = the return address at [sp], sp above it */
+		uint64_t ret;
+		memcpy(&ret, cur.stack, 8);
+		r[7] = p[19] + 8;
+		r[16] = ret;
+	}
+	dwfl_thread_state_register_pc(t, r[16]);
 	return dwfl_thread_state_registers(t, 0, 17, r);
 #elif defined(__aarch64__)
 	/* user_pt_regs: x0..x30, sp, pc; DWARF: x0..x30 = 0..30, sp = 31. */
 	Dwarf_Word r[32];
 	for (int i = 0; i < 32; i++)
 		r[i] = p[i];
-	dwfl_thread_state_register_pc(t, p[32]);
+	dwfl_thread_state_register_pc(t, cur.entry ? p[30] : p[32]); /* entry: the caller, at the link register */
 	return dwfl_thread_state_registers(t, 0, 32, r);
 #else
 #error "unsupported architecture"
@@ -184,9 +195,14 @@ static int frame_cb(Dwfl_Frame *st, void *a)
 	bool activation;
 	if (!dwfl_frame_pc(st, &pc, &activation))
 		return DWARF_CB_ABORT;
-	uint64_t look = activation ? pc : pc - 1;
 	if (pc == 0)
 		return DWARF_CB_ABORT;
+	if (cur.entry && cur.n == 0) {
+		/* the entry point itself, then the caller's call site (pc is a return address) */
+		cur.pcs[cur.n++] = cur.entry_pc;
+		activation = false;
+	}
+	uint64_t look = activation ? pc : pc - 1;
 	/* A pc in no executable mapping is a bad rule or stale data: the stack ends before it. */
 	if (!in_maps(cur.u, look) || cur.n == PTOP_MAX_UNWIND_DEPTH) {
 		cur.truncated = true;
@@ -362,6 +378,12 @@ int uwc_sample(void *ctx, void *data, size_t size)
 	cur.u = u;
 	cur.stack = (const uint8_t *)data + sizeof(*h);
 	cur.sp = user_sp(h);
+	cur.entry = h->kind == SAMPLE_ALLOC && h->stack_len >= 8;
+#if defined(__x86_64__)
+	cur.entry_pc = h->regs[16];
+#else
+	cur.entry_pc = h->regs[32];
+#endif
 	if (u && u->attached && h->stack_len > 0) {
 		int rc = dwfl_getthread_frames(u->dwfl, (pid_t)h->tid, frame_cb, NULL);
 		if (rc != 0) {
