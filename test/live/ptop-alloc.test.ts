@@ -3,7 +3,7 @@
 //   - a C program built -O2 -fomit-frame-pointer with two sites whose bytes are 3:1 (calls 4:1):
 //     shares within 5 points of 75/25, the exact total within 2% of the program's own count;
 //   - an untargeted copy of the same program running meanwhile: no breakpoint page in its libc;
-//   - the same program built static with musl (allocator without CFI, calloc forwarding to malloc);
+//   - the same program built with musl, static and dynamic (allocator without CFI, calloc -> malloc);
 //   - a Go program: its allocation site named above runtime.mallocgc;
 //   - v1 vs v2 where v2 allocates twice the bytes in one function: `runner witness diff` flags that
 //     function on alloc and no other.
@@ -121,17 +121,19 @@ describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))(
     }
   }, 180_000);
 
-  // musl: static (its allocator in the executable: malloc & co. found in the program's own
-  // .symtab; musl's calloc calls malloc, so the exact total also checks that one request counts
-  // once). musl's allocator has no CFI: the walk starts from the return address at the entry.
+  // musl, static (its allocator in the executable: malloc & co. found in the program's own
+  // .symtab) and dynamic (ld-musl-x86_64.so.1 found in the maps). musl's calloc calls malloc, so the
+  // exact total also checks that one request counts once; musl's allocator has no CFI: the walk
+  // starts from the return address at the entry.
   const musl = Bun.which("musl-gcc");
-  testUnless(!musl && process.env.RUNNER_REQUIRE_LIVE !== "1" ? "needs musl-gcc (Debian musl-tools)" : null)("musl (static): 3:1 shares within 5 points, total within 2%, calloc's inner malloc not counted twice", async () => {
+  for (const linkage of ["static", "dynamic"] as const)
+  testUnless(!musl && process.env.RUNNER_REQUIRE_LIVE !== "1" ? "needs musl-gcc (Debian musl-tools)" : null)(`musl (${linkage}): 3:1 shares within 5 points, total within 2%, calloc's inner malloc not counted twice`, async () => {
     if (!musl) throw new Error("RUNNER_REQUIRE_LIVE=1 but musl-gcc is not installed (apt-get install musl-tools)");
-    const name = "allocratio-musl";
+    const name = `allocmusl-${linkage}`;
     const bin = join(dir, name);
-    build([musl, "-static", "-O2", "-fomit-frame-pointer", join(WORKLOADS, "allocratio.c"), "-o", bin]);
+    build([musl, ...(linkage === "static" ? ["-static"] : []), "-O2", "-fomit-frame-pointer", join(WORKLOADS, "allocratio.c"), "-o", bin]);
     chmodSync(bin, 0o755);
-    const targets = writeTargets(dir, { targets: [{ workload: name }] }, "targets-musl.json");
+    const targets = writeTargets(dir, { targets: [{ workload: name }] }, `targets-${linkage}.json`);
     const work = Bun.spawn([...NOBODY, bin, "1024"], { stdout: "pipe", stderr: "pipe" });
     const workOut = new Lines(work.stdout);
     let ptopProc: ReturnType<typeof Bun.spawn> | undefined;
@@ -151,7 +153,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))(
       const inStacks = [...byCaller.values()].reduce((a, b) => a + b, 0);
       const large = (byCaller.get("alloc_site_large") ?? 0) / inStacks;
       const small = (byCaller.get("alloc_site_small") ?? 0) / inStacks;
-      console.log(JSON.stringify({ musl: true, asked, total, inStacks, large, small, samples: summary.samples.alloc }));
+      console.log(JSON.stringify({ musl: linkage, asked, total, inStacks, large, small, samples: summary.samples.alloc }));
       expect(Math.abs(total - asked) / asked).toBeLessThan(0.02);
       expect(Math.abs(large - 0.75)).toBeLessThan(0.05);
       expect(Math.abs(small - 0.25)).toBeLessThan(0.05);

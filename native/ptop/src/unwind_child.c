@@ -98,10 +98,23 @@ static int load_base(int fd, uint64_t start, uint64_t off, uint64_t *base)
 	return rc;
 }
 
+/* .debug_frame from separate debug files is not looked up here (yet): .eh_frame is used. libdwfl
+ * calls this without checking for NULL whenever a pc has no .eh_frame entry and the file names a
+ * debug file (.gnu_debuglink: musl's libc.so), so it must exist; it finds nothing (-1). Searching
+ * this process's own filesystem would find ptop's debug files, not the target's. */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)debuglink_file;
+	(void)debuglink_crc;
+	*debuginfo_file_name = NULL;
+	return -1;
+}
+
 static const Dwfl_Callbacks offline_cb = {
 	.find_elf = dwfl_build_id_find_elf,
-	/* .debug_frame from separate debug files is not looked up here (yet): .eh_frame is used. */
-	.find_debuginfo = NULL,
+	.find_debuginfo = no_debuginfo,
 };
 
 /* The snapshot being unwound (libdwfl calls back synchronously). */
