@@ -3,7 +3,11 @@
 
 import type { Capture } from "../model.ts";
 import { functionTotals } from "../aggregate.ts";
-import { isPlaceholder } from "../identity.ts";
+import { functionIdentity, isPlaceholder } from "../identity.ts";
+
+/** Frame kinds of interpreted code: the function's own work runs in the interpreter's native
+ * functions beneath it, so it is never a stack's leaf and its cost is its inclusive count. */
+const INTERPRETED_KINDS = new Set(["python"]);
 
 /** ptop's alloc axis: one stack per this many bytes on average (native/ptop/src/alloc.h). */
 export const ALLOC_SAMPLE_PERIOD = 512 * 1024;
@@ -42,6 +46,8 @@ export interface AxisMatrix {
   /** Replicates left out because they lack the axis. */
   excluded: { capture: string; reason: string }[];
   names: string[];
+  /** Per name: the function is interpreted code (its own cost is its inclusive count). */
+  interpreted: boolean[];
   /** [function][capture] counts in counting quanta; captures are before then after. */
   self: Float64Array[];
   inclusive: Float64Array[];
@@ -96,6 +102,8 @@ export function buildAxisMatrix(input: { before: Capture[]; after: Capture[] }, 
     }
   });
   const totals = perCapture.map((t) => t.total / quantum);
+  const interpreted = names.map(() => false);
+  for (const c of caps) for (const f of c.axes[axis]!.frames) if (f.kind && INTERPRETED_KINDS.has(f.kind)) interpreted[index.get(functionIdentity(f))!] = true;
   const empty = caps.findIndex((_, c) => !(totals[c]! > 0));
   if (empty >= 0) {
     const isBefore = empty < before.length;
@@ -110,6 +118,7 @@ export function buildAxisMatrix(input: { before: Capture[]; after: Capture[] }, 
       after,
       excluded,
       names,
+      interpreted,
       self,
       inclusive,
       totals,
@@ -131,8 +140,11 @@ export interface Hypothesis {
 export interface TestSet {
   hyps: Hypothesis[];
   distinct: Float64Array[];
-  /** Distinct vectors some function has as its self count (the self family). */
+  /** Distinct vectors some function has as its self count (the dispersion pool's atoms). */
   selfKeys: Set<number>;
+  /** Distinct vectors where a function's own cost lives — a self count, or an interpreted
+   * function's inclusive count — the primary ("self") Holm family. */
+  ownKeys: Set<number>;
   /** Functions whose inclusive count is below the testing floor. */
   untested: number;
   /** Σ over captures of the axis total, in counting quanta: a test's pooled share is Σy / this. */
@@ -152,6 +164,7 @@ export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCo
   const distinct: Float64Array[] = [];
   let untested = 0;
   const selfKeys = new Set<number>();
+  const ownKeys = new Set<number>();
   for (let f = 0; f < m.names.length; f++) {
     if (isPlaceholder(m.names[f]!)) continue;
     for (const [kind, y] of [["self", m.self[f]!], ["inclusive", m.inclusive[f]!]] as const) {
@@ -171,7 +184,8 @@ export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCo
       }
       hyps.push({ fn: f, kind, y, key });
       if (kind === "self") selfKeys.add(key);
+      if (kind === "self" || m.interpreted[f]) ownKeys.add(key);
     }
   }
-  return { hyps, distinct, selfKeys, untested, sumT };
+  return { hyps, distinct, selfKeys, ownKeys, untested, sumT };
 }

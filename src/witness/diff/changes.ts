@@ -107,7 +107,7 @@ export function planFamily(work: AxisWork[], detectShare: number): PlanTest[] {
   for (const w of work) {
     const n = w.report.captures.before + w.report.captures.after;
     w.tests.distinct.forEach((y, i) => {
-      if (!w.tests.selfKeys.has(i)) return; // the reference function is a self test: plan in that family
+      if (!w.tests.ownKeys.has(i)) return; // the reference function is an own-cost test: plan in that family
       family.push({ mu: y.reduce((a, b) => a + b, 0) / n, alpha: w.verdict.tests[i]!.alpha, focus: isFocus(y, w.tests.sumT, detectShare) });
     });
   }

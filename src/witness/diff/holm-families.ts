@@ -1,9 +1,11 @@
 // Stage 4 of the diff: weighted Holm over every distinct test of every axis, the weights spending
 // q where the verdict's promise lies (stats/weights.ts). Two families, so inclusive aggregates (a
 // regression moves its own self count *and* the inclusive count of every ancestor: ~20 tests
-// saying one thing) do not take the budget of the places where cost lives. Self counts form one
-// family, inclusive-only aggregates (vectors no function has as self) the other; Bonferroni
-// across them: FWER ≤ q_self + q_inclusive = q.
+// saying one thing) do not take the budget of the places where cost lives. The vectors where a
+// function's own cost lives form one family ("self": native self counts, and the inclusive counts
+// of interpreted functions — a Python function is never a leaf, its bytecode runs in the
+// interpreter's C functions beneath it, so its inclusive count is its own cost); every other
+// inclusive aggregate the other. Bonferroni across them: FWER ≤ q_self + q_inclusive = q.
 
 import { holmAdjust } from "../stats/multiple-testing.ts";
 import { detectabilityWeights, FOCUS_MARGIN } from "../stats/weights.ts";
@@ -56,7 +58,7 @@ export function weightedHolmByFamily<W extends { tests: TestSet }>(
       const fit = pick(w);
       if (!fit) continue;
       fit.tests.forEach((t, i) => {
-        if (w.tests.selfKeys.has(i) !== (fam === "self")) return;
+        if (w.tests.ownKeys.has(i) !== (fam === "self")) return;
         entries.push({ axis: w, i, p: t.r.p, logRatio: t.r.logRatio, detectability: delta / t.r.seNull, focus: isFocus(w.tests.distinct[i]!, w.tests.sumT, s.detectShare) });
       });
     }
