@@ -23,7 +23,8 @@ const USAGE = `usage:
 
 Inputs are pprof (.pb.gz), folded stacks (.folded) or ptop streams, detected by content.
 In diff, the first file of each side is the head capture; the rest are replicates of that version.
-Normalisation: median-ratio unless --normalise is given; the alloc axis then compares bytes per second (rate).
+Normalisation: median-ratio unless --normalise is given; the alloc axis then compares bytes per second (rate),
+and reports bytes per unit of cpu (cpu) in --json when every capture has a cpu axis.
 `;
 
 class UsageError extends Error {}

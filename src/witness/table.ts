@@ -14,7 +14,7 @@ function row(c: Change): string[] {
 export function renderDiffTable(r: DiffResult, limit = 30): string {
   const out: string[] = [];
   out.push(`verdict: ${r.verdict.toUpperCase()} — ${r.reason}`);
-  out.push(`normalisation: ${r.normalisation} (share and rate reported in --json); Holm FWER ${r.q}; minimum effect ${Math.round(r.min_effect * 100)}%`);
+  out.push(`normalisation: ${r.normalisation} (${r.normalisations_reported.filter((n) => n !== r.normalisation).join(", ") || "none other"} reported in --json); Holm FWER ${r.q}; minimum effect ${Math.round(r.min_effect * 100)}%`);
   for (const a of r.axes_compared) {
     out.push(
       `axis ${a.axis}: ${a.captures.before} vs ${a.captures.after} captures, ${a.tested} tests (${a.distinct_tests} distinct), ` +

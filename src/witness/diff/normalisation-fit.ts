@@ -7,6 +7,7 @@ import { dispersionMoM, quasiDispersion, rateTest, type Groups } from "../stats/
 import { estimatePrior, STRONG_COUNT, type DispersionPrior } from "../stats/dispersion-pool.ts";
 import { fitPrior, squeeze, type VariancePrior } from "../stats/squeeze.ts";
 import type { AxisMatrix, TestSet } from "./axis-matrix.ts";
+import { axisTotal } from "../model.ts";
 
 export interface FittedTest {
   phi: number;
@@ -26,6 +27,13 @@ export interface NormalisationFit {
   tests: FittedTest[];
 }
 
+/** alloc per unit of CPU: every capture's cpu axis total, when every capture of the comparison has one. */
+function cpuFactors(m: AxisMatrix): number[] | null {
+  if (m.axis !== "alloc") return null;
+  const cpu = [...m.before, ...m.after].map((c) => (c.axes.cpu ? axisTotal(c.axes.cpu) : 0));
+  return cpu.every((t) => t > 0) ? shareFactors(cpu) : null;
+}
+
 /** The size factors each normalisation can have on this axis (rate needs every measured time, median-ratio ≥ 5 common functions). */
 export function sizeFactors(m: AxisMatrix): Partial<Record<Normalisation, number[]>> {
   const factors: Partial<Record<Normalisation, number[]>> = { share: shareFactors(m.totals) };
@@ -33,6 +41,8 @@ export function sizeFactors(m: AxisMatrix): Partial<Record<Normalisation, number
   if (rate) factors.rate = rate;
   const mr = medianRatioFactors(m.self, m.totals.length);
   if (mr) factors["median-ratio"] = mr;
+  const cpu = cpuFactors(m);
+  if (cpu) factors.cpu = cpu;
   return factors;
 }
 

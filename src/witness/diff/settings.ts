@@ -21,7 +21,7 @@ export function resolveDiffSettings(opts: DiffOptions = {}): DiffSettings {
 }
 
 /** Every normalisation the diff fits and reports; the verdict uses one of them. */
-export const ALL_NORMS: Normalisation[] = ["median-ratio", "share", "rate"];
+export const ALL_NORMS: Normalisation[] = ["median-ratio", "share", "rate", "cpu"];
 
 /**
  * The normalisation one axis's verdict uses. The alloc axis compares bytes allocated per second

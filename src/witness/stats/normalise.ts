@@ -7,8 +7,10 @@
 //   median-ratio  s = median over functions of count / (geometric mean of that function's count
 //                 over all captures) — DESeq's estimator. A few functions changing (even a lot)
 //                 barely move the median, so bystanders stay put. The verdict uses this one.
+//   cpu           s = the capture's cpu axis total (alloc only): bytes allocated per unit of CPU,
+//                 which stays put when a version merely runs more (more load, more requests).
 
-export type Normalisation = "median-ratio" | "share" | "rate";
+export type Normalisation = "median-ratio" | "share" | "rate" | "cpu";
 
 function geomeanNormalise(s: number[]): number[] {
   const g = Math.exp(s.reduce((t, v) => t + Math.log(v), 0) / s.length);
