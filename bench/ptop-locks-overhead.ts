@@ -1,9 +1,10 @@
 // ptop's `locks` probe: what it costs a target, contended and uncontended, beside the same
 // workload without ptop in the same run.
 //   bun bench/ptop-locks-overhead.ts [--seconds 6] [--reps 3]      (root: setcap, tracefs)
-// Workload: test/fixtures/workloads/lockwait.c, 4 threads taking a mutex around a short critical
-// section in a loop ("contended": one mutex for all; "uncontended": one each), built without frame
-// pointers. Per rep and mode, interleaved: alone; under ptop --probes locks; under ptop with the
+// Workload: test/fixtures/workloads/lockwait.c built without frame pointers: "contended", 4
+// threads taking one mutex around a critical section ten times their work outside it;
+// "handoff", the worst case, two threads passing a baton through two mutexes (nearly every
+// operation is a lock wait); "uncontended", the contended work with a mutex per thread. Per rep and mode, interleaved: alone; under ptop --probes locks; under ptop with the
 // three other probes; under ptop with all four (the marginal cost of adding locks to the others).
 // Figures: operations per wall second and per CPU-second of the target (the BPF programs run on
 // the target's time; other load on a shared machine does not), the median of the reps; and the
@@ -35,6 +36,8 @@ if (!hadTracefs) Bun.spawnSync(["mount", "-t", "tracefs", "nodev", "/sys/kernel/
 
 type Probes = "none" | "locks" | "cpu,offcpu,syscalls" | "cpu,offcpu,syscalls,locks";
 const CONDITIONS: Probes[] = ["none", "locks", "cpu,offcpu,syscalls", "cpu,offcpu,syscalls,locks"];
+type Mode = "contended" | "handoff" | "uncontended";
+const MODES: Mode[] = ["contended", "handoff", "uncontended"];
 
 /** CPU seconds (user + system) the process has used so far, from /proc/PID/stat. */
 function cpuSeconds(pid: number): number {
@@ -48,7 +51,7 @@ function cpuSeconds(pid: number): number {
  * ptop (when asked) starts first, and the interval measured is its window: from its header (written
  * when the window opens) for WINDOW seconds. Without ptop, the same interval after a settle.
  */
-async function run(mode: "contended" | "uncontended", probes: Probes) {
+async function run(mode: Mode, probes: Probes) {
   const work = Bun.spawn([...NOBODY, bin, mode, "0"], { stdout: "pipe" });
   let ops = 0;
   const reading = (async () => {
@@ -89,6 +92,9 @@ async function run(mode: "contended" | "uncontended", probes: Probes) {
   await Bun.sleep(WINDOW * 1000);
   const ops1 = ops, cpu1 = cpuSeconds(work.pid), t1 = performance.now();
   if (tool) await tool.exited;
+  // ptop's own CPU (its unwinder child included: ptop waits for it), per second of its run
+  const tu = tool?.resourceUsage();
+  const ptopCpu = tu ? (Number(tu.cpuTime.user) + Number(tu.cpuTime.system)) / 1e6 : NaN;
   work.kill("SIGKILL");
   await work.exited;
   await reading;
@@ -97,13 +103,13 @@ async function run(mode: "contended" | "uncontended", probes: Probes) {
   const s = summary ? (JSON.parse(summary) as { samples: Record<string, number>; lost: Record<string, number>; measured_sec: number }) : undefined;
   const waitsPerSec = s && s.samples.locks !== undefined ? s.samples.locks / s.measured_sec : NaN;
   const lost = s?.lost.locks ?? NaN;
-  return { wall: (ops1 - ops0) / ((t1 - t0) / 1000), perCpu: (ops1 - ops0) / (cpu1 - cpu0), waitsPerSec, lost };
+  return { wall: (ops1 - ops0) / ((t1 - t0) / 1000), perCpu: (ops1 - ops0) / (cpu1 - cpu0), waitsPerSec, lost, ptopCpu };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en-US") : "–");
 const rows: string[] = [];
-for (const mode of ["contended", "uncontended"] as const) {
+for (const mode of MODES) {
   const res = new Map<Probes, Awaited<ReturnType<typeof run>>[]>(CONDITIONS.map((c) => [c, []]));
   for (let r = 0; r < REPS; r++) for (const c of CONDITIONS) res.get(c)!.push(await run(mode, c));
   const base = res.get("none")!;
@@ -115,12 +121,13 @@ for (const mode of ["contended", "uncontended"] as const) {
     const slowCpu = (1 - perCpu / median(base.map((x) => x.perCpu))) * 100;
     const waits = median(xs.map((x) => x.waitsPerSec));
     const lost = median(xs.map((x) => x.lost));
-    rows.push(`| ${mode} | ${c === "none" ? "no ptop (peer)" : `ptop --probes ${c}`} | ${fmt(wall)} | ${c === "none" ? "–" : slowWall.toFixed(1) + "%"} | ${fmt(perCpu)} | ${c === "none" ? "–" : slowCpu.toFixed(1) + "%"} | ${fmt(waits)} | ${fmt(lost)} |`);
+    const ptopCpu = median(xs.map((x) => x.ptopCpu));
+    rows.push(`| ${mode} | ${c === "none" ? "no ptop (peer)" : `ptop --probes ${c}`} | ${fmt(wall)} | ${c === "none" ? "–" : slowWall.toFixed(1) + "%"} | ${fmt(perCpu)} | ${c === "none" ? "–" : slowCpu.toFixed(1) + "%"} | ${fmt(waits)} | ${fmt(lost)} | ${Number.isFinite(ptopCpu) ? ptopCpu.toFixed(2) : "–"} |`);
   }
 }
-console.log(`lockwait, 4 threads, ${WINDOW} s measured inside ptop's window per run, median of ${REPS} interleaved reps, ${new Date().toISOString()}`);
-console.log("| workload | condition | ops/s | slowdown (wall) | ops per target CPU-s | slowdown (per CPU-s) | lock waits recorded/s | lock waits lost |");
-console.log("|---|---|---|---|---|---|---|---|");
+console.log(`lockwait, ${WINDOW} s measured inside ptop's window per run, median of ${REPS} interleaved reps, ${new Date().toISOString()}`);
+console.log("| workload | condition | ops/s | slowdown (wall) | ops per target CPU-s | slowdown (per CPU-s) | lock waits recorded/s | lock waits lost | ptop CPU-s per run |");
+console.log("|---|---|---|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);
 console.log(`load average at the end: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
 if (!hadTracefs) Bun.spawnSync(["umount", "/sys/kernel/tracing"]);

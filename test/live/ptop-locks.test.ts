@@ -9,7 +9,9 @@ import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { liveAvailable, NOT_ROOT, REPO_ROOT, runnerCommand } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
-import { cleanup, framesById, NOBODY, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { cleanup, framesById, NOBODY, parseStream, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { parseStream as parseWitnessStream } from "../../src/witness/stream.ts";
+import { instrumentation } from "../../src/witness/model.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
@@ -136,6 +138,36 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop locks probe (live)", () => {
     expect(Math.abs(top.waits - ownWaits)).toBeLessThanOrEqual(3);
     expect(names(r, top.top_stack ?? [])).toContain("contend_on_hot_lock");
   }, 120_000);
+
+  test("without tracefs, locks reports why and how to fix it; its axis is absent, not zero, and counts as 1 of 2 probes", async () => {
+    const work = Bun.spawn([...NOBODY, bin, "precise", "0"], { stdout: "ignore", stderr: "ignore" });
+    try {
+      await sleep(300);
+      // A private mount namespace without the tracing mounts (the host's stay as they are).
+      const script = "while umount -R /sys/kernel/tracing 2>/dev/null; do :; done; while umount -R /sys/kernel/debug 2>/dev/null; do :; done; exec \"$@\"";
+      const proc = Bun.spawn(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", ...NOBODY, ptop,
+        "--targets", targets, "--workload", WORKLOAD, "--duration", "2", "--probes", "cpu,locks"], { stdout: "pipe", stderr: "pipe" });
+      const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      expect(await proc.exited).toBe(PTOP_EXIT.ok);
+      const r = parseStream(stdout);
+      const probe = r.find((x) => x.type === "probe" && x.name === "locks");
+      if (probe?.type !== "probe") throw new Error("no probe record for locks");
+      expect(probe.attached).toBe(false);
+      expect(probe.reason).toContain("mount -t tracefs");
+      expect(stderr).toContain("probe locks not attached");
+      expect(r.filter((x) => x.type === "axis").map((x) => x.type === "axis" && x.name)).toEqual(["cpu"]);
+      expect(stacksOf(r, "locks")).toEqual([]);
+      const summary = summaryOf(r);
+      expect(Object.keys(summary.samples)).toEqual(["cpu"]);
+      expect(summary.locks).toBeUndefined();
+      const c = parseWitnessStream(stdout);
+      expect(c.missing.map((m) => m.axis)).toEqual(["locks"]);
+      expect(instrumentation(c)).toBe("1 of 2 probes");
+    } finally {
+      work.kill("SIGKILL");
+      await work.exited;
+    }
+  }, 60_000);
 
   test("a version diff where v2 adds contention flags the new waiter on locks, and nothing off its path", async () => {
     async function captures(version: string, n: number): Promise<{ files: string[]; records: StreamRecord[][] }> {

@@ -36,7 +36,7 @@ static const struct {
 	{ BPF_FUNC_probe_read_kernel, "5.5" },	  { BPF_FUNC_ringbuf_output, "5.8" },
 	{ BPF_FUNC_get_current_task_btf, "5.11" }, { BPF_FUNC_task_pt_regs, "5.15" },
 	{ BPF_FUNC_get_current_task, "4.8" },	  { BPF_FUNC_get_prandom_u32, "4.1" },
-	{ BPF_FUNC_get_attach_cookie, "5.15" },
+	{ BPF_FUNC_get_attach_cookie, "5.15" }, { BPF_FUNC_ringbuf_query, "5.8" },
 };
 
 static const struct {
