@@ -3,12 +3,13 @@
 
 import { parseArgs } from "node:util";
 import { writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Capture } from "./model.ts";
 import { MAX_PROFILE_BYTES, ProfileTooLargeError } from "../protocol/profile-limits.ts";
 import { detectFormat, parseProfile } from "./parse.ts";
 import { axisFromName, FoldedCounts, foldedLines, toFolded } from "./folded.ts";
-import { readLines } from "./read-lines.ts";
+import { forEachLine } from "./read-lines.ts";
 import { toPprof } from "./pprof.ts";
 import { toSpeedscope } from "./speedscope.ts";
 import { diffCaptures, type Normalisation } from "./diff.ts";
@@ -29,9 +30,34 @@ and reports bytes per unit of cpu (cpu) in --json when every capture has a cpu a
 
 class UsageError extends Error {}
 
+/**
+ * A file's bytes a megabyte at a time. Each chunk is a new buffer, unless `reuse` is set: then
+ * one buffer is read into again and again, for a consumer that copies what it keeps (folded
+ * input), so reading a large file leaves no trail of chunks for the collector.
+ */
+class FileChunks implements AsyncIterable<Uint8Array> {
+  reuse = false;
+  constructor(private readonly path: string) {}
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    const fh = await open(this.path, "r");
+    try {
+      let reused: Uint8Array | undefined; // never one that was handed out before `reuse` was set
+      for (;;) {
+        const buf = this.reuse ? (reused ??= new Uint8Array(1 << 20)) : new Uint8Array(1 << 20);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+        if (bytesRead === 0) return;
+        yield buf.subarray(0, bytesRead);
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+}
+
 /** The input as chunks: a file, or stdin for "-". */
-function openInput(path: string): AsyncIterable<Uint8Array> {
-  return path === "-" ? Bun.stdin.stream() : Bun.file(path).stream();
+function openInput(path: string): AsyncIterable<Uint8Array> & { reuse?: boolean } {
+  return path === "-" ? Bun.stdin.stream() : new FileChunks(path);
 }
 
 /** Reads chunks whole, refusing input past MAX_PROFILE_BYTES (gzip never shrinks a profile that size). */
@@ -47,19 +73,86 @@ async function readBounded(chunks: AsyncIterable<Uint8Array>, first: Uint8Array[
   return Buffer.concat(parts);
 }
 
-async function readInput(path: string): Promise<Uint8Array> {
+/** An input opened far enough to tell its format: the chunks read so far, and the rest. */
+interface OpenedInput {
+  format: ReturnType<typeof detectFormat>;
+  /** The file name for format and axis hints ("" for stdin). */
+  hint: string;
+  head: Uint8Array[];
+  rest: AsyncIterable<Uint8Array>;
+  /** From here on the rest may come in one reused buffer (the consumer keeps no chunk). */
+  reuseBuffers: () => void;
+}
+
+async function openProfile(path: string): Promise<OpenedInput> {
+  const hint = path === "-" ? "" : basename(path);
+  const head: Uint8Array[] = [];
+  let headSize = 0;
+  let chunks: AsyncIterator<Uint8Array>;
+  const source = openInput(path);
   try {
-    return await readBounded(openInput(path), [], path);
+    chunks = source[Symbol.asyncIterator]();
+    // Enough of the start to tell the format (detectFormat looks at the first 64 bytes after whitespace).
+    while (headSize < 4096) {
+      const next = await chunks.next();
+      if (next.done) break;
+      head.push(next.value);
+      headSize += next.value.length;
+    }
+  } catch (e) {
+    throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  return {
+    format: detectFormat(Buffer.concat(head), hint),
+    hint,
+    head,
+    rest: { [Symbol.asyncIterator]: () => chunks },
+    reuseBuffers: () => {
+      if (source instanceof FileChunks) source.reuse = true;
+    },
+  };
+}
+
+/** The input's chunks from the start, stopping at `limit` bytes with ProfileTooLargeError. */
+async function* allChunks(input: OpenedInput, path: string, limit = Infinity): AsyncGenerator<Uint8Array> {
+  let size = 0;
+  for (const src of [input.head, input.rest]) {
+    for await (const chunk of src) {
+      size += chunk.length;
+      if (size > limit) throw new ProfileTooLargeError(`${path} holds`);
+      yield chunk;
+    }
+  }
+}
+
+/**
+ * Folded input merged a line at a time as it is read: memory follows the distinct stacks, never
+ * the file's text or its lines (a 44 MB folded file took 1.9 GB when it was read whole).
+ */
+async function foldedCounts(input: OpenedInput, path: string, axis: string, limit?: number): Promise<FoldedCounts> {
+  const counts = new FoldedCounts(axis);
+  input.reuseBuffers(); // LineSplitter copies a line that spans chunks; FoldedCounts copies names
+  try {
+    await forEachLine(allChunks(input, path, limit), (buf, start, end) => counts.lineBytes(buf, start, end));
+  } catch (e) {
+    if (e instanceof ProfileTooLargeError) throw e;
+    throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return counts;
+}
+
+async function load(path: string): Promise<Capture> {
+  const input = await openProfile(path);
+  if (input.format === "folded") return (await foldedCounts(input, path, axisFromName(input.hint), MAX_PROFILE_BYTES)).capture(input.hint || undefined);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBounded(input.rest, input.head, path);
   } catch (e) {
     if (e instanceof ProfileTooLargeError) throw e;
     throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
-}
-
-async function load(path: string): Promise<Capture> {
-  const bytes = await readInput(path);
   try {
-    return parseProfile(bytes, path === "-" ? "" : basename(path));
+    return parseProfile(bytes, input.hint);
   } catch (e) {
     throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -85,50 +178,31 @@ async function writeLines(lines: Iterable<string>): Promise<void> {
   await flush();
 }
 
+/** Writes byte chunks to stdout, waiting for a slow reader instead of buffering them all. */
+async function writeChunks(chunks: Iterable<Uint8Array>): Promise<void> {
+  for (const chunk of chunks) if (!process.stdout.write(chunk)) await new Promise<void>((resolve) => process.stdout.once("drain", () => resolve()));
+}
+
 /**
- * Folded input is streamed: read a chunk at a time and merged by stack, so memory follows the
- * distinct stacks, not the file (a 44 MB folded file took 1.9 GB when it was read whole). Other
- * formats are read whole, up to MAX_PROFILE_BYTES.
+ * Folded input is streamed (foldedCounts), with no size limit: memory follows the distinct
+ * stacks. Other formats are read whole, up to MAX_PROFILE_BYTES.
  */
 async function fold(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: { axis: { type: "string", default: "cpu" } }, allowPositionals: true });
   if (positionals.length > 1) throw new UsageError("fold takes one input file");
   const path = positionals[0] ?? "-";
-  const hint = path === "-" ? "" : basename(path);
   const axis = values.axis!;
-  let chunks: AsyncIterator<Uint8Array>;
-  const head: Uint8Array[] = [];
-  let headSize = 0;
-  try {
-    chunks = openInput(path)[Symbol.asyncIterator]();
-    // Enough of the start to tell the format (detectFormat looks at the first 64 bytes after whitespace).
-    while (headSize < 4096) {
-      const next = await chunks.next();
-      if (next.done) break;
-      head.push(next.value);
-      headSize += next.value.length;
-    }
-  } catch (e) {
-    throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  const rest: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => chunks };
-  const format = detectFormat(Buffer.concat(head), hint);
-  let c: Capture | null = null;
-  if (format === "folded") {
-    const have = axisFromName(hint);
+  const input = await openProfile(path);
+  if (input.format === "folded") {
+    const have = axisFromName(input.hint);
     if (have !== axis) return absentAxis(axis, [], have);
-    const counts = new FoldedCounts(axis);
-    try {
-      for await (const line of readLines((async function* () { yield* head; yield* rest; })())) counts.line(line);
-    } catch (e) {
-      throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    await writeLines(counts.sortedLines());
+    await writeChunks((await foldedCounts(input, path, axis)).sortedOutput());
     return 0;
   }
-  const bytes = await readBounded(rest, head, path);
+  const bytes = await readBounded(input.rest, input.head, path);
+  let c: Capture;
   try {
-    c = parseProfile(bytes, hint);
+    c = parseProfile(bytes, input.hint);
   } catch (e) {
     throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -5,6 +5,7 @@
 // zero — so a diff can refuse to compare it instead of reporting a fake 100% drop.
 
 import { probeCoverage } from "../protocol/instrumentation-statement.ts";
+import { StackSet } from "./stack-set.ts";
 
 export type AxisUnit = "samples" | "nanoseconds" | "calls" | "count" | "bytes";
 
@@ -90,10 +91,13 @@ export class AxisTotalError extends Error {
   }
 }
 
-/** Builds an AxisProfile incrementally, interning frames by (name, module) and merging equal stacks. */
+/**
+ * Builds an AxisProfile incrementally, interning frames by (name, module) and merging equal stacks.
+ * Equal stacks are found through a StackSet of their frame ids, not a string key per stack.
+ */
 export class AxisBuilder {
   private frameIndex = new Map<string, number>();
-  private stackIndex = new Map<string, number>();
+  private stackIndex = new StackSet();
   private total = 0;
   private totalNs = 0;
   readonly profile: AxisProfile;
@@ -118,9 +122,8 @@ export class AxisBuilder {
     this.total += value;
     if (totalNs !== undefined) this.totalNs += totalNs;
     if (!(this.total <= MAX_AXIS_TOTAL && this.totalNs <= MAX_AXIS_TOTAL)) throw new AxisTotalError(this.profile.axis);
-    const key = frames.join(",");
-    const at = this.stackIndex.get(key);
-    if (at !== undefined) {
+    const at = this.stackIndex.intern(frames);
+    if (at < this.profile.stacks.length) {
       const s = this.profile.stacks[at]!;
       s.value += value;
       if (totalNs !== undefined) s.totalNs = (s.totalNs ?? 0) + totalNs;
@@ -128,7 +131,6 @@ export class AxisBuilder {
     }
     const s: Stack = { frames, value };
     if (totalNs !== undefined) s.totalNs = totalNs;
-    this.stackIndex.set(key, this.profile.stacks.length);
     this.profile.stacks.push(s);
   }
 }

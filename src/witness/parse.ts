@@ -2,7 +2,7 @@
 // (and, for folded, takes the axis from the name hint). Pure: bytes in, Capture out.
 
 import type { Capture } from "./model.ts";
-import { axisFromName, parseFolded } from "./folded.ts";
+import { axisFromName, parseFolded, parseFoldedBytes } from "./folded.ts";
 import { parsePprof } from "./pprof.ts";
 import { parseStream } from "./stream.ts";
 
@@ -25,7 +25,6 @@ export function parseProfile(input: Uint8Array | string, nameHint = ""): Capture
   const format = detectFormat(bytes, nameHint);
   const name = nameHint || undefined;
   if (format === "pprof") return parsePprof(bytes, name);
-  const text = typeof input === "string" ? input : new TextDecoder("utf-8", { fatal: false }).decode(bytes);
-  if (format === "stream") return parseStream(text, name);
-  return parseFolded(text, axisFromName(nameHint), name);
+  if (format === "folded") return typeof input === "string" ? parseFolded(input, axisFromName(nameHint), name) : parseFoldedBytes(bytes, axisFromName(nameHint), name);
+  return parseStream(typeof input === "string" ? input : new TextDecoder("utf-8", { fatal: false }).decode(bytes), name);
 }

@@ -24,18 +24,22 @@ export function parseStream(text: string, name?: string): Capture {
   let sawSummary = false;
   let truncated = false;
 
-  const lines = text.split("\n");
-  // A final empty string after the last "\n" is normal.
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  // A line at a time, not split() whole: a stream of many stack records would otherwise be held
+  // once more as an array of lines. A final empty string after the last "\n" is normal.
+  let lineNo = 0;
+  for (let start = 0; start < text.length; ) {
+    let nl = text.indexOf("\n", start);
+    const last = nl < 0;
+    if (last) nl = text.length;
+    const line = text.slice(start, nl);
+    start = nl + 1;
+    lineNo++;
     if (line.trim() === "") continue;
-    const lineNo = i + 1;
     let rec: unknown;
     try {
       rec = JSON.parse(line);
     } catch {
-      if (i === lines.length - 1 && !text.endsWith("\n")) {
+      if (last) {
         truncated = true; // killed mid-line: keep what came before
         break;
       }

@@ -7,25 +7,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 import { gzipBomb } from "../helpers/gzip-bomb.ts";
+import { runWithPeakRss } from "../helpers/peak-rss.ts";
+import { writeBigFolded } from "../fixtures/profiles/big-folded.ts";
 
 setDefaultTimeout(180_000);
 const dir = mkdtempSync(join(tmpdir(), "witness-bounds-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// The child's peak RSS as the kernel counts it, read by a small python3 parent: a child forked
-// straight from this test process counts its pages until exec, so its ru_maxrss was the size of
-// the whole bun test run (268 MB in a full CI run, 103 MB for this file alone).
-const RSS_PARENT = `import resource, subprocess, sys
-code = subprocess.run(sys.argv[2:]).returncode
-open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
-sys.exit(code)`;
-
-/** Runs `runner witness …`; maxRss in MB of that process alone. */
+/** Runs `runner witness …`; maxRssMb of that process alone (peak-rss.ts: a python3 parent reads it,
+ * since a child spawned straight from this test process counts the test's pages until exec). */
 async function run(args: string[]) {
-  const rssFile = join(dir, `rss-${Math.random().toString(36).slice(2)}`);
-  const p = Bun.spawn(["python3", "-c", RSS_PARENT, rssFile, ...runnerCommand(), "witness", ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, out, err, maxRssMb: Number(readFileSync(rssFile, "utf8")) / 1024 };
+  const r = await runWithPeakRss([...runnerCommand(), "witness", ...args]);
+  return { code: r.code, out: r.out, err: r.err, maxRssMb: r.maxRssMiB };
 }
 
 describe("gzip bombs", () => {
@@ -56,30 +49,36 @@ describe("gzip bombs", () => {
 
 describe("folded input streams", () => {
   test("a 44 MB folded file of repeated stacks folds in memory that does not grow with the file", async () => {
-    // 5,000 distinct stacks, 40 frames deep, repeated until the file is 44 MB: like the folded
+    // 5,000 distinct stacks, 41 frames deep, repeated until the file is 44 MB: like the folded
     // output of many captures concatenated. Read whole, this took over 1 GB.
-    const stacks = Array.from({ length: 5000 }, (_, i) => Array.from({ length: 40 }, (_, d) => `module_${d % 13}::function_${(i * 7 + d * 31) % 3000}`).join(";") + `;leaf_${i}`);
-    const lines: string[] = [];
-    let size = 0;
-    for (let i = 0; size < 44e6; i++) {
-      const l = `${stacks[i % stacks.length]} ${1 + (i % 9)}\n`;
-      lines.push(l);
-      size += l.length;
-    }
     const big = join(dir, "big.folded");
-    writeFileSync(big, lines.join(""));
-    lines.length = 0;
+    const { total } = writeBigFolded(big, "repeated", 44e6);
     const r = await run(["fold", big]);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     const out = r.out.trimEnd().split("\n");
     expect(out.length).toBe(5000);
-    const total = out.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
-    const expected = readFileSync(big, "utf8").trimEnd().split("\n").reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
-    expect(total).toBe(expected);
-    // Measured on a 2-CPU host at load 13: 367 MB when read whole (before), 99 MB streamed.
-    console.log(`witness fold of a 44 MB folded file: max RSS ${r.maxRssMb.toFixed(0)} MB`);
+    expect(out.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)).toBe(total);
+    // Measured (bench/witness-memory.ts): 367 MB when read whole, 104 MB streamed line by line as
+    // strings, 90 MB read in place; the executable alone takes 47 MB.
+    console.log(`witness fold of a 44 MB folded file of repeated stacks: max RSS ${r.maxRssMb.toFixed(0)} MB`);
     expect(r.maxRssMb).toBeLessThan(250);
+  });
+
+  test("a 44 MB folded file of ~930,000 distinct stacks folds keeping only names and packed ids", async () => {
+    // Almost every line a new stack (2–11 frames of 100,000 names): memory must hold each one, and
+    // what each costs shows. Stack strings in a Map (each a slice keeping its 512 KB chunk alive)
+    // took 312 MB (bench/witness-memory.ts); names once plus 4 bytes a frame take 171 MB.
+    const big = join(dir, "shallow.folded");
+    const { lines } = writeBigFolded(big, "shallow", 44e6);
+    const r = await run(["fold", big]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out.length).toBeGreaterThan(40e6);
+    const n = r.out.split("\n").length - 1;
+    expect(n).toBeGreaterThan(lines * 0.85);
+    console.log(`witness fold of a 44 MB folded file of ${n} distinct stacks: max RSS ${r.maxRssMb.toFixed(0)} MB`);
+    expect(r.maxRssMb).toBeLessThan(280);
   });
 });
 
