@@ -7,6 +7,7 @@ import { mkdtempSync, chmodSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildHotloop, setcapPtop, writeTargets, NOBODY } from "../test/live/ptop-harness.ts";
+import { runWithPeakRss } from "../test/helpers/peak-rss.ts";
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -63,15 +64,13 @@ async function ptopCost(window: number) {
   const work16 = Bun.spawn([...NOBODY, hotloop, "16", String(window + 3)], { stdout: "ignore" });
   await Bun.sleep(300);
   const t0 = performance.now();
-  const p = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "hotloop", "--duration", String(window)], { stdout: "pipe", stderr: "ignore" });
-  const stream = await new Response(p.stdout).text();
-  await p.exited;
+  // Through the python3 parent of peak-rss.ts: spawned straight from this Bun process, ptop's
+  // ru_maxrss started at Bun's own high-water mark (carried across exec), not ptop's.
+  const r = await runWithPeakRss([...NOBODY, ptop, "--targets", targets, "--workload", "hotloop", "--duration", String(window)], { stderr: "ignore" });
   const wall = (performance.now() - t0) / 1000;
-  const ru = p.resourceUsage();
   work16.kill("SIGTERM");
   await work16.exited;
-  const cpuSec = ru ? (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6 : NaN;
-  return { wall, cpuSec, rssMiB: ru ? ru.maxRSS / 1048576 : NaN, stream };
+  return { wall, cpuSec: r.cpuSec, rssMiB: r.maxRssMiB, stream: r.out };
 }
 const short = await ptopCost(SECONDS);
 const long = await ptopCost(3 * SECONDS);
@@ -81,7 +80,6 @@ const perSecond = (long.cpuSec - short.cpuSec) / (2 * SECONDS);
 const fixed = short.cpuSec - perSecond * SECONDS;
 if (!hadTracefs) Bun.spawnSync(["umount", "/sys/kernel/tracing"]);
 const attached = [...stream.matchAll(/"name":"(\w+)","attached":true/g)].map((m) => m[1]).join(",");
-// Bun reports maxRSS in bytes.
 for (const [w, r] of [[SECONDS, short], [3 * SECONDS, long]] as const)
   console.log(`ptop with 16 busy threads, probes ${attached}, ${w} s window: CPU ${r.cpuSec.toFixed(3)} s over ${r.wall.toFixed(1)} s wall = ${((r.cpuSec / r.wall) * 100).toFixed(2)}% of one core; peak RSS ${r.rssMiB.toFixed(1)} MiB`);
 console.log(`ptop steady state: ${(perSecond * 100).toFixed(2)}% of one core while measuring, plus ${(fixed * 1000).toFixed(0)} ms fixed (load/attach + symbolize); ${samples} cpu samples in the ${3 * SECONDS} s window`);
