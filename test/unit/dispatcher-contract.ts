@@ -94,8 +94,8 @@ export function dispatcherContract(name: string, open: () => Promise<DispatchSto
     test("a queued request goes to every live Profiler of its org once; another org's request waits for its own", async () => {
       const a = await tunnel(acme, "acme", "node-a");
       const b = await tunnel(acme, "acme", "node-b");
-      d.up(a, []);
-      d.up(b, []);
+      await d.up(a, []);
+      await d.up(b, []);
       const waiting = await queue(idle, "1.0.0");
       const id = await queue(acme, "1.0.0");
       d.kick();
@@ -116,8 +116,8 @@ export function dispatcherContract(name: string, open: () => Promise<DispatchSto
     test("per-node answers merge into one outcome: pushed on one node, refused on the other; the profile reaches onProfile once", async () => {
       const a = await tunnel(acme, "acme", "node-a");
       const b = await tunnel(acme, "acme", "node-b");
-      d.up(a, []);
-      d.up(b, []);
+      await d.up(a, []);
+      await d.up(b, []);
       const id = await queue(acme, "2.0.0");
       d.kick();
       await ordered(a, id);
@@ -137,8 +137,8 @@ export function dispatcherContract(name: string, open: () => Promise<DispatchSto
     test("every node refusing fails the record, saying no Profiler lists the workload", async () => {
       const a = await tunnel(acme, "acme", "node-a");
       const b = await tunnel(acme, "acme", "node-b");
-      d.up(a, []);
-      d.up(b, []);
+      await d.up(a, []);
+      await d.up(b, []);
       const id = await queue(acme, "3.0.0");
       d.kick();
       await ordered(a, id);
@@ -152,7 +152,7 @@ export function dispatcherContract(name: string, open: () => Promise<DispatchSto
 
     test("a pushed result without a profile fails the node's answer, saying so", async () => {
       const a = await tunnel(acme, "acme", "node-a");
-      d.up(a, []);
+      await d.up(a, []);
       const id = await queue(acme, "4.0.0");
       d.kick();
       await ordered(a, id);
@@ -164,19 +164,19 @@ export function dispatcherContract(name: string, open: () => Promise<DispatchSto
 
     test("an order not yet acknowledged is sent again when its Profiler reconnects; a capture lost to a restart fails", async () => {
       const a = await tunnel(acme, "acme", "node-a");
-      d.up(a, []);
+      await d.up(a, []);
       const id = await queue(acme, "5.0.0");
       d.kick();
       await ordered(a, id);
       d.down(a, "tunnel closed");
       const again = new FakeTunnel(acme, "acme", "node-a");
-      d.up(again, []);
+      await d.up(again, []);
       await ordered(again, id); // redispatched on the new connection
       answer(again, { type: "answer", request_id: id, answer: "running" });
       await Bun.sleep(200);
       d.down(again, "tunnel closed");
       const restarted = new FakeTunnel(acme, "acme", "node-a");
-      d.up(restarted, []); // back, but no longer running it
+      await d.up(restarted, []); // back, but no longer running it
       const r = await finished(id);
       expect([r.outcome, r.reason]).toEqual(["failed", "Profiler node-a restarted during the capture"]);
       expect(restarted.orders(id)).toBe(0);
@@ -184,7 +184,7 @@ export function dispatcherContract(name: string, open: () => Promise<DispatchSto
 
     test("a Profiler that never acknowledges is answered failed after the acknowledgement timeout", async () => {
       const a = await tunnel(acme, "acme", "node-a");
-      d.up(a, []);
+      await d.up(a, []);
       const id = await queue(acme, "6.0.0");
       d.kick();
       await ordered(a, id);
@@ -198,8 +198,8 @@ export function dispatcherContract(name: string, open: () => Promise<DispatchSto
     test("an answer from a Profiler the order was not sent to changes nothing", async () => {
       const a = await tunnel(acme, "acme", "node-a");
       const stranger = await tunnel(idle, "idle", "node-z");
-      d.up(a, []);
-      d.up(stranger, []);
+      await d.up(a, []);
+      await d.up(stranger, []);
       const id = await queue(acme, "7.0.0");
       d.kick();
       await ordered(a, id);

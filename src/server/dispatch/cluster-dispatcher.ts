@@ -115,11 +115,13 @@ export class ClusterDispatcher {
     })();
   }
 
-  up(session: TunnelSession, running: readonly string[]): void {
+  /** Settles once the store counts the Profiler live: a request claimed before that would not
+   *  be ordered to it (order rows are written for the Profilers live at claim time). */
+  up(session: TunnelSession, running: readonly string[]): Promise<void> {
     const key = keyOf(session.orgId, session.instanceId);
     const entry: Local = { session, sent: new Set() };
     this.local.set(key, entry);
-    void (async () => {
+    return (async () => {
       const { send, restarted } = await this.cluster.sessionUp(session.orgId, session.instanceId, running, this.now());
       for (const o of send) this.send(o, true);
       for (const id of restarted) {

@@ -133,7 +133,9 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
     }
   }
 
-  up(session: TunnelSession, running: readonly string[]): void {
+  /** Registers a connected Profiler; settled at once here (the cluster dispatcher's settles once
+   *  the store has it, so a request queued after it is awaited is sure to reach it). */
+  up(session: TunnelSession, running: readonly string[]): Promise<void> {
     let org = this.live.get(session.orgName);
     if (!org) this.live.set(session.orgName, (org = new Map()));
     org.set(session.instanceId, session);
@@ -148,6 +150,7 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
       else this.answer(f, session.instanceId, { state: "failed", reason: `Profiler ${session.instanceId} restarted during the capture` });
     }
     this.kick();
+    return Promise.resolve();
   }
 
   down(session: TunnelSession, why: string): void {
