@@ -135,6 +135,18 @@ describe("witness diff", () => {
     expect(j.changes.every((c: { axis: string }) => c.axis === "cpu")).toBe(true);
   });
 
+  test("an axis with nothing to test (one stack, one sample) answers insufficient, not a crash", () => {
+    const one = join(dir, "one.cpu.folded");
+    writeFileSync(one, "a;b 1\n");
+    const res = run(["diff", "--before", one, "--after", one, "--json"]);
+    expect(res.err).toBe("");
+    expect(res.code).toBe(0);
+    const j = JSON.parse(res.out);
+    expect(j.verdict).toBe("insufficient");
+    expect(j.changes).toEqual([]);
+    expect(j.axes_compared.map((a: { axis: string; tested: number }) => [a.axis, a.tested])).toEqual([["cpu", 0]]);
+  });
+
   test("usage: both sides required", () => {
     const res = run(["diff", "--before", bFiles[0]!]);
     expect(res.code).toBe(2);

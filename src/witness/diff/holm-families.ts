@@ -48,7 +48,9 @@ export function weightedHolmByFamily<W extends { tests: TestSet }>(
   pick: (w: W) => NormalisationFit | undefined,
   s: Pick<DiffSettings, "q" | "minEffect" | "detectEffect" | "detectShare" | "weighting">,
 ): { byAxis: Map<W, HolmOutcome>; sizes: Record<Family, number> } {
-  const byAxis = new Map<W, HolmOutcome>();
+  // Every fitted axis has an outcome, empty when it has no test (one function, too few samples),
+  // so that callers can read it without asking.
+  const byAxis = new Map<W, HolmOutcome>(axes.filter((w) => pick(w)).map((w) => [w, { flagged: [], adjusted: [], level: [] }]));
   const sizes = { self: 0, inclusive: 0 };
   const delta = Math.log(1 + s.detectEffect);
   const levels = familyLevels(s.q);
@@ -77,8 +79,7 @@ export function weightedHolmByFamily<W extends { tests: TestSet }>(
       weights,
     );
     entries.forEach((e, k) => {
-      let a = byAxis.get(e.axis);
-      if (!a) byAxis.set(e.axis, (a = { flagged: [], adjusted: [], level: [] }));
+      const a = byAxis.get(e.axis)!;
       a.flagged[e.i] = adj[k]! <= qf && Math.abs(Math.expm1(e.logRatio)) >= s.minEffect;
       a.adjusted[e.i] = Math.min(1, (adj[k]! * s.q) / qf);
       a.level[e.i] = (weights[k]! * qf) / entries.length;
