@@ -4,7 +4,8 @@
 //     shares within 5 points of 75/25, the exact total within 2% of the program's own count;
 //   - an untargeted copy of the same program running meanwhile: no breakpoint page in its libc;
 //   - the same program built with musl, static and dynamic (allocator without CFI, calloc -> malloc);
-//   - a Go program: its allocation site named above runtime.mallocgc;
+//   - a Go program: its allocation site named above runtime.mallocgc, with its symbol table, built
+//     -ldflags=-s (names and the probe from .gopclntab), and with its section headers removed too;
 //   - v1 vs v2 where v2 allocates twice the bytes in one function: `runner witness diff` flags that
 //     function on alloc and no other.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -164,39 +165,65 @@ describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))(
     }
   }, 180_000);
 
+  // The same Go program four ways: with its symbol table; built -ldflags=-s (no .symtab: ptop
+  // reads the runtime's .gopclntab); that binary with its section headers removed too (ptop finds
+  // the pclntab by its header in the loaded segments); a stripped PIE (the table is in
+  // .data.rel.ro.gopclntab). The kernel runs all of them alike.
   const go = Bun.which("go");
-  testUnless(!go && process.env.RUNNER_REQUIRE_LIVE !== "1" ? "needs go (Debian golang-go)" : null)("a Go program: its allocation site is named above runtime.mallocgc", async () => {
-    if (!go) throw new Error("RUNNER_REQUIRE_LIVE=1 but `go` is not installed (apt-get install golang-go)");
-    const goBin = join(dir, GO_NAME);
-    copyFileSync(join(WORKLOADS, "allocgo.go"), join(dir, "allocgo.go"));
-    build([go, "build", "-o", goBin, join(dir, "allocgo.go")], { HOME: dir, GOCACHE: join(dir, "gocache"), GO111MODULE: "off", GOFLAGS: "" });
-    chmodSync(goBin, 0o755);
-    const targets = writeTargets(dir, { targets: [{ workload: GO_NAME }] }, "targets-go.json");
-    const work = Bun.spawn([...NOBODY, goBin], { stdout: "pipe", stderr: "pipe" });
-    try {
-      await new Lines(work.stdout).until(/ready/, 10_000);
-      const run = await runPtop(ptop, ["--targets", targets, "--workload", GO_NAME, "--duration", "3", "--probes", "alloc"]);
-      expect({ code: run.exitCode, stderr: run.stderr }).toEqual({ code: PTOP_EXIT.ok, stderr: "" });
-      const frames = framesById(run.records);
-      let site = 0;
-      let all = 0;
-      for (const s of stacksOf(run.records, "alloc")) {
-        if (s.pid !== work.pid) continue;
-        const names = s.frames.map((id) => frames.get(id)?.function ?? "?");
-        all += s.value;
-        const m = names.indexOf("runtime.mallocgc");
-        if (names.at(-1) === "runtime.mallocgc" && names.slice(0, m).includes("main.allocGoSite")) site += s.value;
+  const goVariants = [
+    { name: GO_NAME, how: "with .symtab", ldflags: [] as string[], noSections: false },
+    { name: "allocgostrip", how: "built -ldflags=-s (no .symtab)", ldflags: ["-ldflags=-s"], noSections: false },
+    { name: "allocgonosect", how: "-ldflags=-s and no section headers", ldflags: ["-ldflags=-s"], noSections: true },
+    { name: "allocgopie", how: "-buildmode=pie -ldflags=-s (.data.rel.ro.gopclntab)", ldflags: ["-buildmode=pie", "-ldflags=-s"], noSections: false },
+  ];
+  for (const v of goVariants) {
+    testUnless(!go && process.env.RUNNER_REQUIRE_LIVE !== "1" ? "needs go (Debian golang-go)" : null)(`a Go program ${v.how}: its allocation site is named above runtime.mallocgc`, async () => {
+      if (!go) throw new Error("RUNNER_REQUIRE_LIVE=1 but `go` is not installed (apt-get install golang-go)");
+      const goBin = join(dir, v.name);
+      copyFileSync(join(WORKLOADS, "allocgo.go"), join(dir, "allocgo.go"));
+      build([go, "build", ...v.ldflags, "-o", goBin, join(dir, "allocgo.go")], { HOME: dir, GOCACHE: join(dir, "gocache"), GO111MODULE: "off", GOFLAGS: "" });
+      const elf = readFileSync(goBin);
+      if (v.noSections) {
+        elf.writeBigUInt64LE(0n, 0x28); // e_shoff
+        elf.writeUInt16LE(0, 0x3c); // e_shnum
+        elf.writeUInt16LE(0, 0x3e); // e_shstrndx
+        writeFileSync(goBin, elf);
       }
-      const summary = run.records.find((r): r is SummaryRecord => r.type === "summary")!;
-      console.log(JSON.stringify({ site, all, total: summary.totals?.alloc }));
-      expect(all).toBeGreaterThan(0);
-      expect(site / all).toBeGreaterThan(0.9);
-      expect(summary.notes!.some((n) => n.includes("runtime.mallocgc"))).toBe(true);
-    } finally {
-      work.kill("SIGKILL");
-      await work.exited;
-    }
-  }, 180_000);
+      // The premise: no symbol table (its section name is absent), or no section headers at all.
+      expect({ symtab: elf.includes(".symtab"), shnum: elf.readUInt16LE(0x3c) > 0 }).toEqual({ symtab: !v.ldflags.includes("-ldflags=-s"), shnum: !v.noSections });
+      chmodSync(goBin, 0o755);
+      const targets = writeTargets(dir, { targets: [{ workload: v.name }] }, `targets-${v.name}.json`);
+      const work = Bun.spawn([...NOBODY, goBin], { stdout: "pipe", stderr: "pipe" });
+      try {
+        await new Lines(work.stdout).until(/ready/, 10_000);
+        const run = await runPtop(ptop, ["--targets", targets, "--workload", v.name, "--duration", "3", "--probes", "alloc"]);
+        expect({ code: run.exitCode, stderr: run.stderr }).toEqual({ code: PTOP_EXIT.ok, stderr: "" });
+        const frames = framesById(run.records);
+        let site = 0;
+        let all = 0;
+        let named = 0;
+        let unnamed = 0;
+        for (const s of stacksOf(run.records, "alloc")) {
+          if (s.pid !== work.pid) continue;
+          const names = s.frames.map((id) => frames.get(id)?.function ?? "?");
+          all += s.value;
+          const m = names.indexOf("runtime.mallocgc");
+          if (names.at(-1) === "runtime.mallocgc" && names.slice(0, m).includes("main.allocGoSite")) site += s.value;
+          // Every frame in the Go binary's text is named (main.*, runtime.*), never binary+0xOFFSET.
+          for (const n of names) n.startsWith(`${v.name}+0x`) ? unnamed++ : named++;
+        }
+        const summary = run.records.find((r): r is SummaryRecord => r.type === "summary")!;
+        console.log(JSON.stringify({ variant: v.name, site, all, named, unnamed, total: summary.totals?.alloc }));
+        expect(all).toBeGreaterThan(0);
+        expect(site / all).toBeGreaterThan(0.9);
+        expect(unnamed).toBe(0);
+        expect(summary.notes!.some((n) => n.includes("runtime.mallocgc"))).toBe(true);
+      } finally {
+        work.kill("SIGKILL");
+        await work.exited;
+      }
+    }, 180_000);
+  }
 
   test("runner witness diff: v2 allocating twice the bytes in alloc_site_small flags it on alloc, not alloc_site_large", async () => {
     const targets = writeTargets(dir, { targets: [{ workload: C_NAME }] }, "targets-c.json");

@@ -20,7 +20,7 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     const make = Bun.spawnSync(["make", "-s", "-C", PTOP_DIR, "fuzz"], { stderr: "pipe" });
     if (make.exitCode !== 0) throw new Error(`make fuzz failed: ${make.stderr.toString()}`);
     dir = sharedTempDir("ptop-fuzz-");
-  }, 300_000); // building eight ASan harnesses takes minutes on a loaded machine
+  }, 300_000); // building nine ASan harnesses takes minutes on a loaded machine
   afterAll(() => cleanup(dir));
 
   function fuzz(harness: string, corpus: string, runs: number, maxLen = 65536) {
@@ -130,4 +130,53 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     copyFileSync(join(PTOP_DIR, "fuzz/corpus/unwind/seed"), join(corpus, "seed"));
     fuzz("fuzz_unwind", corpus, 20000, 20000);
   }, 120_000);
+  test("Go pclntab reader: 200000 runs from 1.16-, 1.18- and 1.20-shaped tables (64- and 32-bit, both byte orders)", () => {
+    const corpus = join(dir, "gopclntab");
+    mkdirSync(corpus);
+    for (const [magic, ptr, be] of [[0xfffffffa, 8, false], [0xfffffff0, 8, false], [0xfffffff1, 8, false], [0xfffffff1, 4, true]] as const) {
+      const t = goPclntab(magic, ptr, be, ["main.main", "runtime.mallocgc", "main.allocGoSite"]);
+      writeFileSync(join(corpus, `tab-${magic.toString(16)}-${ptr}${be ? "be" : "le"}`), t);
+      // The same table inside other bytes, as in a stripped binary's segment.
+      writeFileSync(join(corpus, `seg-${magic.toString(16)}-${ptr}${be ? "be" : "le"}`), Buffer.concat([Buffer.alloc(64, 0xff), t]));
+    }
+    fuzz("fuzz_gopclntab", corpus, 200000, 4096);
+  }, 120_000);
 });
+
+/** A Go function table in the runtime's layout (pcHeader, functab, _func records, function names). */
+function goPclntab(magic: number, ptr: 4 | 8, be: boolean, names: string[]): Buffer {
+  const go116 = magic === 0xfffffffa;
+  const field = go116 ? ptr : 4;
+  const n = names.length;
+  const hdrLen = 8 + (go116 ? 7 : 8) * ptr;
+  const nameTab = Buffer.from(names.map((x) => `${x}\0`).join(""), "latin1");
+  const funcnameOff = hdrLen;
+  const pclnOff = funcnameOff + nameTab.length + ((8 - ((funcnameOff + nameTab.length) % 8)) % 8);
+  const ftabLen = (2 * n + 1) * field;
+  const funcRec = (go116 ? ptr : 4) + 4 + 12; // entry, nameoff, then bytes the reader does not use
+  const out = Buffer.alloc(pclnOff + ftabLen + n * funcRec);
+  const put = (at: number, v: number, size: number) => {
+    if (size === 8) be ? out.writeBigUInt64BE(BigInt(v), at) : out.writeBigUInt64LE(BigInt(v), at);
+    else be ? out.writeUInt32BE(v >>> 0, at) : out.writeUInt32LE(v >>> 0, at);
+  };
+  put(0, magic, 4);
+  out[6] = 1; // minLC
+  out[7] = ptr;
+  const text = 0x401000;
+  put(8, n, ptr);
+  const fields = go116 ? [funcnameOff, 0, 0, 0, pclnOff] : [text, funcnameOff, 0, 0, 0, pclnOff];
+  fields.forEach((v, i) => put(8 + (2 + i) * ptr, v, ptr));
+  nameTab.copy(out, funcnameOff);
+  let nameAt = 0;
+  for (let i = 0; i <= n; i++) {
+    const entryOff = i * 0x40;
+    put(pclnOff + 2 * i * field, go116 ? text + entryOff : entryOff, field);
+    if (i === n) break;
+    const funcOff = ftabLen + i * funcRec;
+    put(pclnOff + (2 * i + 1) * field, funcOff, field);
+    put(pclnOff + funcOff, go116 ? text + entryOff : entryOff, go116 ? ptr : 4);
+    put(pclnOff + funcOff + (go116 ? ptr : 4), nameAt, 4);
+    nameAt += names[i]!.length + 1;
+  }
+  return out;
+}

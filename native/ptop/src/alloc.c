@@ -119,7 +119,7 @@ static int attach_file(struct probes *p, int pid, uint64_t start, uint64_t end, 
 		n++;
 	}
 	if (!info.found)
-		snprintf(why_none, sizeof(why_none), "pid %d: %s has no symbol for malloc nor runtime.mallocgc", pid, base);
+		snprintf(why_none, sizeof(why_none), "pid %d: %s has no symbol (.symtab, .dynsym, Go pclntab) for malloc nor runtime.mallocgc", pid, base);
 	return n;
 }
 

@@ -1,4 +1,5 @@
 #include "elfsym.h"
+#include "gopclntab.h"
 #include "strtab.h"
 #include <gelf.h>
 #include <libelf.h>
@@ -105,13 +106,61 @@ static void read_debuglink(struct elfsym *e, Elf_Scn *scn, GElf_Shdr *sh)
 	e->debuglink[n] = 0;
 }
 
+static void add_go_func(void *arg, uint64_t entry, uint64_t size, const char *name)
+{
+	struct elfsym *e = arg;
+	if (e->n >= ELFSYM_MAX_SYMS || entry == 0)
+		return;
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 1024;
+		e->syms = xrealloc(e->syms, e->cap, sizeof(*e->syms));
+	}
+	e->syms[e->n++] = (struct elf_sym){ .addr = entry, .size = size, .name = add_name(e, name) };
+}
+
+/* A Go binary without .symtab (go build -ldflags=-s) still carries the runtime's own function
+ * table: its .gopclntab section (.data.rel.ro.gopclntab in a PIE), else, with the section headers
+ * stripped too, the table found by its header in a loaded segment's bytes (bounded reads). */
+static void read_gopclntab(struct elfsym *e, Elf *elf, Elf_Scn *pcln)
+{
+	if (pcln) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (gelf_getshdr(pcln, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size <= ELFSYM_MAX_SECTION &&
+		    (data = elf_getdata(pcln, NULL)) && data->d_buf &&
+		    gopclntab_foreach(data->d_buf, data->d_size, add_go_func, e) >= 0) {
+			e->has_gopclntab = true;
+			return;
+		}
+	}
+	for (int i = 0; i < e->nloads; i++) {
+		const struct elf_load *l = &e->loads[i];
+		if (l->filesz == 0 || l->filesz > ELFSYM_MAX_SECTION)
+			continue;
+		Elf_Data *data = elf_getdata_rawchunk(elf, (int64_t)l->offset, l->filesz, ELF_T_BYTE);
+		if (!data || !data->d_buf)
+			continue;
+		long at = gopclntab_find(data->d_buf, data->d_size);
+		if (at >= 0 && gopclntab_foreach((const uint8_t *)data->d_buf + at, data->d_size - (size_t)at, add_go_func, e) >= 0) {
+			e->has_gopclntab = true;
+			return;
+		}
+	}
+}
+
+static bool is_gopclntab(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	return n >= 10 && strcmp(name + n - 10, ".gopclntab") == 0;
+}
+
 static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 {
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		return -1;
-	size_t shstrndx;
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return -1;
+	/* No section headers (stripped with them): program headers and the Go table still serve. */
+	size_t shstrndx = 0;
+	bool sections = elf_getshdrstrndx(elf, &shstrndx) == 0;
 	if (!symbols_only) {
 		size_t phnum;
 		if (elf_getphdrnum(elf, &phnum) == 0) {
@@ -126,9 +175,9 @@ static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 	}
 	Elf_Scn *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr symtab_sh, dynsym_sh;
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = NULL, *pcln = NULL;
 	size_t guard = 0;
-	while ((scn = elf_nextscn(elf, scn)) && guard++ < 65536) {
+	while (sections && (scn = elf_nextscn(elf, scn)) && guard++ < 65536) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -144,6 +193,8 @@ static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 			const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
 			if (name && strcmp(name, ".gnu_debuglink") == 0)
 				read_debuglink(e, scn, &sh);
+			else if (!pcln && is_gopclntab(name))
+				pcln = scn;
 		}
 	}
 	if (symtab && read_symbols(e, elf, symtab, &symtab_sh) == 0)
@@ -151,6 +202,8 @@ static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 	/* .dynsym only when there is no .symtab: the full table already holds the exported ones. */
 	if (dynsym && !symbols_only && !e->has_symtab)
 		read_symbols(e, elf, dynsym, &dynsym_sh);
+	if (!symbols_only && !e->has_symtab)
+		read_gopclntab(e, elf, pcln);
 	return 0;
 }
 

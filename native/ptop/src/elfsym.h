@@ -1,6 +1,6 @@
-/* Function symbols of one ELF file (.symtab, else .dynsym; plus a separate debug file's
- * .symtab), its build-id and .gnu_debuglink, and its PT_LOAD segments for turning a file offset
- * into a virtual address. Parses bytes the target controls: only ever called unprivileged, with
+/* Function symbols of one ELF file (.symtab, else .dynsym and Go's pclntab (gopclntab.h); plus a
+ * separate debug file's .symtab), its build-id and .gnu_debuglink, and its PT_LOAD segments for
+ * turning a file offset into a virtual address. Parses bytes the target controls: only ever called unprivileged, with
  * every size and index bounded. */
 #ifndef PTOP_ELFSYM_H
 #define PTOP_ELFSYM_H
@@ -32,6 +32,7 @@ struct elfsym {
 	char build_id[41]; /* hex, "" when absent */
 	char debuglink[256]; /* "" when absent */
 	bool has_symtab;
+	bool has_gopclntab; /* functions named from Go's pclntab (no .symtab) */
 };
 
 /* 0 when the bytes are an ELF file we could read (symbols may still be empty). */
