@@ -120,8 +120,9 @@ static void add_go_func(void *arg, uint64_t entry, uint64_t size, const char *na
 
 /* A Go binary without .symtab (go build -ldflags=-s) still carries the runtime's own function
  * table: its .gopclntab section (.data.rel.ro.gopclntab in a PIE), else, with the section headers
- * stripped too, the table found by its header in a loaded segment's bytes (bounded reads). */
-static void read_gopclntab(struct elfsym *e, Elf *elf, Elf_Scn *pcln)
+ * stripped too, the table found by its header in a loaded segment's bytes (bounded reads). Only a
+ * file without section headers is searched: a stripped library (Debian's libc) is not read whole. */
+static void read_gopclntab(struct elfsym *e, Elf *elf, Elf_Scn *pcln, bool sections)
 {
 	if (pcln) {
 		GElf_Shdr sh;
@@ -133,7 +134,7 @@ static void read_gopclntab(struct elfsym *e, Elf *elf, Elf_Scn *pcln)
 			return;
 		}
 	}
-	for (int i = 0; i < e->nloads; i++) {
+	for (int i = 0; !sections && i < e->nloads; i++) {
 		const struct elf_load *l = &e->loads[i];
 		if (l->filesz == 0 || l->filesz > ELFSYM_MAX_SECTION)
 			continue;
@@ -159,8 +160,8 @@ static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		return -1;
 	/* No section headers (stripped with them): program headers and the Go table still serve. */
-	size_t shstrndx = 0;
-	bool sections = elf_getshdrstrndx(elf, &shstrndx) == 0;
+	size_t shstrndx = 0, shnum = 0;
+	bool sections = elf_getshdrstrndx(elf, &shstrndx) == 0 && elf_getshdrnum(elf, &shnum) == 0 && shnum > 0;
 	if (!symbols_only) {
 		size_t phnum;
 		if (elf_getphdrnum(elf, &phnum) == 0) {
@@ -203,7 +204,7 @@ static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 	if (dynsym && !symbols_only && !e->has_symtab)
 		read_symbols(e, elf, dynsym, &dynsym_sh);
 	if (!symbols_only && !e->has_symtab)
-		read_gopclntab(e, elf, pcln);
+		read_gopclntab(e, elf, pcln, sections);
 	return 0;
 }
 
