@@ -38,6 +38,17 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     mkdirSync(corpus);
     copyFileSync(join(PTOP_DIR, "build", "ptop.bpf.o"), join(corpus, "bpf.o"));
     copyFileSync("/bin/true", join(corpus, "true"));
+    // A small stripped executable shaped like a Go binary built -ldflags=-s (a .gopclntab section,
+    // no .symtab), and the same with its section headers zeroed (the pclntab found by its header).
+    const tab = goPclntab(0xfffffff1, 8, false, ["main.main", "runtime.mallocgc", "main.allocGoSite"]);
+    const src = join(dir, "gotab.c");
+    writeFileSync(src, `__attribute__((section(".gopclntab"), used)) const unsigned char pclntab[] = {${[...tab].join(",")}};\nvoid _start(void) { for (;;) ; }\n`);
+    const cc = Bun.spawnSync(["clang", "-nostdlib", "-static", "-s", "-O1", src, "-o", join(corpus, "go-stripped")], { stderr: "pipe" });
+    expect(cc.exitCode).toBe(0);
+    const noSections = readFileSync(join(corpus, "go-stripped"));
+    noSections.writeBigUInt64LE(0n, 0x28); // e_shoff
+    noSections.writeUInt32LE(0, 0x3c); // e_shnum, e_shstrndx
+    writeFileSync(join(corpus, "go-nosect"), noSections);
     fuzz("fuzz_elf", corpus, 20000);
   }, 60_000);
 
