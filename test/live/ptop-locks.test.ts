@@ -5,7 +5,7 @@
 // the waits by lock in the summary. Then a version diff where v2 adds contention: `runner witness
 // diff` flags the new waiter on `locks` and nothing off its path.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { liveAvailable, NOT_ROOT, REPO_ROOT, runnerCommand } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
@@ -160,6 +160,31 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop locks probe (live)", () => {
       expect(n[0]).not.toBe("[truncated]");
       expect(n.indexOf("wait_loop")).toBeLessThan(n.indexOf("contend_on_hot_lock"));
       expect(n.some((f) => f.includes("pthread_mutex_lock"))).toBe(true);
+    }
+  }, 120_000);
+
+  test("a lock that waits with futex_waitv is timed like the others (within 10%), or the summary says futex_waitv is not covered", async () => {
+    ensureTracefs();
+    if (!existsSync(`${TRACING}/events/syscalls/sys_enter_futex_waitv`)) {
+      // A kernel before 5.16: the probe attaches without futex_waitv and says so.
+      const work = Bun.spawn([...NOBODY, bin, "precise", "0"], { stdout: "ignore", stderr: "ignore" });
+      try {
+        await sleep(300);
+        const run = await runPtop(ptop, ["--targets", targets, "--workload", WORKLOAD, "--duration", "1", "--probes", "locks"]);
+        expect((summaryOf(run.records).notes ?? []).some((n) => n.includes("futex_waitv is not covered"))).toBe(true);
+      } finally {
+        work.kill("SIGKILL");
+        await work.exited;
+      }
+      return;
+    }
+    const { r, summary, hot } = await measureWaiter("precise-waitv", 5);
+    expect((summary.notes ?? []).some((n) => n.includes("futex_waitv"))).toBe(false);
+    for (const s of hot) {
+      const n = names(r, s.frames);
+      expect(n[0]).not.toBe("[truncated]");
+      expect(n.indexOf("wait_loop")).toBeLessThan(n.indexOf("contend_on_hot_lock"));
+      expect(n).toContain("waitv_lock");
     }
   }, 120_000);
 
