@@ -1,16 +1,21 @@
 // The unwinder's cost (issue 17), with compiled binaries, peers measured in the same run.
-//   bun bench/ptop-unwind.ts [--seconds 10] [--reps 3] [--freqs 99,499,999]     (root: setcap, perf)
+//   bun bench/ptop-unwind.ts [--seconds 10] [--reps 3] [--freqs 99,499,999] [--startup-only] [--before PTOP]
+//   (root: setcap, perf)
 // 1. Target slowdown: hotloop.c built -O2 -fomit-frame-pointer (one busy thread per CPU, uid
 //    65534) alone, under ptop's cpu probe at each frequency (stack snapshots unwound by the
 //    unprivileged child), and under `perf record -F 99 --call-graph dwarf`; interleaved reps;
 //    rounds per CPU-second of the target (the sampling cost runs on the target's time).
 // 2. ptop's own CPU and RSS (parent + unwinder, sampled from /proc) with 16 busy threads of node
 //    (a ~100 MB binary mapping libc and libstdc++), and the time from ptop's start to its header
-//    (the window is open and samples flow from then on) and to the end of the first window.
+//    (the window is open and samples flow from then on) and to the end of the first window, with
+//    ptop's own account of where the start-up time went (PTOP_DEBUG timing lines: wall and CPU
+//    seconds at each step, and when the unwinder had unwound its first samples). With --before PATH
+//    (another ptop build, e.g. the commit before a change), its time to the header on the same
+//    node target is measured in the same run, alternating with this build's.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { NOBODY, setcapPtop, writeTargets } from "../test/live/ptop-harness.ts";
+import { FIVE_CAPS, NOBODY, setcapPtop, writeTargets } from "../test/live/ptop-harness.ts";
 import { REPO_ROOT } from "../test/helpers/runner-bin.ts";
 
 const arg = (name: string, dflt: string) => {
@@ -49,17 +54,20 @@ async function rounds(mode: Mode) {
   return Number(out.match(/rounds (\d+)/)?.[1] ?? NaN) / cpu;
 }
 
-const modes: Mode[] = ["none", ...FREQS.map((f) => `ptop-${f}` as Mode), "perf-dwarf"];
-const res = new Map<Mode, number[]>(modes.map((m) => [m, []]));
-for (let r = 0; r < REPS; r++) for (const m of modes) res.get(m)!.push(await rounds(m));
+// --startup-only: part 2 alone (ptop's own cost and start-up on node).
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const base = median(res.get("none")!);
-console.log(`target slowdown, rounds per target CPU-second (${THREADS} threads of FP-less hotloop, ${SECONDS} s, median of ${REPS}):`);
-for (const m of modes) {
-  const v = median(res.get(m)!);
-  console.log(`  ${m.padEnd(11)} ${v.toFixed(0)}  slowdown ${((1 - v / base) * 100).toFixed(2)}%   (reps: ${res.get(m)!.map((x) => x.toFixed(0)).join(", ")})`);
+if (!process.argv.includes("--startup-only")) {
+  const modes: Mode[] = ["none", ...FREQS.map((f) => `ptop-${f}` as Mode), "perf-dwarf"];
+  const res = new Map<Mode, number[]>(modes.map((m) => [m, []]));
+  for (let r = 0; r < REPS; r++) for (const m of modes) res.get(m)!.push(await rounds(m));
+  const base = median(res.get("none")!);
+  console.log(`target slowdown, rounds per target CPU-second (${THREADS} threads of FP-less hotloop, ${SECONDS} s, median of ${REPS}):`);
+  for (const m of modes) {
+    const v = median(res.get(m)!);
+    console.log(`  ${m.padEnd(11)} ${v.toFixed(0)}  slowdown ${((1 - v / base) * 100).toFixed(2)}%   (reps: ${res.get(m)!.map((x) => x.toFixed(0)).join(", ")})`);
+  }
+  console.log(`load average: ${readFileSync("/proc/loadavg", "utf8").trim()}`);
 }
-console.log(`load average: ${readFileSync("/proc/loadavg", "utf8").trim()}`);
 
 // 16 busy node threads.
 const script = join(dir, "busy16.js");
@@ -84,9 +92,19 @@ function rssKiB(pid: number): number {
   return total;
 }
 
-async function ptopOnNode(window: number, freq: number) {
+const BEFORE = arg("before", "");
+const ptopBefore = BEFORE ? (() => {
+  const bin = join(dir, "ptop-before");
+  writeFileSync(bin, readFileSync(BEFORE));
+  chmodSync(bin, 0o755);
+  if (Bun.spawnSync(["setcap", FIVE_CAPS, bin]).exitCode !== 0) throw new Error("setcap failed on --before");
+  return bin;
+})() : "";
+
+async function ptopOnNode(window: number, freq: number, bin = ptop) {
   const t0 = performance.now();
-  const p = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "node", "--duration", String(window), "--probes", "cpu", "--frequency", String(freq)], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([...NOBODY, "env", "PTOP_DEBUG=1", bin, "--targets", targets, "--workload", "node", "--duration", String(window), "--probes", "cpu", "--frequency", String(freq)], { stdout: "pipe", stderr: "pipe" });
+  const stderr = new Response(p.stderr).text();
   let peak = 0;
   const poll = setInterval(() => (peak = Math.max(peak, rssKiB(p.pid))), 200);
   let headerAt = NaN;
@@ -104,8 +122,10 @@ async function ptopOnNode(window: number, freq: number) {
   const ru = p.resourceUsage();
   const cpuSec = ru ? (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6 : NaN;
   const samples = Number(text.match(/"samples":\{"cpu":(\d+)/)?.[1] ?? NaN);
+  // "ptop: timing: 1.218 s (cpu 0.034 s) window open (header written)"
+  const steps = [...(await stderr).matchAll(/ptop: timing: ([\d.]+) s \(cpu ([\d.]+) s\) (.*)/g)].map((m) => `${m[3]} ${m[1]} s (cpu ${m[2]} s)`);
   const incomplete = Number(text.match(/"incomplete":\{"cpu":(\d+)/)?.[1] ?? NaN);
-  return { wall, cpuSec, peakMiB: peak / 1024, headerAt, samples, incomplete };
+  return { wall, cpuSec, peakMiB: peak / 1024, headerAt, samples, incomplete, steps };
 }
 for (const freq of [99, FREQS[FREQS.length - 1]!]) {
   const short = await ptopOnNode(SECONDS, freq);
@@ -113,7 +133,17 @@ for (const freq of [99, FREQS[FREQS.length - 1]!]) {
   const perSec = (long.cpuSec - short.cpuSec) / (2 * SECONDS);
   console.log(`ptop on 16 busy node threads at ${freq} Hz: ${short.samples} / ${long.samples} cpu samples in ${SECONDS} / ${3 * SECONDS} s (incomplete ${short.incomplete} / ${long.incomplete}); ` +
     `CPU ${short.cpuSec.toFixed(2)} / ${long.cpuSec.toFixed(2)} s -> steady ${(perSec * 100).toFixed(2)}% of one core + ${(short.cpuSec - perSec * SECONDS).toFixed(2)} s fixed; ` +
-    `peak RSS (parent + unwinder) ${Math.max(short.peakMiB, long.peakMiB).toFixed(1)} MiB; header (window open) after ${short.headerAt.toFixed(2)} s`);
+    `peak RSS (parent + unwinder) ${Math.max(short.peakMiB, long.peakMiB).toFixed(1)} MiB; header (window open) after ${short.headerAt.toFixed(2)} / ${long.headerAt.toFixed(2)} s`);
+  for (const run of [short, long]) console.log(`  start-up steps (ptop's clock): ${run.steps.join("; ")}`);
+}
+if (ptopBefore) {
+  const now: number[] = [], before: number[] = [];
+  for (let r = 0; r < REPS; r++) {
+    before.push((await ptopOnNode(2, 99, ptopBefore)).headerAt);
+    now.push((await ptopOnNode(2, 99)).headerAt);
+  }
+  console.log(`time to header on 16 busy node threads, alternating, median of ${REPS}: this build ${median(now).toFixed(2)} s (${now.map((x) => x.toFixed(2)).join(", ")}), ` +
+    `--before ${median(before).toFixed(2)} s (${before.map((x) => x.toFixed(2)).join(", ")})`);
 }
 node.kill("SIGKILL");
 await node.exited;

@@ -1,12 +1,13 @@
 // Stripped binaries get their symbols from a separate debug file: by build-id under
 // /usr/lib/debug/.build-id/, or by .gnu_debuglink next to the binary (<dir>/.debug/NAME).
-// Control: without a debug file, the stripped binary's hot functions are unresolved.
+// Or from MiniDebugInfo: the xz-compressed symbol table some distributions keep inside the binary
+// (.gnu_debugdata). Control: without either, the stripped binary's hot functions are unresolved.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
-import { buildHotloop, cleanup, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets } from "./ptop-harness.ts";
+import { addMiniDebugInfo, buildHotloop, cleanup, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
@@ -37,7 +38,10 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop debug-file symbol lookup (live)"
     const sub = join(dir, name);
     mkdirSync(sub);
     chmodSync(sub, 0o755);
-    const bin = buildHotloop(sub, "hotloop");
+    // A build-id of its own: the build is deterministic, and a parallel run's build-id test puts
+    // a debug file for the common id under /usr/lib/debug, which this control would then find.
+    const id = [...crypto.getRandomValues(new Uint8Array(20))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const bin = buildHotloop(sub, "hotloop", ["-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer", `-Wl,--build-id=0x${id}`]);
     const debug = join(sub, "hotloop.debug");
     sh(["objcopy", "--only-keep-debug", bin, debug]);
     sh(["strip", "--strip-all", bin]);
@@ -45,14 +49,16 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop debug-file symbol lookup (live)"
     return { bin, debug, sub };
   }
 
-  async function leafNames(bin: string): Promise<string[]> {
+  async function leafNames(bin: string, workload = "hotloop"): Promise<string[]> {
     const work = spawnAsNobody([bin, "1", "8"]);
     try {
       await sleep(300);
-      const targets = writeTargets(dir, { targets: [{ workload: "hotloop" }] });
-      const run = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "2", "--probes", "cpu"]);
+      const targets = writeTargets(dir, { targets: [{ workload }] });
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", workload, "--duration", "2", "--probes", "cpu"]);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
-      return run.records.flatMap((r) => (r.type === "frame" && r.kind === "native" ? [r.function] : []));
+      // Only this process's frames: another test's hotloop (with its symbols) may run meanwhile.
+      const own = new Set(run.records.flatMap((r) => (r.type === "stack" && r.pid === work.pid ? r.frames : [])));
+      return run.records.flatMap((r) => (r.type === "frame" && r.kind === "native" && own.has(r.id) ? [r.function] : []));
     } finally {
       work.kill("SIGTERM");
       await work.exited;
@@ -94,4 +100,20 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop debug-file symbol lookup (live)"
       if (created) rmSync(created, { recursive: true, force: true });
     }
   }, 30_000);
+
+  test(".gnu_debugdata (MiniDebugInfo, built as Fedora's rpm does): names from the compressed symbol table inside the binary", async () => {
+    const sub = join(dir, "minidebuginfo");
+    mkdirSync(sub);
+    chmodSync(sub, 0o755);
+    // A name of its own: another hotloop on the host (with its symbols) must not answer for it.
+    const bin = buildHotloop(sub, "minidebugloop");
+    addMiniDebugInfo(bin);
+    chmodSync(bin, 0o755);
+    // What makes it a real case: no symbol table a plain reader sees, only the compressed one.
+    expect(Bun.spawnSync(["nm", bin], { stderr: "pipe" }).stderr.toString()).toContain("no symbols");
+    expect(sh(["readelf", "-S", "-W", bin])).toContain(".gnu_debugdata");
+    const names = await leafNames(bin, "minidebugloop");
+    expect(names).toContain("hot_alpha");
+    expect(names).toContain("hot_beta");
+  }, 60_000);
 });

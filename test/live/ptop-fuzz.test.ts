@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
-import { cleanup, sharedTempDir } from "./ptop-harness.ts";
+import { addMiniDebugInfo, cleanup, sharedTempDir } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const haveClang = Bun.which("clang") !== null;
@@ -33,7 +33,7 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     expect(log).toContain(`Done ${runs} runs`);
   }
 
-  test("ELF symbol reader: 20000 runs from real ELF seeds", () => {
+  test("ELF symbol reader: 20000 runs from real ELF seeds (one with MiniDebugInfo)", () => {
     const corpus = join(dir, "elf");
     mkdirSync(corpus);
     copyFileSync(join(PTOP_DIR, "build", "ptop.bpf.o"), join(corpus, "bpf.o"));
@@ -49,6 +49,12 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     noSections.writeBigUInt64LE(0n, 0x28); // e_shoff
     noSections.writeUInt32LE(0, 0x3c); // e_shnum, e_shstrndx
     writeFileSync(join(corpus, "go-nosect"), noSections);
+    // A small stripped program whose only symbols are in .gnu_debugdata (xz inside the ELF).
+    const miniSrc = join(dir, "mini.c");
+    writeFileSync(miniSrc, "static int __attribute__((noinline)) f(int x) { return x * 3; }\nint main(int c, char **v) { (void)v; return f(c); }\n");
+    const mini = join(corpus, "minidebuginfo");
+    expect(Bun.spawnSync(["clang", "-O1", miniSrc, "-o", mini]).exitCode).toBe(0);
+    addMiniDebugInfo(mini);
     fuzz("fuzz_elf", corpus, 20000);
   }, 60_000);
 

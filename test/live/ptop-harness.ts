@@ -57,6 +57,31 @@ export function buildHotloop(dir: string, name = "hotloop",
   return out;
 }
 
+/**
+ * Strips bin and gives it MiniDebugInfo the way Fedora's rpm builds do (find-debuginfo.sh): the
+ * function symbols .dynsym lacks, in a symbols-only ELF compressed with xz, added as the section
+ * .gnu_debugdata. Afterwards `nm` finds no symbols in bin.
+ */
+export function addMiniDebugInfo(bin: string) {
+  const run = (cmd: string[]) => {
+    const r = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")}: ${r.stderr.toString()}`);
+    return r.stdout.toString();
+  };
+  const names = (out: string, types: RegExp) =>
+    new Set(out.split("\n").map((l) => l.split(" ")).filter((f) => f.length >= 2 && types.test(f[1]!)).map((f) => f[0]!));
+  const dynamic = names(run(["nm", "-D", "--format=posix", "--defined-only", bin]), /./);
+  const funcs = names(run(["nm", "--format=posix", "--defined-only", bin]), /^[Tt]$/);
+  const keep = `${bin}.keep`, debug = `${bin}.debug`, mini = `${bin}.mini`;
+  writeFileSync(keep, [...funcs].filter((f) => !dynamic.has(f)).join("\n") + "\n");
+  run(["objcopy", "--only-keep-debug", bin, debug]);
+  run(["objcopy", "-S", "--remove-section", ".gdb_index", "--remove-section", ".comment", `--keep-symbols=${keep}`, debug, mini]);
+  run(["strip", "--strip-all", "-R", ".comment", bin]);
+  run(["xz", "-f", mini]);
+  run(["objcopy", "--add-section", `.gnu_debugdata=${mini}.xz`, bin]);
+  for (const f of [keep, debug, `${mini}.xz`]) rmSync(f, { force: true });
+}
+
 export function copyWorkload(dir: string, file: string): string {
   const out = join(dir, file);
   copyFileSync(join(WORKLOADS, file), out);

@@ -3,6 +3,7 @@
 #include "strtab.h"
 #include <gelf.h>
 #include <libelf.h>
+#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,68 @@ static bool is_gopclntab(const char *name)
 	return n >= 10 && strcmp(name + n - 10, ".gopclntab") == 0;
 }
 
+/* MiniDebugInfo (.gnu_debugdata): an xz-compressed ELF whose .symtab holds the functions that
+ * .dynsym lacks (static ones), kept by distributions that strip everything else. Decompressed
+ * into memory with the output and the decoder's memory both bounded (a hostile section could
+ * expand without end), then read like a debug file. */
+static int load(Elf *elf, struct elfsym *e, bool symbols_only);
+
+static char *xz_decode(const void *in, size_t in_len, size_t *out_len)
+{
+	lzma_stream st = LZMA_STREAM_INIT;
+	if (lzma_stream_decoder(&st, ELFSYM_MAX_DEBUGDATA, 0) != LZMA_OK)
+		return NULL;
+	size_t cap = 1 << 20, len = 0;
+	char *out = malloc(cap);
+	st.next_in = in;
+	st.avail_in = in_len;
+	lzma_ret r = LZMA_OK;
+	while (out && r == LZMA_OK) {
+		if (len == cap) {
+			if (cap >= ELFSYM_MAX_DEBUGDATA)
+				break; /* larger than any real MiniDebugInfo: refused */
+			cap *= 2;
+			char *n = realloc(out, cap);
+			if (!n)
+				break;
+			out = n;
+		}
+		st.next_out = (uint8_t *)out + len;
+		st.avail_out = cap - len;
+		r = lzma_code(&st, LZMA_FINISH);
+		len = cap - st.avail_out;
+	}
+	lzma_end(&st);
+	if (r != LZMA_STREAM_END) {
+		free(out);
+		return NULL;
+	}
+	*out_len = len;
+	return out;
+}
+
+static void read_debugdata(struct elfsym *e, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0 || sh->sh_size > ELFSYM_MAX_DEBUGDATA)
+		return;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || data->d_size == 0)
+		return;
+	size_t len;
+	char *img = xz_decode(data->d_buf, data->d_size, &len);
+	if (!img)
+		return;
+	Elf *inner = elf_memory(img, len);
+	bool had = e->has_symtab;
+	e->has_symtab = false;
+	if (load(inner, e, true) == 0 && e->has_symtab)
+		e->has_minidebuginfo = true;
+	e->has_symtab = had; /* a full debug file, when installed, is still looked for */
+	if (inner)
+		elf_end(inner);
+	free(img);
+}
+
 static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 {
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
@@ -174,8 +237,8 @@ static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 			}
 		}
 	}
-	Elf_Scn *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr symtab_sh, dynsym_sh;
+	Elf_Scn *symtab = NULL, *dynsym = NULL, *debugdata = NULL;
+	GElf_Shdr symtab_sh, dynsym_sh, debugdata_sh = { 0 };
 	Elf_Scn *scn = NULL, *pcln = NULL;
 	size_t guard = 0;
 	while (sections && (scn = elf_nextscn(elf, scn)) && guard++ < 65536) {
@@ -196,6 +259,10 @@ static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 				read_debuglink(e, scn, &sh);
 			else if (!pcln && is_gopclntab(name))
 				pcln = scn;
+			else if (name && strcmp(name, ".gnu_debugdata") == 0 && !debugdata) {
+				debugdata = scn;
+				debugdata_sh = sh;
+			}
 		}
 	}
 	if (symtab && read_symbols(e, elf, symtab, &symtab_sh) == 0)
@@ -203,6 +270,9 @@ static int load(Elf *elf, struct elfsym *e, bool symbols_only)
 	/* .dynsym only when there is no .symtab: the full table already holds the exported ones. */
 	if (dynsym && !symbols_only && !e->has_symtab)
 		read_symbols(e, elf, dynsym, &dynsym_sh);
+	/* Not nested: symbols_only is set for the inner image. */
+	if (debugdata && !symbols_only && !e->has_symtab)
+		read_debugdata(e, debugdata, &debugdata_sh);
 	if (!symbols_only && !e->has_symtab)
 		read_gopclntab(e, elf, pcln, sections);
 	return 0;

@@ -1,6 +1,7 @@
-/* Function symbols of one ELF file (.symtab, else .dynsym and Go's pclntab (gopclntab.h); plus a
- * separate debug file's .symtab), its build-id and .gnu_debuglink, and its PT_LOAD segments for
- * turning a file offset into a virtual address. Parses bytes the target controls: only ever called unprivileged, with
+/* Function symbols of one ELF file (.symtab, else .dynsym with the MiniDebugInfo .symtab inside
+ * .gnu_debugdata, and Go's pclntab (gopclntab.h); plus a separate debug file's .symtab), its
+ * build-id and .gnu_debuglink, and its PT_LOAD segments for turning a file offset into a virtual
+ * address. Parses bytes the target controls: only ever called unprivileged, with
  * every size and index bounded. */
 #ifndef PTOP_ELFSYM_H
 #define PTOP_ELFSYM_H
@@ -12,6 +13,9 @@
 #define ELFSYM_MAX_SECTION (256u << 20)
 #define ELFSYM_MAX_NAME 1024
 #define ELFSYM_MAX_LOADS 32
+/* .gnu_debugdata: compressed and decompressed size, and the xz decoder's memory (real ones are
+ * well under 16 MiB decompressed, e.g. Fedora's libc ~1 MiB). */
+#define ELFSYM_MAX_DEBUGDATA (64u << 20)
 
 struct elf_sym {
 	uint64_t addr, size;
@@ -33,6 +37,7 @@ struct elfsym {
 	char debuglink[256]; /* "" when absent */
 	bool has_symtab;
 	bool has_gopclntab; /* functions named from Go's pclntab (no .symtab) */
+	bool has_minidebuginfo; /* symbols came from .gnu_debugdata */
 };
 
 /* 0 when the bytes are an ELF file we could read (symbols may still be empty). */

@@ -5,6 +5,7 @@
 #include "caps.h"
 #include "kernel_features.h"
 #include "output.h"
+#include "phase.h"
 #include "probes.h"
 #include "procscan.h"
 #include "pyframes.h"
@@ -148,6 +149,7 @@ static void empty_summary(bool partial, const char *reason, double measured)
 
 int main(int argc, char **argv)
 {
+	phase_start();
 	struct options o;
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
@@ -164,6 +166,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptop: %s\n", msg);
 		return EXIT_NO_PRIVILEGE;
 	}
+	phase("kernel features checked");
 	if (caps_check(msg, sizeof(msg))) {
 		fprintf(stderr, "ptop: missing capabilities: %s\n", msg);
 		return EXIT_NO_PRIVILEGE;
@@ -182,6 +185,7 @@ int main(int argc, char **argv)
 	/* Before the BPF object is loaded: the child that recognises CPython interpreters. */
 	if (pyhelper_start(msg, sizeof(msg)))
 		fprintf(stderr, "ptop: no Python frames: %s\n", msg);
+	phase("target list read, python helper started");
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -193,6 +197,7 @@ int main(int argc, char **argv)
 	procscan_init(&scan, o.workload, o.ns, &list);
 	procscan_scan(&scan, NULL, NULL);
 	sym_prepare_kernel();
+	phase("processes found");
 
 	int rc;
 	if (probes_start(&probes, o.probes, o.frequency_hz)) {
@@ -206,6 +211,7 @@ int main(int argc, char **argv)
 		rc = EXIT_NO_PRIVILEGE;
 		goto cleanup;
 	}
+	phase("BPF programs loaded and attached");
 	for (int i = 0; i < P__COUNT; i++)
 		if (probes.requested[i] && !probes.attached[i])
 			fprintf(stderr, "ptop: probe %s not attached: %s\n", probe_name(i), probes.reason[i]);
@@ -215,6 +221,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	register_new(0);
+	phase("unwinder started, target mappings opened and passed");
 	if (scan.n == 0) {
 		emit_preamble(&o, now_ms());
 		empty_summary(false, NULL, 0);
@@ -248,6 +255,7 @@ int main(int argc, char **argv)
 	probes_begin_window(&probes);
 	double start = now_mono();
 	emit_preamble(&o, now_ms());
+	phase("window open (header written)");
 	wait_rescanning(start + o.duration_sec);
 	/* The window ends when the kernel side stops counting: detaching the probes takes time of
 	 * its own (tens of ms per link on a loaded host) that is not part of the measurement. */

@@ -5,6 +5,7 @@
 #include "unwind_child.h"
 #include "unwind_wire.h"
 #include "caps.h"
+#include "phase.h"
 #include <linux/types.h>
 #include "ptop.h"
 #include "ptop.skel.h"
@@ -192,11 +193,16 @@ static void child_main(struct probes *p)
 		fprintf(stderr, "ptop: unwinder: cannot read the sample ring buffer\n");
 		_exit(1);
 	}
+	phase("unwinder: capabilities dropped, reading samples");
+	bool first = true;
 	while (!stopping) {
 		drain_socket(false);
 		if (stopping)
 			break;
-		ring_buffer__poll(rb, 100);
+		if (ring_buffer__poll(rb, 100) > 0 && first) {
+			first = false;
+			phase("unwinder: first samples unwound"); /* (CPU: the child's own) */
+		}
 	}
 	ring_buffer__consume(rb);
 	uwc_results(send_record, NULL);

@@ -5,6 +5,7 @@
 #include <linux/types.h>
 #include "ptop.h"
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,23 +99,43 @@ static int load_base(int fd, uint64_t start, uint64_t off, uint64_t *base)
 	return rc;
 }
 
-/* .debug_frame from separate debug files is not looked up here (yet): .eh_frame is used. libdwfl
- * calls this without checking for NULL whenever a pc has no .eh_frame entry and the file names a
- * debug file (.gnu_debuglink: musl's libc.so), so it must exist; it finds nothing (-1). Searching
- * this process's own filesystem would find ptop's debug files, not the target's. */
-static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-			char **debuginfo_file_name)
+/* Where .eh_frame has no rule for a pc, libdwfl turns to .debug_frame, in the file or in its
+ * separate debug file: found here by build-id on the host (/usr/lib/debug/.build-id/xx/rest.debug,
+ * e.g. Debian's -dbg and -dbgsym packages), opened by this unprivileged child; the path is the
+ * module's own build-id, so a file there describes exactly that binary, the target's included.
+ * libdwfl calls this without checking for NULL whenever a pc has no .eh_frame entry (musl's libc
+ * names a debug file), so it must exist. Never debuginfod: nothing leaves the machine. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
 {
-	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)debuglink_file;
-	(void)debuglink_crc;
+	(void)userdata, (void)modname, (void)base, (void)file_name, (void)debuglink_file, (void)debuglink_crc;
 	*debuginfo_file_name = NULL;
-	return -1;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &id, &vaddr);
+	if (n < 2 || n > 64)
+		return -1;
+	char path[64 + 2 * 64 + 16];
+	int off = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (int i = 1; i < n; i++)
+		off += snprintf(path + off, sizeof(path) - (size_t)off, "%02x", id[i]);
+	snprintf(path + off, sizeof(path) - (size_t)off, ".debug");
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	*debuginfo_file_name = strdup(path);
+	return fd; /* libdwfl checks the build-id of what it reads against the module's */
 }
 
 static const Dwfl_Callbacks offline_cb = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = no_debuginfo,
+	.find_debuginfo = find_debuginfo,
 };
 
 /* The snapshot being unwound (libdwfl calls back synchronously). */
