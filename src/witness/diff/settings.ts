@@ -23,14 +23,20 @@ export function resolveDiffSettings(opts: DiffOptions = {}): DiffSettings {
 /** Every normalisation the diff fits and reports; the verdict uses one of them. */
 export const ALL_NORMS: Normalisation[] = ["median-ratio", "share", "rate", "cpu"];
 
+/** Axes whose totals are exact counts of what the program did: bytes allocated (every call is
+ *  counted, only the split between stacks is sampled) and lock-wait time (every contended wait is
+ *  timed, none sampled). */
+const EXACT_TOTAL_AXES = new Set(["alloc", "locks"]);
+
 /**
- * The normalisation one axis's verdict uses. The alloc axis compares bytes allocated per second
- * unless a normalisation was asked for: its total is an exact count of what the program did (not
- * a sampling artefact to divide out), and its self frames are only the few allocator entry points
- * (malloc, calloc, runtime.mallocgc …), so median-ratio would rarely have the 5 common functions
- * it needs and the share fallback would flag every other site when one site grows.
+ * The normalisation one axis's verdict uses. alloc and locks compare per second unless a
+ * normalisation was asked for: their totals are not a sampling artefact to divide out, and their
+ * self frames are only the few allocator entry points (malloc, calloc, runtime.mallocgc …) or lock
+ * waits (__lll_lock_wait, futex wrappers), so median-ratio would rarely have the 5 common
+ * functions it needs, and the share fallback would flag every other site or waiter as "down" when
+ * one grows.
  */
 export function axisNormalisation(axis: string, s: DiffSettings, asked: Normalisation | undefined): Normalisation {
-  if (asked === undefined && axis === "alloc") return "rate";
+  if (asked === undefined && EXACT_TOTAL_AXES.has(axis)) return "rate";
   return s.normalisation;
 }
