@@ -42,31 +42,38 @@ static long decimal(const char **p, const char *end)
 	return *p == s || v == 0 ? -1 : v;
 }
 
-int proctext_nspid(const char *buf, size_t len, int fallback)
+/* The text after `key` on the first line that starts with it (*eol set to that line's end), or NULL. */
+static const char *field_line(const char *buf, size_t len, const char *key, const char **eol)
 {
-	static const char key[] = "NSpid:";
+	size_t klen = strlen(key);
 	const char *end = buf + len;
 	for (const char *line = buf; line < end;) {
-		const char *eol = memchr(line, '\n', (size_t)(end - line));
-		if (!eol)
-			eol = end;
-		if ((size_t)(eol - line) >= sizeof(key) - 1 && memcmp(line, key, sizeof(key) - 1) == 0) {
-			const char *p = line + sizeof(key) - 1;
-			long last = -1;
-			for (;;) {
-				while (p < eol && (*p == ' ' || *p == '\t'))
-					p++;
-				if (p == eol)
-					break;
-				last = decimal(&p, eol);
-				if (last < 0 || (p < eol && *p != ' ' && *p != '\t'))
-					return fallback;
-			}
-			return last > 0 ? (int)last : fallback;
-		}
-		line = eol + 1;
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		*eol = nl ? nl : end;
+		if ((size_t)(*eol - line) >= klen && memcmp(line, key, klen) == 0)
+			return line + klen;
+		line = *eol + 1;
 	}
-	return fallback;
+	return NULL;
+}
+
+int proctext_nspid(const char *buf, size_t len, int fallback)
+{
+	const char *eol;
+	const char *p = field_line(buf, len, "NSpid:", &eol);
+	if (!p)
+		return fallback;
+	long last = -1;
+	for (;;) {
+		while (p < eol && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == eol)
+			break;
+		last = decimal(&p, eol);
+		if (last < 0 || (p < eol && *p != ' ' && *p != '\t'))
+			return fallback;
+	}
+	return last > 0 ? (int)last : fallback;
 }
 
 char *proctext_k8s_namespace(const char *buf, size_t len)
@@ -86,34 +93,26 @@ char *proctext_k8s_namespace(const char *buf, size_t len)
 
 long long proctext_euid(const char *buf, size_t len)
 {
-	static const char key[] = "Uid:";
-	const char *end = buf + len;
-	for (const char *line = buf; line < end;) {
-		const char *eol = memchr(line, '\n', (size_t)(end - line));
-		if (!eol)
-			eol = end;
-		if ((size_t)(eol - line) >= sizeof(key) - 1 && memcmp(line, key, sizeof(key) - 1) == 0) {
-			const char *p = line + sizeof(key) - 1;
-			long long v = -1;
-			for (int field = 0; field < 2; field++) {
-				while (p < eol && (*p == ' ' || *p == '\t'))
-					p++;
-				const char *s = p;
-				v = 0;
-				while (p < eol && *p >= '0' && *p <= '9') {
-					v = v * 10 + (*p - '0');
-					if (v > UINT32_MAX - 1) /* (uid_t)-1 is no uid */
-						return -1;
-					p++;
-				}
-				if (p == s || (p < eol && *p != ' ' && *p != '\t'))
-					return -1;
-			}
-			return v;
+	const char *eol;
+	const char *p = field_line(buf, len, "Uid:", &eol);
+	if (!p)
+		return -1;
+	long long v = -1;
+	for (int field = 0; field < 2; field++) {
+		while (p < eol && (*p == ' ' || *p == '\t'))
+			p++;
+		const char *s = p;
+		v = 0;
+		while (p < eol && *p >= '0' && *p <= '9') {
+			v = v * 10 + (*p - '0');
+			if (v > UINT32_MAX - 1) /* (uid_t)-1 is no uid */
+				return -1;
+			p++;
 		}
-		line = eol + 1;
+		if (p == s || (p < eol && *p != ' ' && *p != '\t'))
+			return -1;
 	}
-	return -1;
+	return v;
 }
 
 /* Up to 16 hex digits at *p (advanced past them): 0, or -1 when there are none or too many. */
