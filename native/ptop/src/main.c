@@ -122,11 +122,13 @@ static void wait_rescanning(double until)
 		struct timespec ts = { (time_t)step, (long)((step - (double)(time_t)step) * 1e9) };
 		nanosleep(&ts, NULL);
 		size_t first = procscan_scan(&scan, on_gone, NULL);
-		/* Libraries and JIT code mapped since: the unwinder must know every executable mapping. */
-		static unsigned ticks;
-		bool refresh = ++ticks % 4 == 0; /* once a second */
-		for (size_t i = 0; refresh && i < first; i++)
-			if (sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid))
+		/* Libraries and JIT code mapped since, and a whole new image after an execve (same pid):
+		 * the unwinder must know every executable mapping. Every scan, not once a second: the
+		 * unwinder reads each sample as it arrives, so a sample taken before the refresh that
+		 * tells it of an execve is lost (a worker that exec'd and lived 0.4 s per image had 50%
+		 * of its samples named with a 1 s refresh). */
+		for (size_t i = 0; i < first; i++)
+			if (scan.procs[i].alive && sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid))
 				unwind_send_process(scan.procs[i].pid, false);
 		register_new(first);
 		alloc_retry(&probes);

@@ -151,8 +151,11 @@ bool sym_prepare_process(int pid, int nspid)
 	}
 	if (!maps)
 		return false; /* exited before it could be prepared: its frames stay unsymbolized */
-	/* Prepared again (during and at the end of the window): the current mappings replace the
-	 * ones seen before, so libraries loaded since are known; files already open are not reopened. */
+	/* Prepared again (during and at the end of the window): the current mappings come first, so
+	 * libraries loaded since are known; files already open are not reopened. The mappings seen
+	 * before stay behind them where nothing new covers their range: samples taken before an
+	 * execve (same pid, a new image elsewhere) or a dlclose are symbolized at the end of the
+	 * window, when only this table is left to name them. */
 	struct mapping *old = ps->maps;
 	size_t nold = ps->n;
 	ps->maps = NULL;
@@ -161,10 +164,27 @@ bool sym_prepare_process(int pid, int nspid)
 	struct maps_ctx ctx = { ps, pid, rootfd, 0 };
 	proctext_maps_foreach(maps, mapslen, add_mapping, &ctx);
 	free(maps);
-	bool changed = nold != ps->n;
-	for (size_t i = 0; !changed && i < nold; i++)
-		changed = old[i].start != ps->maps[i].start || old[i].end != ps->maps[i].end ||
-			  old[i].off != ps->maps[i].off || old[i].mod != ps->maps[i].mod;
+	size_t nnew = ps->n;
+	bool changed = false;
+	for (size_t i = 0; i < nnew && !changed; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < nold && !seen; j++)
+			seen = old[j].start == ps->maps[i].start && old[j].end == ps->maps[i].end &&
+			       old[j].off == ps->maps[i].off && old[j].mod == ps->maps[i].mod;
+		changed = !seen;
+	}
+	for (size_t j = 0; j < nold; j++) {
+		bool covered = false;
+		for (size_t i = 0; i < nnew && !covered; i++)
+			covered = old[j].start < ps->maps[i].end && ps->maps[i].start < old[j].end;
+		if (covered)
+			continue;
+		if (ps->n == ctx.cap) {
+			ctx.cap = ctx.cap ? ctx.cap * 2 : 64;
+			ps->maps = xrealloc(ps->maps, ctx.cap, sizeof(*ps->maps));
+		}
+		ps->maps[ps->n++] = old[j];
+	}
 	free(old);
 	if (ps->perfmap_fd >= 0) {
 		close(ps->perfmap_fd); /* reopened below: the runtime appends to it during the window */

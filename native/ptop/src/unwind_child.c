@@ -23,9 +23,10 @@ struct uproc {
 	bool attached;
 	struct umap *maps;
 	size_t n, cap;
-	struct file_id {
+	struct file_id { /* a file at one load address: after an execve the same binary lies elsewhere */
 		dev_t dev;
 		ino_t ino;
+		uint64_t base;
 	} *files;
 	size_t nfiles;
 };
@@ -263,12 +264,12 @@ static void child_map(const struct umsg *m, int fd)
 		return;
 	}
 	for (size_t i = 0; i < u->nfiles; i++)
-		if (u->files[i].dev == st.st_dev && u->files[i].ino == st.st_ino) {
+		if (u->files[i].dev == st.st_dev && u->files[i].ino == st.st_ino && u->files[i].base == base) {
 			close(fd);
 			return;
 		}
 	u->files = realloc(u->files, (u->nfiles + 1) * sizeof(*u->files));
-	u->files[u->nfiles++] = (struct file_id){ st.st_dev, st.st_ino };
+	u->files[u->nfiles++] = (struct file_id){ st.st_dev, st.st_ino, base };
 	if (!u->dwfl)
 		u->dwfl = dwfl_begin(&offline_cb);
 	if (!u->dwfl) {
