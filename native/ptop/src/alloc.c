@@ -3,7 +3,10 @@
 #include <linux/types.h>
 #include "ptop.h"
 #include "ptop.skel.h"
+#include "proctext.h"
 #include "pyhelper.h"
+#include "rootfs.h"
+#include "strtab.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -111,7 +114,7 @@ static int attach_file(struct probes *p, int pid, uint64_t start, uint64_t end, 
 		}
 		if (nlinks == links_cap) {
 			links_cap = links_cap ? links_cap * 2 : 64;
-			links = realloc(links, links_cap * sizeof(*links));
+			links = xrealloc(links, links_cap, sizeof(*links));
 		}
 		links[nlinks++] = l;
 		total++;
@@ -153,6 +156,33 @@ size_t alloc_retry(struct probes *p)
 	return npending;
 }
 
+struct scan_ctx {
+	struct probes *p;
+	int pid, attached, files;
+	bool seen_exe;
+	const char *exe;
+};
+
+/* One line of the target's maps (proctext_maps_foreach): a file mapped from offset 0 that is its
+ * executable (the first such mapping) or a libc gets the uprobes. */
+static void scan_line(const struct maps_line *l, void *arg)
+{
+	struct scan_ctx *c = arg;
+	char file[4096];
+	if (l->off != 0 || l->path_len == 0 || l->path[0] != '/' || l->path_len >= sizeof(file) ||
+	    memchr(l->path, 0, l->path_len))
+		return;
+	memcpy(file, l->path, l->path_len);
+	file[l->path_len] = 0;
+	const char *base = strrchr(file, '/') + 1;
+	bool this_exe = !c->seen_exe && !strcmp(file, c->exe);
+	if (!this_exe && !is_libc(base))
+		return;
+	c->seen_exe |= this_exe;
+	c->files++;
+	c->attached += attach_file(c->p, c->pid, l->start, l->end, base);
+}
+
 static int attach_now(struct probes *p, int pid)
 {
 	if (!p->skel || !p->attached[P_ALLOC])
@@ -162,36 +192,18 @@ static int attach_now(struct probes *p, int pid)
 	ssize_t el = readlink(path, exe, sizeof(exe) - 1);
 	exe[el > 0 ? el : 0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	FILE *f = fopen(path, "re");
-	if (!f) {
+	size_t len;
+	char *maps = read_proc_file(path, 32u << 20, &len);
+	if (!maps) {
 		snprintf(why_none, sizeof(why_none), "pid %d: cannot read its maps: %s", pid, strerror(errno));
 		return 0;
 	}
-	char line[4400];
-	int n = 0, files = 0;
-	bool seen_exe = false;
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t s, e, off;
-		char perms[8];
-		int pos = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &s, &e, perms, &off, &pos) < 4 || !pos)
-			continue;
-		char *file = line + pos;
-		file[strcspn(file, "\n")] = 0;
-		if (off != 0 || file[0] != '/')
-			continue;
-		const char *base = strrchr(file, '/') + 1;
-		bool this_exe = !seen_exe && !strcmp(file, exe);
-		if (!this_exe && !is_libc(base))
-			continue;
-		seen_exe |= this_exe;
-		files++;
-		n += attach_file(p, pid, s, e, base);
-	}
-	fclose(f);
-	if (files == 0)
+	struct scan_ctx c = { .p = p, .pid = pid, .exe = exe };
+	proctext_maps_foreach(maps, len, scan_line, &c);
+	free(maps);
+	if (c.files == 0)
 		snprintf(why_none, sizeof(why_none), "pid %d: no libc mapped and no executable found in its maps", pid);
-	return n;
+	return c.attached;
 }
 
 size_t alloc_uprobes(void)
