@@ -4,7 +4,8 @@
 import { AxisTotalError, MAX_AXIS_TOTAL, type AxisProfile, type AxisUnit, type Capture } from "./model.ts";
 import { LineSplitter } from "./read-lines.ts";
 import { NameTable } from "./name-table.ts";
-import { grow, StackSet } from "./stack-set.ts";
+import { grow } from "./grow.ts";
+import { StackSet } from "./stack-set.ts";
 
 export class FoldedError extends Error {}
 

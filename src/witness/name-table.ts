@@ -1,9 +1,8 @@
 // Frame names, each kept once: as a string (for the Capture model) and as its UTF-8 bytes, packed
 // end to end (for looking names up and writing them out without making a string per occurrence).
-// A name is found again from its bytes through an open-addressing hash table.
-import { grow } from "./stack-set.ts";
-
-const EMPTY = -1;
+// A name is found again from its bytes through a HashIndex.
+import { grow } from "./grow.ts";
+import { HashIndex } from "./hash-index.ts";
 
 /**
  * UTF-8 of a string, code unit by code unit: TextEncoder's bytes for well-formed text, and a
@@ -40,13 +39,17 @@ function utf8(s: string): Uint8Array {
   return out.subarray(0, at);
 }
 
+const EMPTY_BYTES: Uint8Array = new Uint8Array(0);
+
 export class NameTable {
   readonly names: string[] = [];
   private bytes = new Uint8Array(1 << 16);
   /** Name i is bytes[starts[i] .. starts[i + 1]). */
   private starts = new Float64Array(1 << 10);
-  private hashes = new Int32Array(1 << 10);
-  private table = new Int32Array(1 << 11).fill(EMPTY);
+  private readonly index = new HashIndex();
+  /** The bytes being looked up, for `isProbe` (one closure made once, not one per lookup). */
+  private readonly probe: { buf: Uint8Array; start: number; end: number } = { buf: EMPTY_BYTES, start: 0, end: 0 };
+  private readonly isProbe = (i: number): boolean => this.equals(i, this.probe.buf, this.probe.start, this.probe.end);
   private readonly decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
   get size(): number {
@@ -58,34 +61,25 @@ export class NameTable {
     let h = 0x811c9dc5;
     for (let k = start; k < end; k++) h = Math.imul(h ^ buf[k]!, 0x01000193);
     h ^= h >>> 15;
-    const mask = this.table.length - 1;
-    let slot = h & mask;
-    for (; ; slot = (slot + 1) & mask) {
-      const at = this.table[slot]!;
-      if (at === EMPTY) break;
-      if (this.hashes[at] === h && this.equals(at, buf, start, end)) return at;
-    }
+    this.probe.buf = buf;
+    this.probe.start = start;
+    this.probe.end = end;
+    const found = this.index.find(h, this.isProbe);
+    this.probe.buf = EMPTY_BYTES; // not keeping the caller's buffer alive
+    if (found >= 0) return found;
     const i = this.names.length;
-    if (i + 2 > this.starts.length) {
-      this.starts = grow(this.starts, this.starts.length * 2);
-      this.hashes = grow(this.hashes, this.hashes.length * 2);
-    }
+    if (i + 2 > this.starts.length) this.starts = grow(this.starts, this.starts.length * 2);
     const from = this.starts[i]!;
     const len = end - start;
     if (from + len > this.bytes.length) this.bytes = grow(this.bytes, Math.max(this.bytes.length * 2, from + len));
     this.bytes.set(buf.subarray(start, end), from);
     this.starts[i + 1] = from + len;
-    this.hashes[i] = h;
     // A string of its own: a slice of a larger string would keep all of that alive.
     const decoded = this.decoder.decode(buf.subarray(start, end));
     // A copy of `text` (join makes a new string; a slice would share its parent's memory) when its
     // lone surrogates do not survive decoding.
     this.names.push(text === undefined || decoded === text ? decoded : Array.from(text).join(""));
-    if (this.names.length * 2 > this.table.length) {
-      this.table = new Int32Array(this.table.length * 2).fill(EMPTY);
-      for (let j = 0; j < this.names.length; j++) this.place(j);
-    } else this.table[slot] = i;
-    return i;
+    return this.index.add(h);
   }
 
   /** The id of a name given as text. */
@@ -122,12 +116,5 @@ export class NameTable {
     if (this.starts[i + 1]! - from !== end - start) return false;
     for (let k = 0; k < end - start; k++) if (this.bytes[from + k] !== buf[start + k]) return false;
     return true;
-  }
-
-  private place(i: number): void {
-    const mask = this.table.length - 1;
-    let slot = this.hashes[i]! & mask;
-    while (this.table[slot] !== EMPTY) slot = (slot + 1) & mask;
-    this.table[slot] = i;
   }
 }
