@@ -7,9 +7,10 @@
  *   tag % 4 == 0  a parent message (with a descriptor of this harness's own binary when tag & 4)
  *   tag % 4 == 1  a raw ring-buffer record
  *   tag % 4 == 2  a record "from the child", through the parent's check
- *   tag % 4 == 3  a cpu/offcpu snapshot of pid 1 whose pc lies in the harness's executable
- *                 segment (pc offset, sp, then stack bytes from the input), so that libdwfl walks
- *                 real CFI over fuzzed stack contents
+ *   tag % 4 == 3  a snapshot of pid 1 (offcpu when tag & 4, else a lock wait when tag & 8, an
+ *                 allocation entry when tag & 16, else cpu) whose pc lies in the harness's
+ *                 executable segment (pc offset, sp, then stack bytes from the input), so that
+ *                 libdwfl walks real CFI over fuzzed stack contents
  * Pid 1 starts every input with this binary mapped at its link-time addresses. At the end every
  * aggregated record the child would send must pass the parent's check. */
 #include "unwind_child.h"
@@ -110,9 +111,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(&sp, b + 8, 8);
 			size_t stack_len = len - 16;
 			struct sample_hdr *h = calloc(1, sizeof(*h) + stack_len);
-			h->kind = tag & 4 ? SAMPLE_OFFCPU_BLOCK : tag & 8 ? SAMPLE_LOCK_WAIT : SAMPLE_CPU;
+			h->kind = tag & 4 ? SAMPLE_OFFCPU_BLOCK : tag & 8 ? SAMPLE_LOCK_WAIT : tag & 16 ? SAMPLE_ALLOC : SAMPLE_CPU;
 			h->seq = pcoff; /* a lock wait's futex address */
-			h->value = sp;  /* and its ns, any u64 */
+			h->value = sp;  /* and its ns (an allocation's bytes), any u64 */
 			h->tgid = 1;
 			h->tid = 1 + (tag >> 3);
 			h->kstack = -1;
