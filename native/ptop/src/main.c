@@ -184,10 +184,11 @@ int main(int argc, char **argv)
 		return EXIT_REFUSED;
 	}
 
-	/* Before the BPF object is loaded: the child that recognises CPython interpreters. */
+	/* Before the BPF object is loaded: the unprivileged child that recognises CPython interpreters
+	 * and finds allocation entry points in the ELF files the parent opens. */
 	if (pyhelper_start(msg, sizeof(msg)))
-		fprintf(stderr, "ptop: no Python frames: %s\n", msg);
-	phase("target list read, python helper started");
+		fprintf(stderr, "ptop: no Python frames and no alloc probes: %s\n", msg);
+	phase("target list read, ELF helper started");
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));

@@ -109,7 +109,7 @@ int pyhelper_start(char *err, size_t len)
 				close(fd);
 		char msg[256];
 		if (caps_drop_all(msg, sizeof(msg))) {
-			fprintf(stderr, "ptop: python helper: %s; it stops without parsing anything\n", msg);
+			fprintf(stderr, "ptop: ELF helper: %s; it stops without parsing anything\n", msg);
 			_exit(1);
 		}
 		serve();
