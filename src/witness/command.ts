@@ -24,8 +24,9 @@ const USAGE = `usage:
 
 Inputs are pprof (.pb.gz), folded stacks (.folded) or ptop streams, detected by content.
 In diff, the first file of each side is the head capture; the rest are replicates of that version.
-Normalisation: median-ratio unless --normalise is given; the alloc axis then compares bytes per second (rate),
-and reports bytes per unit of cpu (cpu) in --json when every capture has a cpu axis.
+Normalisation: median-ratio unless --normalise is given; the alloc and locks axes then compare per second
+(rate: bytes allocated, lock-wait time), and alloc reports bytes per unit of cpu (cpu) in --json when every
+capture has a cpu axis.
 `;
 
 class UsageError extends Error {}
@@ -259,7 +260,7 @@ async function diff(argv: string[]): Promise<number> {
   });
   if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   if (!values.before || !values.after) throw new UsageError("diff needs --before and --after");
-  // Not given: the diff's default (median-ratio; the alloc axis compares bytes per second).
+  // Not given: the diff's default (median-ratio; the alloc and locks axes compare per second, settings.ts axisNormalisation).
   const asked = values.normalise ?? values.normalize;
   const norm = asked ?? "median-ratio";
   if (!["median-ratio", "share", "rate"].includes(norm)) throw new UsageError(`unknown normalisation "${norm}"`);
