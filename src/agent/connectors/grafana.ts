@@ -53,17 +53,22 @@ interface Spec {
   request: (a: any) => { path: string; query?: Record<string, string | number | undefined> };
 }
 
+/** metrics:read on the metrics backend is the one scope every token must have; the rest are optional. */
+function isRequiredScope(s: Pick<Spec, "backend" | "scopes">): boolean {
+  return s.backend === "metrics" && s.scopes.includes("metrics:read");
+}
+
 /** The backend's URL, or the configuration error naming the variable to set. */
 function backendBase(env: Env, s: Pick<Spec, "name" | "backend" | "scopes">): string {
   const base = env[BACKEND_ENV[s.backend]];
   if (base) return base;
-  const required = s.backend === "metrics" && s.scopes.includes("metrics:read");
+  const required = isRequiredScope(s);
   throw new AgentError("not_configured", `${s.name} needs ${BACKEND_ENV[s.backend]} (the stack's ${s.backend} endpoint)${required ? "" : "; other operations are unaffected"}`);
 }
 
 async function call(h: GrafanaHandle, s: Pick<Spec, "name" | "backend" | "scopes">, path: string, query?: Record<string, string | number | undefined>) {
   const base = backendBase(h.env, s);
-  const required = s.backend === "metrics" && s.scopes.includes("metrics:read");
+  const required = isRequiredScope(s);
   const res = await httpJson(urlOf(base, path, query), { headers: { authorization: authFor(h, s.backend) } });
   if (res.status >= 200 && res.status < 300) return res.body;
   if (res.status === 401 && !scopeRefusal(res)) {
