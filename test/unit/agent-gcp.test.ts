@@ -144,6 +144,11 @@ describe("GCP", () => {
     expect(fake.requests).toEqual([]);
   });
 
+  test("arguments put into a request path stay one path segment each (no ../ out of the recommender's path)", async () => {
+    await enforceAndRun(catalog, "gcp.recommendations.list", { location: "global", recommender: "../../../../../v1/projects/other:getIamPolicy" }, ctx(env()));
+    expect(fake.requests.map((q) => q.path)).toEqual(["/v1/projects/acme-prod/locations/global/recommenders/..%2F..%2F..%2F..%2F..%2Fv1%2Fprojects%2Fother%3AgetIamPolicy/recommendations"]);
+  });
+
   test("a missing role is named, billing viewer on the billing account", async () => {
     fake.options.roles = ["roles/viewer"];
     const logs = await refusal(enforceAndRun(catalog, "gcp.logs.query", { filter: "severity>=ERROR" }, ctx(env())));
