@@ -93,6 +93,8 @@ describe("stage 2–3: normalisation fits", () => {
     expect(chooseNormalisation(sizeFactors(folded), "rate").note).toContain("measured time");
     expect(chooseNormalisation(sizeFactors(folded), "median-ratio")).toMatchObject({ used: "share" });
     expect(chooseNormalisation(f, "rate")).toEqual({ used: "rate" });
+    // cpu (bytes per unit of CPU) exists for the alloc axis only; elsewhere the note says so.
+    expect(chooseNormalisation(sizeFactors(folded), "cpu")).toEqual({ used: "share", note: "cpu normalisation needs the alloc axis and a cpu axis in every capture, share used instead" });
   });
   test("with replicates the pool is measured; without, the prior stands in and tests are not moderated", () => {
     const fit = fitNormalisation("median-ratio", sizeFactors(m)["median-ratio"]!, m.cols, tests, { usePrior: false, priorAlpha: 0.01 });

@@ -49,13 +49,13 @@ export function sizeFactors(m: AxisMatrix): Partial<Record<Normalisation, number
 /** The normalisation the verdict uses: the one asked for, or share with a note saying why not. */
 export function chooseNormalisation(factors: Partial<Record<Normalisation, number[]>>, wanted: Normalisation): { used: Normalisation; note?: string } {
   if (factors[wanted]) return { used: wanted };
-  return {
-    used: "share",
-    note:
-      wanted === "rate"
-        ? "rate normalisation needs the measured time of every capture (folded input has none); share used instead"
-        : "fewer than 5 functions present in every capture: median-ratio impossible, share used instead",
+  const why: Record<Normalisation, string> = {
+    rate: "rate normalisation needs the measured time of every capture (folded input has none)",
+    cpu: "cpu normalisation needs the alloc axis and a cpu axis in every capture",
+    "median-ratio": "fewer than 5 functions present in every capture: median-ratio impossible",
+    share: "share normalisation has no size factors", // never: every axis has share factors
   };
+  return { used: "share", note: `${why[wanted]}, share used instead` };
 }
 
 /** Self vectors carry the pool (or every vector when fewer than 3 are self counts). */
