@@ -333,6 +333,13 @@ describe("Athena: source data, results bucket and SQL guard (dist/runner)", () =
     expect(f.message).toContain("cannot use the query results bucket");
   });
 
+  test("source data in the results bucket, outside the results folder, is still the source data", async () => {
+    failing("com.amazonaws.services.s3.model.AmazonS3Exception: Access Denied (Service: Amazon S3; Status Code: 403; Error Code: AccessDenied) (Path: s3://acme-athena-results/alb-logs/part-0001.gz)");
+    const f = agentFailure(await athena({ sql: "SELECT * FROM alb_logs", outputLocation: "s3://acme-athena-results/runner/" }));
+    expect(f.message).toContain("cannot read the table's source data at s3://acme-athena-results/alb-logs/part-0001.gz");
+    expect(f.message).not.toContain("s3:PutObject");
+  });
+
   test("SHOW CREATE TABLE only reads: it is sent to Athena as written", async () => {
     fake.respond.push((c) => {
       if (c.action === "athena:StartQueryExecution") return awsOk(c, { QueryExecutionId: "q-ddl" });

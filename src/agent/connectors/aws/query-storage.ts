@@ -25,10 +25,20 @@ function s3Path(reason: string): string | undefined {
   return /s3:\/\/[^\s)'",;]+/i.exec(reason)?.[0].replace(/\.+$/, "");
 }
 
-function under(path: string, prefix: string | undefined): boolean {
-  if (!prefix) return false;
-  const bucket = (p: string) => p.replace(/^s3:\/\//i, "").split("/")[0];
-  return path.startsWith(prefix) || bucket(path) === bucket(prefix);
+/**
+ * The folder query results are written under: the location up to its last "/" (Athena reports the
+ * result file, s3://bucket/prefix/<query id>.csv, where the caller gave s3://bucket/prefix/).
+ */
+function resultsFolder(location: string): string {
+  const m = /^(s3:\/\/[^/]+)(\/.*)?$/i.exec(location);
+  if (!m) return location;
+  const rest = m[2] ?? "/";
+  return m[1] + rest.slice(0, rest.lastIndexOf("/") + 1);
+}
+
+/** Whether `path` is in the results folder; source data elsewhere in the same bucket is not. */
+function under(path: string, resultsLocation: string | undefined): boolean {
+  return resultsLocation !== undefined && path.startsWith(resultsFolder(resultsLocation));
 }
 
 export function storageCause(reason: string, resultsLocation?: string): StorageCause | undefined {
