@@ -380,6 +380,13 @@ static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_
 	return agg_find(keybuf, (uint32_t)(sizeof(k) + cur.n * 8ull + h->interp_len));
 }
 
+/* A sum of a sample's value into an aggregate, capped where the parent can still hold it in a u64. */
+static void add_capped(double *sum, uint64_t value)
+{
+	double v = *sum + (double)value;
+	*sum = v < VALUE_MAX ? v : VALUE_MAX;
+}
+
 static void (*poll_messages)(void);
 static bool debug; /* PTOP_DEBUG: why a stack ended early, on stderr */
 
@@ -392,9 +399,7 @@ int uwc_sample(void *ctx, void *data, size_t size)
 	if (h->kind == SAMPLE_OFFCPU_WAKE) {
 		struct pend *p = pend_slot(h->tid);
 		if (p && p->tid == h->tid && p->seq == h->seq && p->entry >= 0) {
-			/* ns blocked: a sum the parent can still hold in a u64 */
-			double v = entries[p->entry].value + (double)h->value;
-			entries[p->entry].value = v < VALUE_MAX ? v : VALUE_MAX;
+			add_capped(&entries[p->entry].value, h->value); /* ns blocked */
 			p->entry = -1;
 		}
 		return 0;
@@ -442,14 +447,9 @@ int uwc_sample(void *ctx, void *data, size_t size)
 	entries[e].events += entries[e].events < VALUE_MAX;
 	if (axis == P_CPU) {
 		entries[e].value += entries[e].value < VALUE_MAX;
-	} else if (axis == P_ALLOC) {
-		/* bytes since the previous sample (alloc.bpf.h), held in a u64 by the parent */
-		double v = entries[e].value + (double)h->value;
-		entries[e].value = v < VALUE_MAX ? v : VALUE_MAX;
-	} else if (axis == P_LOCKS) {
-		/* ns waited, timed in the kernel: a sum the parent can still hold in a u64 */
-		double v = entries[e].value + (double)h->value;
-		entries[e].value = v < VALUE_MAX ? v : VALUE_MAX;
+	} else if (axis == P_ALLOC || axis == P_LOCKS) {
+		/* alloc: bytes since the previous sample (alloc.bpf.h); locks: ns waited, timed in the kernel */
+		add_capped(&entries[e].value, h->value);
 	} else {
 		struct pend *p = pend_slot(h->tid);
 		if (p)
