@@ -1,7 +1,7 @@
 // Folded stacks (Brendan Gregg's format): one line per distinct stack, `root;…;leaf COUNT`.
 // A folded file holds one axis; which one is not in the format, so the reader takes it as a hint.
 
-import { AxisTotalError, MAX_AXIS_TOTAL, type AxisProfile, type AxisUnit, type Capture } from "./model.ts";
+import { AxisTotalError, MAX_AXIS_TOTAL, type AxisProfile, AXIS_UNITS, type Capture } from "./model.ts";
 import { LineSplitter } from "./read-lines.ts";
 import { NameTable } from "./name-table.ts";
 import { grow } from "./grow.ts";
@@ -30,8 +30,6 @@ function asciiNumber(buf: Uint8Array, start: number, end: number): number {
   for (let k = start; k < end; k++) text += String.fromCharCode(buf[k]!);
   return Number(text);
 }
-
-const UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls", locks: "nanoseconds", alloc: "bytes" };
 
 /**
  * Folded lines merged by stack, in order of first appearance. Memory follows what must be kept,
@@ -261,7 +259,7 @@ export class FoldedCounts {
 
   /** These stacks as a Capture, in order of first appearance (frames too, as AxisBuilder would). */
   capture(name?: string): Capture {
-    const profile: AxisProfile = { axis: this.axis, unit: UNIT[this.axis] ?? "count", frames: this.names.names.map((n) => ({ name: n })), stacks: [] };
+    const profile: AxisProfile = { axis: this.axis, unit: AXIS_UNITS[this.axis] ?? "count", frames: this.names.names.map((n) => ({ name: n })), stacks: [] };
     for (let i = 0; i < this.stacks.size; i++) profile.stacks.push({ frames: this.stacks.toArray(i), value: this.counts[i]! });
     const c: Capture = { meta: { source: "folded", partial: false }, axes: { [this.axis]: profile }, missing: [] };
     if (name !== undefined) c.meta.name = name;

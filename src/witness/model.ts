@@ -9,6 +9,9 @@ import { StackSet } from "./stack-set.ts";
 
 export type AxisUnit = "samples" | "nanoseconds" | "calls" | "count" | "bytes";
 
+/** The unit of each axis ptop records (protocol/profile-stream.ts), for inputs that do not say it. */
+export const AXIS_UNITS: Readonly<Record<string, AxisUnit>> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls", locks: "nanoseconds", alloc: "bytes" };
+
 export interface Frame {
   /** Function name (or a placeholder such as "[unknown] 0x7f…" when unsymbolized). */
   name: string;

@@ -10,7 +10,7 @@
 // syscall_time) are folded back into their primary. Foreign profiles (Go, Pyroscope) read the same way.
 
 import { Function as PFunction, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from "pprof-format";
-import { AxisBuilder, type AxisProfile, type AxisUnit, type Capture } from "./model.ts";
+import { AxisBuilder, type AxisProfile, AXIS_UNITS, type AxisUnit, type Capture } from "./model.ts";
 import { gzipSync } from "node:zlib";
 import { CorruptGzipError, gunzipProfileSync, isGzip } from "./gunzip.ts";
 
@@ -115,8 +115,6 @@ export function toPprof(c: Capture, axes: string[] = Object.keys(c.axes)): Uint8
   return new Uint8Array(gzipSync(profile.encode()));
 }
 
-const AXIS_UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls", locks: "nanoseconds", alloc: "bytes" };
-
 /** Decodes gzipped (or raw) pprof bytes into a Capture. */
 export function parsePprof(bytes: Uint8Array, name?: string): Capture {
   let raw = bytes;
@@ -179,7 +177,7 @@ export function parsePprof(bytes: Uint8Array, name?: string): Capture {
   const period = Number(prof.period) || undefined;
   roles.forEach((r, i) => {
     if (r.primary && !builders.has(r.axis)) {
-      const unit = AXIS_UNIT[r.axis] ?? ((types[i]!.unit === "nanoseconds" ? "nanoseconds" : types[i]!.unit === "bytes" ? "bytes" : "count") as AxisUnit);
+      const unit = AXIS_UNITS[r.axis] ?? ((types[i]!.unit === "nanoseconds" ? "nanoseconds" : types[i]!.unit === "bytes" ? "bytes" : "count") as AxisUnit);
       builders.set(r.axis, new AxisBuilder(r.axis, unit, r.axis === "cpu" ? period : undefined));
     }
   });

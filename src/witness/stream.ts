@@ -6,13 +6,11 @@
 
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { STREAM_VERSION, StreamRecord, type FrameRecord } from "../protocol/profile-stream.ts";
-import { AxisBuilder, axisTotal, type AxisUnit, type Capture, type Frame } from "./model.ts";
+import { AxisBuilder, axisTotal, AXIS_UNITS, type Capture, type Frame } from "./model.ts";
 
 const check = TypeCompiler.Compile(StreamRecord);
 
 export class StreamError extends Error {}
-
-const DEFAULT_UNIT: Record<string, AxisUnit> = { cpu: "samples", offcpu: "nanoseconds", syscalls: "calls", locks: "nanoseconds", alloc: "bytes" };
 
 export function parseStream(text: string, name?: string): Capture {
   const capture: Capture = { meta: { source: "stream", partial: false }, axes: {}, missing: [] };
@@ -84,7 +82,7 @@ export function parseStream(text: string, name?: string): Capture {
         let entry = builders.get(rec.axis);
         if (!entry) {
           // Tolerate a collector that omits the axis record: the unit is implied by the axis name.
-          entry = { b: new AxisBuilder(rec.axis, DEFAULT_UNIT[rec.axis] ?? "count"), frameMap: new Map() };
+          entry = { b: new AxisBuilder(rec.axis, AXIS_UNITS[rec.axis] ?? "count"), frameMap: new Map() };
           builders.set(rec.axis, entry);
         }
         const ids: number[] = new Array(rec.frames.length);
