@@ -4,9 +4,10 @@
 //
 // Default: cpu, offcpu, syscalls and locks. `locks` costs the target ~3.8 µs of CPU per lock wait
 // (bench/RESULTS.md, "locks probe cost"): below what the bench resolves on a contended and an
-// uncontended program, and of the order of what `offcpu` already pays for the same waits. `alloc` (uprobes on malloc & co. and Go's runtime.mallocgc)
-// is opt-in: a uprobe costs the target a trap per allocation, and its measured cost at 100k
-// allocations/s (bench/RESULTS.md, "alloc probe cost") is above the 2% a default may cost.
+// uncontended program, and of the order of what `offcpu` already pays for the same waits.
+// `alloc` (uprobes on malloc & co. and Go's runtime.mallocgc) is opt-in: a uprobe costs the
+// target a trap per allocation, and its measured cost at 100k allocations/s (bench/RESULTS.md,
+// "alloc probe cost") is above the 2% a default may cost.
 
 import { ALL_PROBES, type ProbeName } from "../protocol/profile-stream.ts";
 

@@ -260,7 +260,8 @@ async function diff(argv: string[]): Promise<number> {
   });
   if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   if (!values.before || !values.after) throw new UsageError("diff needs --before and --after");
-  // Not given: the diff's default (median-ratio; the alloc and locks axes compare per second, settings.ts axisNormalisation).
+  // Not given: the diff's default (median-ratio; the alloc and locks axes compare per second,
+  // settings.ts axisNormalisation).
   const asked = values.normalise ?? values.normalize;
   const norm = asked ?? "median-ratio";
   if (!["median-ratio", "share", "rate"].includes(norm)) throw new UsageError(`unknown normalisation "${norm}"`);

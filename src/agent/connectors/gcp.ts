@@ -11,8 +11,9 @@ import { obj, optStr, seg, str } from "./rest-op.ts";
 // enables, one list read each, all over REST with the token from gcp/auth.ts (no client
 // libraries: a GET per service does not need them): compute, managed Kubernetes (container),
 // managed SQL (sqladmin), serverless run (run), functions (cloudfunctions), DNS (dns), artifact
-// registry (artifactregistry), document store (firestore), cache (redis). RUNNER_GCP_PROJECT is the project; the cost operation reads the
-// billing export table named by RUNNER_GCP_BILLING_EXPORT_TABLE and fails explicitly without it.
+// registry (artifactregistry), document store (firestore), cache (redis). RUNNER_GCP_PROJECT is
+// the project; the cost operation reads the billing export table named by
+// RUNNER_GCP_BILLING_EXPORT_TABLE and fails explicitly without it.
 // RUNNER_GCP_URL_TEMPLATE (default https://{service}.googleapis.com) for private endpoints/tests.
 
 export const BILLING_TABLE_ENV = "RUNNER_GCP_BILLING_EXPORT_TABLE";

@@ -1,6 +1,7 @@
 // Boot check: tracing mounts. Without tracefs the tracepoint probes (offcpu: sched_switch,
-// syscalls: raw_syscalls, locks: syscalls' futex and futex_waitv) cannot attach; cpu sampling needs only perf events. This does not stop
-// the boot — the boot line states which probes to expect — but a capture will have absent axes.
+// syscalls: raw_syscalls, locks: syscalls' futex and futex_waitv) cannot attach; cpu sampling
+// needs only perf events. This does not stop the boot — the boot line states which probes to
+// expect — but a capture will have absent axes.
 
 import type { ProbeName } from "../../protocol/profile-stream.ts";
 import { DEFAULT_PROBES } from "../../config/probe-set.ts";
