@@ -46,13 +46,16 @@ export const APP_JS = String.raw`
   function pct(x) { return (x >= 0 ? "+" : "") + (x * 100).toFixed(1) + "%"; }
   function share(x) { return (x * 100).toFixed(2) + "%"; }
   function num(x) { var a = Math.abs(x); return a >= 100 ? Math.round(x).toLocaleString("en-US") : a >= 1 ? x.toFixed(1) : x.toPrecision(2); }
+  // The browser's copy of src/server/web/units.ts absolute() (this script has no imports);
+  // test/unit/web-units.test.ts checks the two agree.
   function absolute(v, s) {
     if (!s) return "";
-    var parts = [s.unit === "nanoseconds" ? num(v / 1e6) + " ms blocked" : num(v) + " " + s.unit];
+    var parts = [s.unit === "nanoseconds" ? num(v / 1e6) + " ms blocked" : s.unit === "bytes" ? num(v / 1048576) + " MiB" : num(v) + " " + s.unit];
     if (s.seconds) {
       if (s.unit === "samples" && s.periodNs) parts.push(num(v * s.periodNs / 1e9 / s.seconds) + " CPU-s/s");
       else if (s.unit === "samples") parts.push(num(v / s.seconds) + " samples/s");
       else if (s.unit === "nanoseconds") parts.push(num(v / 1e9 / s.seconds) + " s blocked/s");
+      else if (s.unit === "bytes") parts.push(num(v / 1048576 / s.seconds) + " MiB/s");
       else parts.push(num(v / s.seconds) + " " + s.unit + "/s");
     }
     return parts.join(" · ");
