@@ -52,8 +52,9 @@ struct lock_start_val {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* tracepoint programs only: allocate on demand */
+	/* LRU: a thread that dies mid-wait never reaches the event that deletes its entry; with a
+	 * plain hash such entries would pile up over a long window until every new start is lost. */
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32); /* tid */
 	__type(value, struct lock_start_val);
