@@ -2,7 +2,9 @@
 // normalisation fits, weighted Holm per family, the changes with their confirmation, the verdict.
 import { describe, expect, test } from "bun:test";
 import type { AxisProfile, Capture } from "../../src/witness/model.ts";
-import { axesOf, buildAxisMatrix, countingQuantum, selectHypotheses, type AxisMatrix } from "../../src/witness/diff/axis-matrix.ts";
+import { ALLOC_SAMPLE_PERIOD, axesOf, buildAxisMatrix, countingQuantum, selectHypotheses, type AxisMatrix } from "../../src/witness/diff/axis-matrix.ts";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { chooseNormalisation, fitNormalisation, sizeFactors } from "../../src/witness/diff/normalisation-fit.ts";
 import { familyLevels, isFocus, weightedHolmByFamily } from "../../src/witness/diff/holm-families.ts";
 import { changeVerdict, confirmation, sideSummary, planFamily, axisChanges, axisPower } from "../../src/witness/diff/changes.ts";
@@ -195,4 +197,12 @@ describe("stage 6: verdict", () => {
     expect(v.reason).toContain("7 captures per version would decide");
     expect(overallVerdict([ax(0.5, null)], [], s).reason).toContain("replicates alone cannot reach the target");
   });
+});
+
+test("the alloc counting quantum follows ptop's sampling period (native/ptop/src/alloc.h), not a copy that can drift", () => {
+  const header = readFileSync(resolve(import.meta.dir, "../../native/ptop/src/alloc.h"), "utf8");
+  const m = header.match(/#define PTOP_ALLOC_PERIOD \((\d+)u \* (\d+)u\)/);
+  expect(m).not.toBeNull();
+  expect(Number(m![1]) * Number(m![2])).toBe(ALLOC_SAMPLE_PERIOD);
+  expect(countingQuantum("bytes", "alloc")).toBe(2 * ALLOC_SAMPLE_PERIOD);
 });
