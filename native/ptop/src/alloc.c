@@ -187,13 +187,9 @@ static int attach_now(struct probes *p, int pid)
 {
 	if (!p->skel || !p->attached[P_ALLOC])
 		return 0;
-	char path[64], exe[4096];
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	ssize_t el = readlink(path, exe, sizeof(exe) - 1);
-	exe[el > 0 ? el : 0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	char exe[4096];
 	size_t len;
-	char *maps = read_proc_file(path, 32u << 20, &len);
+	char *maps = read_proc_maps_and_exe(pid, &len, exe, sizeof(exe));
 	if (!maps) {
 		snprintf(why_none, sizeof(why_none), "pid %d: cannot read its maps: %s", pid, strerror(errno));
 		return 0;

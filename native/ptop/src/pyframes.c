@@ -87,13 +87,9 @@ static void candidate_line(const struct maps_line *l, void *arg)
 
 static size_t find_candidates(int pid, struct candidate *c, size_t cap)
 {
-	char path[64], exe[4096];
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	ssize_t el = readlink(path, exe, sizeof(exe) - 1);
-	exe[el > 0 ? el : 0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	char exe[4096];
 	size_t len;
-	char *maps = read_proc_file(path, 32u << 20, &len);
+	char *maps = read_proc_maps_and_exe(pid, &len, exe, sizeof(exe));
 	if (!maps)
 		return 0;
 	struct find_ctx f = { c, 0, cap, exe };

@@ -85,3 +85,14 @@ char *read_proc_file(const char *path, size_t max, size_t *len)
 	close(fd);
 	return b;
 }
+
+char *read_proc_maps_and_exe(int pid, size_t *len, char *exe, size_t exelen)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	ssize_t el = exelen ? readlink(path, exe, exelen - 1) : -1;
+	if (exelen)
+		exe[el > 0 ? el : 0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	return read_proc_file(path, 32u << 20, len);
+}

@@ -17,4 +17,7 @@ int rootfs_open_file_nofollow(int rootfd, const char *path, off_t max_size);
 char *read_fd_all(int fd, size_t max, size_t *len);
 /* Reads a /proc file into a NUL-terminated malloc'd buffer (at most max bytes). */
 char *read_proc_file(const char *path, size_t max, size_t *len);
+/* pid's /proc/PID/maps text (as read_proc_file; NULL with errno set) and its executable's path in
+ * exe ("" when the link cannot be read): what the probes that pick files from the maps need. */
+char *read_proc_maps_and_exe(int pid, size_t *len, char *exe, size_t exelen);
 #endif
