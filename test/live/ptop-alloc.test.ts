@@ -36,6 +36,22 @@ function bytesByCaller(records: StreamRecord[], pid: number): Map<string, number
   return out;
 }
 
+/** allocratio's checks: the exact total within 2% of what the program asked for, and its two
+ *  sites' sampled shares within 5 points of 75/25. */
+function expectThreeToOne(records: StreamRecord[], pid: number, asked: number, log: Record<string, unknown>) {
+  const summary = records.find((r): r is SummaryRecord => r.type === "summary")!;
+  const total = summary.totals!.alloc!;
+  const byCaller = bytesByCaller(records, pid);
+  const inStacks = [...byCaller.values()].reduce((a, b) => a + b, 0);
+  const large = (byCaller.get("alloc_site_large") ?? 0) / inStacks;
+  const small = (byCaller.get("alloc_site_small") ?? 0) / inStacks;
+  console.log(JSON.stringify({ ...log, asked, total, inStacks, large, small, samples: summary.samples.alloc }));
+  expect(Math.abs(total - asked) / asked).toBeLessThan(0.02);
+  expect(Math.abs(large - 0.75)).toBeLessThan(0.05);
+  expect(Math.abs(small - 0.25)).toBeLessThan(0.05);
+  return { summary, large, small };
+}
+
 /** kB of anonymous (copied-on-write) pages in pid's executable libc mapping: where uprobe breakpoints live. */
 function libcBreakpointKb(pid: number): number {
   const smaps = readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n");
@@ -98,16 +114,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))(
       const records = parseStream(text);
       expect(records.find((r) => r.type === "probe")).toEqual({ type: "probe", name: "alloc", attached: true });
       expect(records.find((r) => r.type === "axis")).toEqual({ type: "axis", name: "alloc", unit: "bytes" });
-      const summary = records.find((r): r is SummaryRecord => r.type === "summary")!;
-      const total = summary.totals!.alloc!;
-      const byCaller = bytesByCaller(records, work.pid);
-      const inStacks = [...byCaller.values()].reduce((a, b) => a + b, 0);
-      const large = (byCaller.get("alloc_site_large") ?? 0) / inStacks;
-      const small = (byCaller.get("alloc_site_small") ?? 0) / inStacks;
-      console.log(JSON.stringify({ asked, total, inStacks, large, small, samples: summary.samples.alloc, targetKb, bystanderKb }));
-      expect(Math.abs(total - asked) / asked).toBeLessThan(0.02);
-      expect(Math.abs(large - 0.75)).toBeLessThan(0.05);
-      expect(Math.abs(small - 0.25)).toBeLessThan(0.05);
+      const { summary, large, small } = expectThreeToOne(records, work.pid, asked, { targetKb, bystanderKb });
       // No other stack of any weight: every sampled byte is under one of the two sites.
       expect(large + small).toBeGreaterThan(0.99);
       expect(summary.notes!.some((n) => n.startsWith("alloc:") && n.includes("counted exactly") && n.includes("estimated"))).toBe(true);
@@ -148,16 +155,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))(
       ptopProc.kill("SIGINT");
       const records = parseStream(await stream.rest());
       expect(await ptopProc.exited).toBe(PTOP_EXIT.interrupted);
-      const summary = records.find((r): r is SummaryRecord => r.type === "summary")!;
-      const total = summary.totals!.alloc!;
-      const byCaller = bytesByCaller(records, work.pid);
-      const inStacks = [...byCaller.values()].reduce((a, b) => a + b, 0);
-      const large = (byCaller.get("alloc_site_large") ?? 0) / inStacks;
-      const small = (byCaller.get("alloc_site_small") ?? 0) / inStacks;
-      console.log(JSON.stringify({ musl: linkage, asked, total, inStacks, large, small, samples: summary.samples.alloc }));
-      expect(Math.abs(total - asked) / asked).toBeLessThan(0.02);
-      expect(Math.abs(large - 0.75)).toBeLessThan(0.05);
-      expect(Math.abs(small - 0.25)).toBeLessThan(0.05);
+      expectThreeToOne(records, work.pid, asked, { musl: linkage });
     } finally {
       ptopProc?.kill("SIGKILL");
       work.kill("SIGKILL");
