@@ -34,8 +34,14 @@ function closedPipe(err: unknown): boolean {
 }
 
 function readerGone(stream: Stream) {
+  if (closed.has(stream)) return;
   closed.add(stream);
   pending.set(stream, 0);
+  // A writer waiting for "drain" would wait forever: the pipe never drains once its reader is
+  // gone, and with nothing else pending Bun ends the process with status 0 before the command
+  // returns (seen: `runner witness fold big.folded | head -c 10` exited 0, not 141). Writes from
+  // here on succeed at once, so wake it.
+  stream.emit("drain");
   settle();
 }
 

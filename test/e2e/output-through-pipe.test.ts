@@ -98,6 +98,18 @@ test("a reader that closes the pipe early ends the command quietly with 141", ()
   expect(r.stderr.toString()).toBe("");
 }, 60_000);
 
+test("a writer waiting for the pipe to drain when the reader leaves still ends with 141 (witness fold of a large file)", () => {
+  // Several MB of output: the command waits for "drain" on a full pipe when `head` leaves; it used
+  // to wait forever, and Bun, with nothing else pending, ended it with status 0.
+  const big = join(dir, "big.cpu.folded");
+  const lines: string[] = [];
+  for (let i = 0; i < 200_000; i++) lines.push(`main;f${i % 5000};g${i} ${1 + (i % 9)}`);
+  writeFileSync(big, lines.join("\n") + "\n");
+  const r = Bun.spawnSync(["bash", "-c", `${runner} witness fold --axis cpu ${quote(big)} | head -c 10 >/dev/null; echo "status \${PIPESTATUS[0]}"`], { stdout: "pipe", stderr: "pipe" });
+  expect(r.stdout.toString()).toBe("status 141\n");
+  expect(r.stderr.toString()).toBe("");
+});
+
 test("a server whose log reader goes away keeps serving (only one-shot commands end with 141)", async () => {
   const data = join(dir, "server");
   mkdirSync(data, { recursive: true });
