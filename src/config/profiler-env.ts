@@ -5,6 +5,7 @@ import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { ProbeName } from "../protocol/profile-stream.ts";
 import { probeSetFrom, PROBES_VARIABLE } from "./probe-set.ts";
+import { frequencyFrom, FREQUENCY_VARIABLE } from "./sampling-frequency.ts";
 
 export interface ListenAddress {
   host: string;
@@ -27,6 +28,8 @@ export interface ProfilerConfig {
   caFile?: string;
   /** RUNNER_PROBES (probe-set.ts): the probes every capture attaches. */
   probes: ProbeName[];
+  /** RUNNER_FREQUENCY_HZ (sampling-frequency.ts); absent: ptop's default. */
+  frequencyHz?: number;
 }
 
 export interface EnvProblem {
@@ -128,6 +131,9 @@ export function readProfilerEnv(env: Record<string, string | undefined> = proces
 
   const probeSet = probeSetFrom(env);
   if ("problem" in probeSet) problems.push({ variable: PROBES_VARIABLE, severity: "fail", message: probeSet.problem });
+  const frequency = frequencyFrom(env);
+  if ("problem" in frequency) problems.push({ variable: FREQUENCY_VARIABLE, severity: "fail", message: frequency.problem });
+  else if (frequency.warning) problems.push({ variable: FREQUENCY_VARIABLE, severity: "warn", message: frequency.warning });
 
   if (problems.some((p) => p.severity === "fail")) return { problems };
   const config = {
@@ -141,6 +147,7 @@ export function readProfilerEnv(env: Record<string, string | undefined> = proces
     collectorPath,
     localListen: listenRaw,
     probes: "probes" in probeSet ? probeSet.probes : [],
+    ...(!("problem" in frequency) && frequency.hz !== undefined ? { frequencyHz: frequency.hz } : {}),
     ...(caFile !== undefined ? { caFile } : {}),
   } as ProfilerConfig;
   Object.defineProperty(config, "bootstrapToken", { value: token!.value, enumerable: false });

@@ -17,6 +17,8 @@ export interface CaptureContext {
   targetsFile: string;
   targets: readonly Target[];
   probes?: readonly ProbeName[];
+  /** The cpu probe's frequency; absent: ptop's default. */
+  frequencyHz?: number;
   /** Called once ptop is running; lets the control plane tell "running" from "lost before start". */
   onStarted?: () => void;
   signal?: AbortSignal;
@@ -45,6 +47,7 @@ export async function runCapture(order: CaptureOrder, ctx: CaptureContext): Prom
     "--probes", probes.join(","),
   ];
   if (target.namespace) args.push("--namespace", target.namespace);
+  if (ctx.frequencyHz !== undefined) args.push("--frequency", String(ctx.frequencyHz));
 
   let child: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>;
   try {

@@ -46,6 +46,7 @@ export async function runSupervisor(boot: BootResult): Promise<number> {
       targetsFile: config.targetsFile,
       targets,
       probes: config.probes,
+      frequencyHz: config.frequencyHz,
       signal: abort.signal,
       onStarted: () => deliver({ type: "answer", request_id: order.request_id, answer: "running" }),
     })

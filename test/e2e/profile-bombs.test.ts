@@ -1,15 +1,17 @@
 // Size bombs against the compiled `runner server`: a stored gzip bomb opened on the capture screen
-// is refused at the 64 MiB decompression limit while /healthz keeps answering (it was blocked for
+// is refused at the decompression limit while /healthz keeps answering (it was blocked for
 // 12.5 s on every view), and the tunnel refuses frames past its limit (it accepted 256 MiB).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
-import { MAX_TUNNEL_FRAME_BYTES } from "../../src/protocol/profile-limits.ts";
+import { MAX_PROFILE_BYTES, MAX_TUNNEL_FRAME_BYTES, mib } from "../../src/protocol/profile-limits.ts";
 import { gzipBomb } from "../helpers/gzip-bomb.ts";
 import { startServer, type Replica } from "../helpers/replicas.ts";
 import { mustAdmin } from "../helpers/runner-admin.ts";
+
+const LIMIT = mib(MAX_PROFILE_BYTES);
 
 setDefaultTimeout(180_000);
 const PASSWORD = "correct horse battery staple 42";
@@ -74,7 +76,7 @@ describe("size bombs against the server", () => {
     for (const v of views) {
       expect(v.status).toBe(200);
       expect(v.body).toContain("a stored profile could not be read");
-      expect(v.body).toContain("decompresses to more than 64 MiB, the limit for one profile");
+      expect(v.body).toContain(`decompresses to more than ${LIMIT}, the limit for one profile`);
     }
     expect(answered).toBeGreaterThan(3);
     // Inflating the whole gigabyte on the event loop blocked /healthz for seconds per view.

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
 import { findCollector, freePort } from "../../src/demo/machine.ts";
 import { OneMachine } from "../../src/demo/one-machine.ts";
 import { buildShop } from "../../src/demo/workload.ts";
@@ -45,7 +47,8 @@ describeUnless(whyNot([!live, "needs root and BPF"], [!collector, "dist/ptop is 
     expect((await m.capture(id)).status).toBe("queued");
 
     workload1 = m.startWorkload(shop1, ["2"]);
-    await m.startProfiler("node-a", { RUNNER_LOCAL_LISTEN: `127.0.0.1:${localPort}` });
+    // The operator's frequency reaches ptop (RUNNER_FREQUENCY_HZ; unset, ptop's default applies).
+    await m.startProfiler("node-a", { RUNNER_LOCAL_LISTEN: `127.0.0.1:${localPort}`, RUNNER_FREQUENCY_HZ: "149" });
     await m.waitProfilerUp("node-a");
     const r = await m.waitDone(id, 40_000);
     expect(r.outcome).toBe("pushed");
@@ -54,6 +57,7 @@ describeUnless(whyNot([!live, "needs root and BPF"], [!collector, "dist/ptop is 
     expect(inst.probes_requested).toBe(DEFAULT_PROBES.length);
     expect(inst.probes_attached).toBe(DEFAULT_PROBES.length);
     expect(inst.missing).toEqual([]);
+    expect(await storedHeaderFrequency(m, id)).toBe(149);
     const diff = (await waitForDiff(m, id)) as { compared_with: string | null; note: string };
     expect(diff.compared_with).toBeNull();
     expect(diff.note).toContain("nothing to compare with");
@@ -157,4 +161,17 @@ describeUnless(whyNot([!live, "needs root and BPF"], [!collector, "dist/ptop is 
 
 function waitForDiff(m: OneMachine, id: string): Promise<Record<string, unknown>> {
   return until(`a diff of capture ${id} within 15 s of its outcome`, 15_000, async () => (await m.capture(id)).diff as Record<string, unknown> | null, 250);
+}
+
+/** The frequency the pushed profile's header records, read from the server's store file. */
+async function storedHeaderFrequency(m: OneMachine, id: string): Promise<number> {
+  const store = new SqliteStore(join(m.dataDir, "runner.db"));
+  try {
+    const gz = await store.getProfile(id);
+    if (!gz) throw new Error(`no profile stored for ${id}`);
+    const header = JSON.parse(gunzipSync(gz).toString().split("\n", 1)[0]!) as { frequency_hz: number };
+    return header.frequency_hz;
+  } finally {
+    await store.close();
+  }
 }

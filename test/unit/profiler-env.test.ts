@@ -1,10 +1,11 @@
 // The Profiler's RUNNER_* environment: each rule, each message naming its variable.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { readProfilerEnv, urlProblem } from "../../src/config/profiler-env.ts";
 import { DEFAULT_PROBES } from "../../src/config/probe-set.ts";
+import { PTOP_DEFAULT_FREQUENCY_HZ, PTOP_MAX_FREQUENCY_HZ } from "../../src/config/sampling-frequency.ts";
 import { testUnless } from "../helpers/skip.ts";
 
 let dir: string;
@@ -154,3 +155,32 @@ describe("RUNNER_PROBES: the probe set every capture attaches", () => {
   });
 });
 
+
+describe("RUNNER_FREQUENCY_HZ: the cpu probe's sampling frequency", () => {
+  test("unset or empty: none given, so ptop's default applies", () => {
+    expect(readProfilerEnv(env).config!.frequencyHz).toBeUndefined();
+    expect(readProfilerEnv({ ...env, RUNNER_FREQUENCY_HZ: " " }).config!.frequencyHz).toBeUndefined();
+  });
+  test("at or below the default: taken without a word; above it: taken, with a warning naming the cost", () => {
+    const low = readProfilerEnv({ ...env, RUNNER_FREQUENCY_HZ: "99" });
+    expect(low.config!.frequencyHz).toBe(99);
+    expect(low.problems).toEqual([]);
+    const high = readProfilerEnv({ ...env, RUNNER_FREQUENCY_HZ: "999" });
+    expect(high.config!.frequencyHz).toBe(999);
+    expect(high.problems).toHaveLength(1);
+    expect(high.problems[0]).toMatchObject({ variable: "RUNNER_FREQUENCY_HZ", severity: "warn" });
+    expect(high.problems[0]!.message).toContain(`above ptop's default of ${PTOP_DEFAULT_FREQUENCY_HZ} Hz`);
+  });
+  test("anything but a whole number of Hz in [1, 10000] fails, naming the variable and the range", () => {
+    for (const bad of ["0", "10001", "99.5", "-5", "fast", "1e3", "99 Hz"]) {
+      const f = failures({ RUNNER_FREQUENCY_HZ: bad });
+      expect(f.map((p) => p.variable)).toEqual(["RUNNER_FREQUENCY_HZ"]);
+      expect(f[0]!.message).toContain("from 1 to 10000");
+    }
+  });
+  test("the default and the range are ptop's own (native/ptop/src/args.c), not copies that can drift", () => {
+    const args = readFileSync(resolve(import.meta.dir, "../../native/ptop/src/args.c"), "utf8");
+    expect(args).toContain(`o->frequency_hz = ${PTOP_DEFAULT_FREQUENCY_HZ};`);
+    expect(args).toContain(`v < 1 || v > ${PTOP_MAX_FREQUENCY_HZ})`);
+  });
+});

@@ -1,4 +1,4 @@
-// The diff computed when a profile is pushed: a pushed gzip bomb is refused at the 64 MiB
+// The diff computed when a profile is pushed: a pushed gzip bomb is refused at the profile size
 // decompression limit, not kept, and the record's diff note says why (it was inflated whole).
 import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -8,6 +8,9 @@ import { createLogger } from "../../src/log.ts";
 import { storeAndDiff } from "../../src/server/records/diff-on-arrival.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
 import { gzipBomb } from "../helpers/gzip-bomb.ts";
+import { MAX_PROFILE_BYTES, mib } from "../../src/protocol/profile-limits.ts";
+
+const LIMIT = mib(MAX_PROFILE_BYTES);
 
 const dir = mkdtempSync(join(tmpdir(), "runner-pushed-bomb-"));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,6 +26,6 @@ test("a pushed gzip bomb is not kept; its diff note names the limit", async () =
   await storeAndDiff({ store, logger: createLogger("test", "silent"), now: () => now }, rec, await gzipBomb(256), "node-a");
   expect(await store.getProfile(q.requestId)).toBeNull();
   const diff = await store.getDiff(q.requestId);
-  expect(diff?.note).toContain("the pushed profile was not kept: the pushed profile decompresses to more than 64 MiB, the limit for one profile");
+  expect(diff?.note).toContain(`the pushed profile was not kept: the pushed profile decompresses to more than ${LIMIT}, the limit for one profile`);
   await store.close();
 }, 120_000);

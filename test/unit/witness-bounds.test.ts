@@ -9,6 +9,9 @@ import { runnerCommand } from "../helpers/runner-bin.ts";
 import { gzipBomb } from "../helpers/gzip-bomb.ts";
 import { runWithPeakRss } from "../helpers/peak-rss.ts";
 import { writeBigFolded } from "../fixtures/profiles/big-folded.ts";
+import { MAX_PROFILE_BYTES, mib } from "../../src/protocol/profile-limits.ts";
+
+const LIMIT = mib(MAX_PROFILE_BYTES);
 
 setDefaultTimeout(180_000);
 const dir = mkdtempSync(join(tmpdir(), "witness-bounds-"));
@@ -28,12 +31,12 @@ describe("gzip bombs", () => {
     writeFileSync(bomb, await gzipBomb(512)); // 512 MiB of zeros in about half a megabyte
   });
 
-  test("fold refuses a gzip bomb at the 64 MiB limit, naming it, without inflating it whole", async () => {
+  test(`fold refuses a gzip bomb at the ${LIMIT} limit, naming it, without inflating it whole`, async () => {
     const r = await run(["fold", bomb]);
     expect(r.code).toBe(1);
     expect(r.out).toBe("");
     expect(r.err).toContain("bomb.pb.gz");
-    expect(r.err).toContain("decompresses to more than 64 MiB, the limit for one profile");
+    expect(r.err).toContain(`decompresses to more than ${LIMIT}, the limit for one profile`);
     // Bounded: the 512 MiB output is never held (old code: over 1 GB).
     expect(r.maxRssMb).toBeLessThan(400);
   });
@@ -43,7 +46,7 @@ describe("gzip bombs", () => {
     writeFileSync(ok, "main;work 100\n");
     const r = await run(["diff", "--before", ok, "--after", bomb]);
     expect(r.code).toBe(1);
-    expect(r.err).toContain("decompresses to more than 64 MiB");
+    expect(r.err).toContain(`decompresses to more than ${LIMIT}`);
   });
 });
 
