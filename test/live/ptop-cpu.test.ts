@@ -125,7 +125,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop cpu probe (live)", () => {
       });
       // The signal comes 2.5 s into the 30 s window (timed from the header ptop writes when the
       // window opens, so a slow start on a loaded host does not eat it); the 1 s warmup is not
-      // measured: at most 99 samples per second of the window for the one busy thread (samples of
+      // measured: at most the header's frequency in samples per second of the window for the one busy thread (samples of
       // the warmup would push the count past it).
       expectSigtermPartial(run, 1.5, 4);
     } finally {
