@@ -43,8 +43,6 @@ struct {
 	__type(value, __u64);
 } alloc_intervals SEC(".maps");
 
-/* stat_add: locks.bpf.h, included before this file. */
-
 static __always_inline __u64 alloc_draw(void)
 {
 	__u32 i = bpf_get_prandom_u32() & (PTOP_ALLOC_TABLE - 1);

@@ -65,13 +65,6 @@ static __always_inline __u64 lock_word_contended(__u32 expected)
 	return expected == 2 || expected == 3 || (expected & PTOP_FUTEX_WAITERS);
 }
 
-static __always_inline void stat_add(__u32 slot, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
-	if (v)
-		*v += n;
-}
-
 static __always_inline void lock_enter(__u64 uaddr, __u64 contended)
 {
 	__u64 id = bpf_get_current_pid_tgid();

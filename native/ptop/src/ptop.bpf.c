@@ -112,6 +112,13 @@ static __always_inline void stat_inc(__u32 slot)
 		(*v)++;
 }
 
+static __always_inline void stat_add(__u32 slot, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
+	if (v)
+		*v += n;
+}
+
 static __always_inline int in_window(void)
 {
 	return start_ns != 0 && !stopped && bpf_ktime_get_ns() >= start_ns;
