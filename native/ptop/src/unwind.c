@@ -80,7 +80,7 @@ int unwind_collect(void (*fn)(const struct unwound_hdr *, const uint64_t *, cons
 {
 	if (sock < 0)
 		return -1;
-	uint8_t *buf = malloc(UNWIND_RESULT_MAX + 8);
+	static uint8_t buf[UNWIND_RESULT_MAX + 8]; /* a few KiB: no allocation that could fail */
 	int rc = -1;
 	*unwind_failed = 0;
 	for (;;) {
@@ -105,7 +105,6 @@ int unwind_collect(void (*fn)(const struct unwound_hdr *, const uint64_t *, cons
 		memcpy(pcs, buf + sizeof(h), h.npcs * 8ull);
 		fn(&h, pcs, buf + sizeof(h) + h.npcs * 8ull, arg);
 	}
-	free(buf);
 	close(sock);
 	sock = -1;
 	int status;
@@ -187,9 +186,12 @@ static void child_main(struct probes *p)
 		fprintf(stderr, "ptop: unwinder: %s; refusing to parse target files with privileges\n", err);
 		_exit(1);
 	}
-	int init = uwc_init(getenv("PTOP_DEBUG") != NULL, poll_messages);
+	if (uwc_init(getenv("PTOP_DEBUG") != NULL, poll_messages)) {
+		fprintf(stderr, "ptop: unwinder: out of memory for its offcpu block table\n");
+		_exit(1);
+	}
 	struct ring_buffer *rb = ring_buffer__new(rbfd, uwc_sample, NULL, NULL);
-	if (!rb || init) {
+	if (!rb) {
 		fprintf(stderr, "ptop: unwinder: cannot read the sample ring buffer\n");
 		_exit(1);
 	}
@@ -205,6 +207,13 @@ static void child_main(struct probes *p)
 		}
 	}
 	ring_buffer__consume(rb);
+	uint64_t full, oom, maps;
+	uwc_dropped(&full, &oom, &maps);
+	if (full || oom || maps)
+		fprintf(stderr, "ptop: unwinder: %llu samples dropped (%llu: the aggregate was full, %llu: out of memory), "
+			"%llu mappings not kept (out of memory: their samples end [truncated])\n",
+			(unsigned long long)(full + oom), (unsigned long long)full, (unsigned long long)oom,
+			(unsigned long long)maps);
 	uwc_results(send_record, NULL);
 	shutdown(sock, SHUT_WR);
 	_exit(0);

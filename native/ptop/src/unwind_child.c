@@ -7,6 +7,7 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,21 @@ struct uproc {
 
 static struct uproc *uprocs;
 static size_t nuprocs;
+/* Out of memory: what could not be kept is dropped and counted, never half-written (uwc_dropped). */
+static uint64_t maps_dropped, samples_oom;
+
+/* realloc of the array whose pointer is at p, to n elements; when it fails the pointer (and its
+ * block) stay as they were. memcpy: p points to a `T *`, not a `void *`. */
+static bool grow(void *p, size_t n, size_t size)
+{
+	void *old;
+	memcpy(&old, p, sizeof(old));
+	void *q = n <= SIZE_MAX / size ? realloc(old, n * size) : NULL;
+	if (!q)
+		return false;
+	memcpy(p, &q, sizeof(q));
+	return true;
+}
 
 static struct uproc *uproc_get(int pid, bool create)
 {
@@ -41,7 +57,8 @@ static struct uproc *uproc_get(int pid, bool create)
 			return &uprocs[i];
 	if (!create)
 		return NULL;
-	uprocs = realloc(uprocs, (nuprocs + 1) * sizeof(*uprocs));
+	if (!grow(&uprocs, nuprocs + 1, sizeof(*uprocs)))
+		return NULL;
 	struct uproc *u = &uprocs[nuprocs++];
 	memset(u, 0, sizeof(*u));
 	u->pid = pid;
@@ -250,10 +267,16 @@ static int frame_cb(Dwfl_Frame *st, void *a)
 static void child_map(const struct umsg *m, int fd)
 {
 	struct uproc *u = uproc_get(m->pid, true);
-	if (u->n == u->cap) {
-		u->cap = u->cap ? u->cap * 2 : 32;
-		u->maps = realloc(u->maps, u->cap * sizeof(*u->maps));
+	size_t cap = u && u->n == u->cap ? (u->cap ? u->cap * 2 : 32) : 0;
+	if (!u || (cap && !grow(&u->maps, cap, sizeof(*u->maps)))) {
+		/* Without it, samples in its range end there ([truncated]): counted, not a crash. */
+		maps_dropped++;
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
+	if (cap)
+		u->cap = cap;
 	u->maps[u->n++] = (struct umap){ m->start, m->end };
 	if (fd < 0)
 		return; /* anonymous executable memory (JIT): frame pointers, through elfutils' fallback */
@@ -268,7 +291,11 @@ static void child_map(const struct umsg *m, int fd)
 			close(fd);
 			return;
 		}
-	u->files = realloc(u->files, (u->nfiles + 1) * sizeof(*u->files));
+	if (!grow(&u->files, u->nfiles + 1, sizeof(*u->files))) {
+		maps_dropped++; /* its range is known, its CFI is not: frame pointers only there */
+		close(fd);
+		return;
+	}
 	u->files[u->nfiles++] = (struct file_id){ st.st_dev, st.st_ino, base };
 	if (!u->dwfl)
 		u->dwfl = dwfl_begin(&offline_cb);
@@ -311,22 +338,31 @@ static uint64_t fnv(const uint8_t *b, size_t n)
 	return h;
 }
 
-static int32_t agg_find(const uint8_t *key, uint32_t klen)
+/* -1: the sample cannot be aggregated (MAX_ENTRIES reached, or out of memory: *oom). */
+static int32_t agg_find(const uint8_t *key, uint32_t klen, bool *oom)
 {
+	*oom = false;
 	if (nentries * 2 >= nslots) {
 		size_t ns = nslots ? nslots * 2 : 4096;
 		int32_t *s = malloc(ns * sizeof(int32_t));
-		memset(s, 0xff, ns * sizeof(int32_t));
-		for (size_t i = 0; i < nentries; i++) {
-			size_t j = fnv(entries[i].key, entries[i].klen) & (ns - 1);
-			while (s[j] >= 0)
-				j = (j + 1) & (ns - 1);
-			s[j] = (int32_t)i;
-		}
-		free(slots);
-		slots = s;
-		nslots = ns;
+		if (s) {
+			memset(s, 0xff, ns * sizeof(int32_t));
+			for (size_t i = 0; i < nentries; i++) {
+				size_t j = fnv(entries[i].key, entries[i].klen) & (ns - 1);
+				while (s[j] >= 0)
+					j = (j + 1) & (ns - 1);
+				s[j] = (int32_t)i;
+			}
+			free(slots);
+			slots = s;
+			nslots = ns;
+		} /* else the old table goes on, fuller: lookups stay right while it has a free slot */
 	}
+	if (nslots == 0) {
+		*oom = true;
+		return -1;
+	}
+	/* nentries < nslots always (see the insert below): the probe meets a free slot. */
 	size_t j = fnv(key, klen) & (nslots - 1);
 	while (slots[j] >= 0) {
 		struct entry *e = &entries[slots[j]];
@@ -336,12 +372,17 @@ static int32_t agg_find(const uint8_t *key, uint32_t klen)
 	}
 	if (nentries >= MAX_ENTRIES)
 		return -1;
-	if (nentries == entries_cap) {
-		entries_cap = entries_cap ? entries_cap * 2 : 1024;
-		entries = realloc(entries, entries_cap * sizeof(*entries));
+	size_t cap = nentries == entries_cap ? (entries_cap ? entries_cap * 2 : 1024) : entries_cap;
+	uint8_t *k = malloc(klen);
+	/* A free slot stays behind (a rehash that failed leaves the table fuller than half). */
+	if (!k || nentries + 1 >= nslots || (cap != entries_cap && !grow(&entries, cap, sizeof(*entries)))) {
+		free(k);
+		*oom = true;
+		return -1;
 	}
-	entries[nentries] = (struct entry){ malloc(klen), klen, 0, 0 };
-	memcpy(entries[nentries].key, key, klen);
+	entries_cap = cap;
+	entries[nentries] = (struct entry){ k, klen, 0, 0 };
+	memcpy(k, key, klen);
 	slots[j] = (int32_t)nentries;
 	return (int32_t)nentries++;
 }
@@ -366,7 +407,7 @@ static struct pend *pend_slot(uint32_t tid)
 
 static uint8_t keybuf[sizeof(struct unwound_hdr) + PTOP_MAX_UNWIND_DEPTH * 8 + PTOP_INTERP_MAX];
 
-static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_t *interp)
+static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_t *interp, bool *oom)
 {
 	/* A kernel stack id the parent could not look up is no kernel stack (the parent refuses the
 	 * record, and everything after it, otherwise). */
@@ -377,7 +418,7 @@ static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_
 	/* leaf first as unwound; the parent reverses */
 	memcpy(keybuf + sizeof(k), cur.pcs, cur.n * 8ull);
 	memcpy(keybuf + sizeof(k) + cur.n * 8ull, interp, h->interp_len);
-	return agg_find(keybuf, (uint32_t)(sizeof(k) + cur.n * 8ull + h->interp_len));
+	return agg_find(keybuf, (uint32_t)(sizeof(k) + cur.n * 8ull + h->interp_len), oom);
 }
 
 /* A sum of a sample's value into an aggregate, capped where the parent can still hold it in a u64. */
@@ -439,9 +480,13 @@ int uwc_sample(void *ctx, void *data, size_t size)
 		unwind_failed++;
 	}
 	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
-	int32_t e = aggregate(axis, h, (const uint8_t *)data + sizeof(*h) + h->stack_len);
+	bool oom;
+	int32_t e = aggregate(axis, h, (const uint8_t *)data + sizeof(*h) + h->stack_len, &oom);
 	if (e < 0) {
-		agg_lost++;
+		if (oom)
+			samples_oom++;
+		else
+			agg_lost++;
 		return 0;
 	}
 	entries[e].events += entries[e].events < VALUE_MAX;
@@ -521,7 +566,14 @@ void uwc_reset(void)
 	free(slots);
 	slots = NULL;
 	nslots = 0;
-	unwind_failed = agg_lost = 0;
+	unwind_failed = agg_lost = maps_dropped = samples_oom = 0;
 	if (pend)
 		memset(pend, 0, PEND_SLOTS * sizeof(*pend));
+}
+
+void uwc_dropped(uint64_t *samples_full, uint64_t *samples_no_memory, uint64_t *mappings_no_memory)
+{
+	*samples_full = agg_lost;
+	*samples_no_memory = samples_oom;
+	*mappings_no_memory = maps_dropped;
 }

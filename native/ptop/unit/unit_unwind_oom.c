@@ -1,0 +1,178 @@
+/* The unwinder child (unwind_child.c) when memory runs out: every malloc/realloc/calloc it makes is
+ * routed here (-Wl,--wrap) and made to fail on a schedule — one call, or every call from one on —
+ * over a run that grows each of its tables (processes, mappings, files, aggregate entries, hash
+ * slots, keys). Under ASan + UBSan, for every schedule: no crash, no bad access, every record it
+ * would send passes the parent's check, and each sample is either in the aggregate or counted as
+ * dropped (uwc_dropped). Exit 0 and "ok" when all hold. */
+#include "unwind_child.h"
+#include "unwind_wire.h"
+#include <linux/types.h>
+#include "ptop.h"
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void *__real_malloc(size_t n);
+void *__real_realloc(void *p, size_t n);
+void *__real_calloc(size_t n, size_t size);
+
+static long calls, fail_from = -1, fail_to = -1; /* calls numbered from 0; [fail_from, fail_to] fail */
+
+static bool fail_now(void)
+{
+	long c = calls++;
+	return fail_from >= 0 && c >= fail_from && (fail_to < 0 || c <= fail_to);
+}
+
+void *__wrap_malloc(size_t n)
+{
+	return fail_now() ? NULL : __real_malloc(n);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	return fail_now() ? NULL : __real_realloc(p, n);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return fail_now() ? NULL : __real_calloc(n, size);
+}
+
+static uint64_t seg_start, seg_end, seg_off;
+
+static void find_exec_segment(void)
+{
+	elf_version(EV_CURRENT);
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	size_t nph = 0;
+	if (!e || elf_getphdrnum(e, &nph))
+		abort();
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			seg_start = ph.p_vaddr & ~4095ull;
+			seg_end = ph.p_vaddr + ph.p_memsz;
+			seg_off = ph.p_offset & ~4095ull;
+			break;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	if (seg_end <= seg_start)
+		abort();
+}
+
+static double events;
+static long records;
+
+static void check_record(const void *rec, size_t len, void *arg)
+{
+	(void)arg;
+	struct unwound_hdr h;
+	uint64_t failed = 0;
+	int kind = len <= UNWIND_RESULT_MAX ? unwind_check_result(rec, len, &h, &failed) : UNWIND_REC_BAD;
+	if (kind == UNWIND_REC_BAD) {
+		fprintf(stderr, "a record the parent refuses (len %zu)\n", len);
+		abort();
+	}
+	if (kind == UNWIND_REC_STACK) {
+		events += h.events;
+		records++;
+	}
+}
+
+static void message(uint32_t type, int32_t pid, uint64_t start, uint64_t end, uint64_t off, bool with_fd)
+{
+	struct umsg m = { type, pid, start, end, off };
+	uwc_message(&m, sizeof(m), with_fd ? open("/proc/self/exe", O_RDONLY | O_CLOEXEC) : -1);
+}
+
+#define PIDS 40
+#define ANON_MAPS 40
+#define SAMPLES 5000
+#define WALKED 50 /* samples with stack bytes: libdwfl walks them */
+
+/* One run; returns the number of wrapped calls it made. */
+static long run(long from, long to)
+{
+	calls = 0;
+	fail_from = from;
+	fail_to = to;
+	events = 0;
+	records = 0;
+	if (uwc_init(false, NULL)) {
+		fail_from = -1;
+		uwc_reset();
+		return calls; /* ptop's child exits with a message here (unwind.c) */
+	}
+	for (int pid = 1; pid <= PIDS; pid++) {
+		message(MSG_GONE, pid, 0, 0, 0, false);
+		message(MSG_MAP, pid, seg_start, seg_end, seg_off, true);
+	}
+	for (int i = 0; i < ANON_MAPS; i++) /* JIT-like regions of pid 1: its mapping table grows */
+		message(MSG_MAP, 1, 0x7f0000000000ull + i * 0x10000ull, 0x7f0000000000ull + i * 0x10000ull + 0x1000, 0, false);
+	static uint8_t buf[sizeof(struct sample_hdr) + 512];
+	long sent = 0;
+	for (int i = 0; i < SAMPLES; i++) {
+		struct sample_hdr *h = (struct sample_hdr *)buf;
+		memset(buf, 0, sizeof(buf));
+		h->kind = i % 7 == 0 ? SAMPLE_ALLOC : SAMPLE_CPU;
+		h->value = 4096;
+		h->tgid = 1 + (uint32_t)(i % PIDS);
+		h->tid = h->tgid;
+		h->kstack = i % PTOP_MAX_STACKS; /* part of the key: SAMPLES distinct stacks */
+		h->stack_len = i < WALKED ? 512 : 0;
+		uint64_t pc = seg_start + (uint64_t)(i * 37) % (seg_end - seg_start), sp = 0x7ffd00000000ull;
+#if defined(__x86_64__)
+		h->regs[16] = pc;
+		h->regs[19] = sp;
+		h->regs[4] = sp + 64;
+#elif defined(__aarch64__)
+		h->regs[32] = pc;
+		h->regs[31] = sp;
+		h->regs[29] = sp + 64;
+#endif
+		for (int b = 0; b < 512; b++)
+			buf[sizeof(*h) + b] = (uint8_t)(i * 131 + b * 7);
+		uwc_sample(NULL, buf, sizeof(*h) + h->stack_len);
+		sent++;
+	}
+	uwc_results(check_record, NULL);
+	uint64_t full, oom, maps;
+	uwc_dropped(&full, &oom, &maps);
+	if (events + (double)(full + oom) != (double)sent) {
+		fprintf(stderr, "fail [%ld, %ld]: %ld samples, %.0f aggregated + %llu + %llu dropped\n", from, to, sent, events,
+			(unsigned long long)full, (unsigned long long)oom);
+		abort();
+	}
+	if (from < 0 && (full || oom || maps || records != SAMPLES)) {
+		fprintf(stderr, "without failures: %ld stacks, dropped %llu %llu %llu\n", records, (unsigned long long)full,
+			(unsigned long long)oom, (unsigned long long)maps);
+		abort();
+	}
+	long n = calls;
+	fail_from = -1;
+	uwc_reset();
+	return n;
+}
+
+int main(void)
+{
+	find_exec_segment();
+	long total = run(-1, -1);
+	long runs = 0;
+	/* Each of the first calls (the tables' first blocks and growth), then a spread over the key
+	 * allocations; each both alone and as the start of a lasting shortage. */
+	for (long k = 0; k < total; k += k < 300 ? 1 : 97) {
+		run(k, k);
+		run(k, -1);
+		runs += 2;
+	}
+	printf("ok: %ld allocations in a run, %ld runs with failures\n", total, runs);
+	return 0;
+}
