@@ -1,13 +1,14 @@
 // ptop's overhead on a CPU-bound CPython target with Python frames on, against `perf record -F 99
-// -g` in the same run.   bun bench/ptop-python-overhead.ts [--seconds 10] [--reps 5]   (root: setcap, perf)
-// 1. Rounds of a Python loop per target CPU-second: alone, under ptop (cpu probe, 99 Hz, uid
+// -g` in the same run.   bun bench/ptop-python-overhead.ts [--seconds 10] [--reps 5] [--procs N] [--freqs 99,199]
+//   (root: setcap, perf)
+// 1. Rounds of a Python loop per target CPU-second: alone, under ptop (cpu probe at each --freqs, uid
 //    65534 with the five file capabilities; each sample walks the Python frame chain in BPF and
 //    snapshots the user stack), under perf record -F 99 -g; interleaved repetitions, medians.
 // 2. ptop's own CPU (parent and the children it reaps): per second of window in the runs above
 //    (start-up included), and split into a fixed part and a steady per-second part from two
 //    windows (5 s and 20 s) on one long-running target, whose names must all resolve.
 import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { NOBODY, setcapPtop, writeTargets } from "../test/live/ptop-harness.ts";
 
@@ -17,6 +18,11 @@ const arg = (name: string, dflt: number) => {
 };
 const SECONDS = arg("seconds", 10);
 const REPS = arg("reps", 5);
+// One target process per CPU by default, so that every CPU is busy in every mode: with a single
+// target on two CPUs the tool ran on the idle one and "none" had a CPU to itself, and the 5–9%
+// both tools then measured (26 Nov) was not their in-context cost (see bench/RESULTS.md).
+const PROCS = arg("procs", cpus().length);
+const FREQS = (process.argv.includes("--freqs") ? process.argv[process.argv.indexOf("--freqs") + 1]! : "99,199").split(",").map(Number);
 
 const dir = mkdtempSync(join(tmpdir(), "ptop-pybench-"));
 chmodSync(dir, 0o755);
@@ -45,37 +51,48 @@ const exe = join(dir, "pybench");
 symlinkSync("/usr/bin/python3", exe);
 const targets = writeTargets(dir, { targets: [{ workload: "pybench" }] });
 
-async function run(mode: "none" | "ptop" | "perf") {
-  const work = Bun.spawn([...NOBODY, exe, script, String(SECONDS)], { stdout: "pipe" });
+type Mode = "none" | "perf" | `ptop-${number}`;
+async function run(mode: Mode) {
+  const works = Array.from({ length: PROCS }, () => Bun.spawn([...NOBODY, exe, script, String(SECONDS)], { stdout: "pipe" }));
   await Bun.sleep(300);
   const window = String(SECONDS - 2);
   let tool: ReturnType<typeof Bun.spawn> | undefined;
-  if (mode === "ptop")
-    tool = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "pybench", "--duration", window, "--frequency", "99", "--probes", "cpu"], { stdout: "pipe", stderr: "ignore" });
+  if (mode.startsWith("ptop-"))
+    tool = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", "pybench", "--duration", window, "--frequency", mode.slice(5), "--probes", "cpu"], { stdout: "pipe", stderr: "ignore" });
   if (mode === "perf")
-    tool = Bun.spawn(["perf", "record", "-q", "-F", "99", "-g", "-p", String(work.pid), "-o", join(dir, "perf.data"), "--", "sleep", window], { stdout: "ignore", stderr: "ignore" });
-  const out = await new Response(work.stdout).text();
-  await work.exited;
+    tool = Bun.spawn(["perf", "record", "-q", "-F", "99", "-g", "-p", works.map((w) => w.pid).join(","), "-o", join(dir, "perf.data"), "--", "sleep", window], { stdout: "ignore", stderr: "ignore" });
+  const outs = await Promise.all(works.map((w) => new Response(w.stdout).text()));
+  await Promise.all(works.map((w) => w.exited));
   let toolCpu = NaN;
   let pythonFrames = false;
   if (tool) {
-    const text = mode === "ptop" ? await new Response(tool.stdout as ReadableStream).text() : "";
+    const text = mode.startsWith("ptop-") ? await new Response(tool.stdout as ReadableStream).text() : "";
     await tool.exited;
     const ru = tool.resourceUsage();
     if (ru) toolCpu = (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6 / Number(window);
     pythonFrames = text.includes('"function":"leaf"');
   }
-  const m = out.match(/rounds (\d+) cpu ([\d.]+)/);
-  return { perCpu: Number(m?.[1]) / Number(m?.[2]), toolCpu, pythonFrames };
+  // Rounds per CPU-second over all target processes (each reports its own process_time()).
+  let rounds = 0;
+  let cpu = 0;
+  for (const out of outs) {
+    const m = out.match(/rounds (\d+) cpu ([\d.]+)/);
+    rounds += Number(m?.[1]);
+    cpu += Number(m?.[2]);
+  }
+  return { perCpu: rounds / cpu, toolCpu, pythonFrames };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const res: Record<string, Awaited<ReturnType<typeof run>>[]> = { none: [], ptop: [], perf: [] };
-for (let r = 0; r < REPS; r++) for (const mode of ["none", "ptop", "perf"] as const) res[mode]!.push(await run(mode));
+const modes: Mode[] = ["none", ...FREQS.map((f) => `ptop-${f}` as Mode), "perf"];
+const res: Record<string, Awaited<ReturnType<typeof run>>[]> = Object.fromEntries(modes.map((m) => [m, []]));
+for (let r = 0; r < REPS; r++) for (const mode of modes) res[mode]!.push(await run(mode));
 const med = (m: string) => median(res[m]!.map((x) => x.perCpu));
 const slow = (m: string) => (1 - med(m) / med("none")) * 100;
-console.log(`Python rounds per target CPU-second (${SECONDS} s, median of ${REPS}): none ${med("none").toFixed(1)}, ptop ${med("ptop").toFixed(1)}, perf ${med("perf").toFixed(1)}; slowdown ptop ${slow("ptop").toFixed(2)}%, perf record -F 99 -g ${slow("perf").toFixed(2)}%`);
-console.log(`tool CPU per window second (median): ptop ${(median(res.ptop!.map((x) => x.toolCpu)) * 100).toFixed(2)}% of a core, perf record ${(median(res.perf!.map((x) => x.toolCpu)) * 100).toFixed(2)}%; Python frames in every ptop capture: ${res.ptop!.every((x) => x.pythonFrames)}`);
+const pct = (m: string) => (median(res[m]!.map((x) => x.toolCpu)) * 100).toFixed(2);
+console.log(`Python rounds per target CPU-second (${PROCS} target processes, ${SECONDS} s, median of ${REPS}), load average ${(await Bun.file("/proc/loadavg").text()).trim()}:`);
+for (const m of modes) console.log(`  ${m.padEnd(9)} ${med(m).toFixed(1).padStart(9)}  slowdown ${slow(m).toFixed(2)}%${m === "none" ? "" : `  tool CPU ${pct(m)}% of a core`}   (reps: ${res[m]!.map((x) => x.perCpu.toFixed(0)).join(", ")})`);
+console.log(`Python frames in every ptop capture: ${FREQS.every((f) => res[`ptop-${f}`]!.every((x) => x.pythonFrames))}`);
 // Fixed vs steady ptop CPU: two windows on one target that outlives both.
 {
   const work = Bun.spawn([...NOBODY, exe, script, "60"], { stdout: "ignore" });
