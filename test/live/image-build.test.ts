@@ -2,27 +2,33 @@
 // (image/build.sh: debootstrap base, buildah, a throwaway release key), pushed to a registry on
 // 127.0.0.1 (Debian's docker-registry) and signed there (manifest list and platform manifest, the
 // cosign/Sigstore key-based format, the release key). Then: the signature verifies with
-// runner-release.pub and a tampered image under the same tag is refused; what Debian's podman
-// does with a sigstoreSigned policy; the verified digest pulled and booted as the reference setup
+// runner-release.pub, in our tooling and in the standard clients (cosign; skopeo with sigstore under
+// a sigstoreSigned policy); a tampered image under the same tag (unsigned, carrying a replayed
+// signature, signed by another key) is refused by all three; a `cosign sign` with the cosign export
+// of the release key verifies in our tooling; what Debian 12's podman does with a sigstoreSigned
+// policy; the verified digest pulled and booted as the reference setup
 // runs it; exactly five (more, and --privileged, refused); the base stripped (no setuid/setgid
 // file, no shell, interpreter or package manager); the HEALTHCHECK kept; a tampered ptop refused
 // at boot unless the operator mounts the opt-out; a refused boot that does not restart-loop; and
 // the Kubernetes pod spec started twice in a row under `podman kube play`.
 //
 // Needs root, buildah, podman, runc, skopeo, debootstrap, docker-registry, catatonit (+ the arm64
-// cross toolchain for ptop): several minutes, so it runs only where those are installed, and must
-// run when RUNNER_REQUIRE_IMAGE=1 (CI).
+// cross toolchain for ptop) and the standard Sigstore clients (./sigstore-clients.ts): several
+// minutes, so it runs only where those are installed, and must run when RUNNER_REQUIRE_IMAGE=1 (CI).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REQUIRED_CAPS } from "../../src/profiler/boot/capability-names.ts";
 import { liveAvailable, NOT_ROOT, REPO_ROOT, runnerCommand as runnerCommandLine } from "../helpers/runner-bin.ts";
-import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
+import { cosignSign, cosignVerify, missingSigstoreTools, SIGSTORE_TOOLS, skopeoCopyUnderPolicy, writeSigstorePolicy } from "./sigstore-clients.ts";
 
 const TOOLS = ["buildah", "podman", "runc", "skopeo", "debootstrap", "docker-registry", "catatonit", "getcap", "setcap", "qemu-aarch64-static"];
 const missing = TOOLS.filter((t) => Bun.which(t, { PATH: `${process.env.PATH}:/usr/sbin:/sbin` }) === null);
 if (process.env.RUNNER_REQUIRE_IMAGE === "1" && missing.length > 0) throw new Error(`RUNNER_REQUIRE_IMAGE=1 but missing: ${missing.join(", ")}`);
+if (process.env.RUNNER_REQUIRE_IMAGE === "1" && missingSigstoreTools.length > 0) throw new Error(`RUNNER_REQUIRE_IMAGE=1 but missing: ${missingSigstoreTools.join(", ")} (.ci/trixie-tools.sh)`);
 const whyNotRun = whyNot([!liveAvailable(), NOT_ROOT], [missing.length > 0, `needs ${missing.join(", ")}`]);
+const standardClients = testUnless(whyNot([missingSigstoreTools.length > 0, `needs cosign and a sigstore-enabled skopeo in ${SIGSTORE_TOOLS} (.ci/trixie-tools.sh)`]));
 
 const NONROOT = 65532;
 const TAG = `localhost/runner-profiler-test:${process.pid}`;
@@ -68,6 +74,8 @@ describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry o
   let pulled = ""; // the verified digest, pulled back from the registry
   let ref = ""; // REGISTRY/REPO:TAG as published
   let repo = "";
+  let listDigest = ""; // the published manifest list and its platform manifest, as signed
+  let platformDigest = "";
   let registryPid = 0;
   const cleanupImages: string[] = [];
   const mountedHere: string[] = [];
@@ -112,6 +120,9 @@ describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry o
   }, 180_000);
 
   const signImage = (...args: string[]) => sh([process.execPath, join(REPO_ROOT, "image/sign-image.ts"), ...args]);
+  const pub = () => join(out, "runner-release.pub");
+  const policy = () => writeSigstorePolicy(join(work, "sigstore"), repo, pub());
+  const copyScratch = () => join(work, "sigstore-copy");
 
   test("both architectures' binaries were built and are what `file` says", () => {
     for (const [arch, machine] of [["amd64", "x86-64"], ["arm64", "ARM aarch64"]] as const) {
@@ -139,9 +150,11 @@ describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry o
   }, 60_000);
 
   test("the published list and its platform manifest are signed with the release key; runner-release.pub verifies them", () => {
-    const raw = JSON.parse(must(["skopeo", "inspect", "--raw", "--tls-verify=false", `docker://${ref}`]));
+    const text = must(["skopeo", "inspect", "--raw", "--tls-verify=false", `docker://${ref}`]);
+    const raw = JSON.parse(text);
     expect(raw.manifests.map((m: any) => m.platform.architecture)).toEqual(["amd64"]);
-    for (const d of [sha256Of(must(["skopeo", "inspect", "--raw", "--tls-verify=false", `docker://${ref}`])), raw.manifests[0].digest]) {
+    [listDigest, platformDigest] = [sha256Of(text), raw.manifests[0].digest];
+    for (const d of [listDigest, platformDigest]) {
       const sig = JSON.parse(must(["skopeo", "inspect", "--raw", "--tls-verify=false", `docker://${repo}:sha256-${d.slice(7)}.sig`]));
       expect(sig.layers[0].mediaType).toBe("application/vnd.dev.cosign.simplesigning.v1+json");
       expect(sig.layers[0].annotations["dev.cosignproject.cosign/signature"]).toMatch(/^[A-Za-z0-9+/]+=*$/);
@@ -151,6 +164,40 @@ describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry o
     expect(v.code).toBe(0);
     expect(v.stdout.trim()).toMatch(new RegExp(`^verified ${repo.replace(/[.]/g, "\\.")}@sha256:[0-9a-f]{64}$`));
   }, 120_000);
+
+  standardClients("standard clients accept the signatures: skopeo (sigstore) under a sigstoreSigned policy, by tag and by digest; cosign verify --key on the list and the platform manifest", () => {
+    // By tag with --all: the list's signature, then the platform manifest's. By digest: that one.
+    for (const [at, all] of [[ref, true], [`${repo}@${platformDigest}`, false]] as const) {
+      const r = skopeoCopyUnderPolicy(policy(), at, copyScratch(), all);
+      expect({ at, code: r.code, stderr: r.stderr }).toEqual({ at, code: 0, stderr: "" });
+      expect(r.stdout).toContain(all ? "Storing list signatures" : "Storing signatures");
+    }
+    for (const [at, digest] of [[ref, listDigest], [`${repo}@${platformDigest}`, platformDigest]] as const) {
+      const r = cosignVerify(pub(), at);
+      expect({ at, code: r.code }).toEqual({ at, code: 0 });
+      expect(r.stderr).toContain("The signatures were verified against the specified public key");
+      // cosign prints the verified payloads: our simple-signing claims, for this digest and repository.
+      const [claim] = JSON.parse(r.stdout);
+      expect(claim.critical).toEqual({ identity: { "docker-reference": ref }, image: { "docker-manifest-digest": digest }, type: "cosign container image signature" });
+    }
+  }, 600_000);
+
+  standardClients("one key: `cosign sign` with the cosign-format export of the release key (sign-manifest.ts cosign-key) verifies with runner-release.pub in image/sign-image.ts", () => {
+    const passFile = join(work, "cosign-passphrase");
+    writeFileSync(passFile, "image-live passphrase\n", { mode: 0o600 });
+    const cosignKey = join(work, "cosign.key");
+    must([process.execPath, join(REPO_ROOT, "image/sign-manifest.ts"), "cosign-key", "--key", join(out, "dev-key/release-key.pem"), "--passphrase-file", passFile, "--out", cosignKey]);
+    // The platform image in a repository of its own, unsigned there until cosign signs it.
+    const other = `${repo.split("/")[0]}/runner/cosign-signed`;
+    must(["skopeo", "--insecure-policy", "copy", "--src-tls-verify=false", "--dest-tls-verify=false", `docker://${repo}@${platformDigest}`, `docker://${other}:1`], { timeoutMs: 300_000 });
+    expect(signImage("verify", "--pub", pub(), "--insecure", `${other}:1`).stderr).toContain("is not signed");
+    const signed = cosignSign(cosignKey, "image-live passphrase", `${other}@${platformDigest}`);
+    expect({ code: signed.code, stderr: signed.stderr }).toMatchObject({ code: 0 });
+    const v = signImage("verify", "--pub", pub(), "--insecure", `${other}:1`);
+    expect(v.stderr).toBe("");
+    expect(v.stdout.trim()).toBe(`verified ${other}@${platformDigest}`);
+    expect(v.code).toBe(0);
+  }, 600_000);
 
   test("the HEALTHCHECK is in the published image (Docker format) and runs doctor through setpriv", () => {
     const config = JSON.parse(must(["skopeo", "inspect", "--raw", "--config", "--tls-verify=false", `docker://${ref}`]));
@@ -172,7 +219,15 @@ describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry o
     expect(r.stdout).not.toContain("UNSIGNED"); // the release manifest inside verified too
   }, 400_000);
 
-  test("a tampered image pushed under the same tag, and one signed with another key, are refused", () => {
+  // What the standard clients said at each step of the tampering below (checked by the next test).
+  const tamperedRefusals: Record<string, { skopeo: { code: number; stderr: string }; cosign: { code: number; stderr: string } }> = {};
+  const refusalsOfStandardClients = (step: string) => {
+    if (missingSigstoreTools.length > 0) return; // the next test is then skipped, saying so
+    const brief = (r: { code: number; stderr: string }) => ({ code: r.code, stderr: r.stderr });
+    tamperedRefusals[step] = { skopeo: brief(skopeoCopyUnderPolicy(policy(), ref, copyScratch())), cosign: brief(cosignVerify(pub(), ref)) };
+  };
+
+  test("a tampered image pushed under the same tag (unsigned, with our signature replayed, signed with another key) is refused", () => {
     // Someone with push access replaces the tag: another entrypoint, same everything else.
     const c = must(["buildah", ...STORAGE, "from", amd64]).trim();
     try {
@@ -183,18 +238,45 @@ describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry o
       sh(["buildah", ...STORAGE, "rm", c]);
     }
     must(["buildah", ...STORAGE, "push", "--tls-verify=false", `${TAG}-evil`, `docker://${ref}`], { timeoutMs: 300_000 });
-    const unsigned = signImage("verify", "--pub", join(out, "runner-release.pub"), "--insecure", ref);
+    const evil = sha256Of(must(["skopeo", "inspect", "--raw", "--tls-verify=false", `docker://${ref}`]));
+    const unsigned = signImage("verify", "--pub", pub(), "--insecure", ref);
     expect(unsigned.code).toBe(1);
     expect(unsigned.stderr).toContain("is NOT signed by the release key");
-    expect(unsigned.stderr).toMatch(/manifest sha256:[0-9a-f]{64} is not signed/);
+    expect(unsigned.stderr).toContain(`manifest ${evil} is not signed`);
+    refusalsOfStandardClients("unsigned");
+    // Our valid signature of the real platform manifest, copied to where the tampered one's goes.
+    must(["skopeo", "--insecure-policy", "copy", "--quiet", "--preserve-digests", "--src-tls-verify=false", "--dest-tls-verify=false", `docker://${repo}:sha256-${platformDigest.slice(7)}.sig`, `docker://${repo}:sha256-${evil.slice(7)}.sig`]);
+    const replayed = signImage("verify", "--pub", pub(), "--insecure", ref);
+    expect(replayed.code).toBe(1);
+    expect(replayed.stderr).toContain(`the signature is for ${platformDigest}, not for ${evil}`);
+    refusalsOfStandardClients("replayed");
     // Signed, but not by us.
     const other = join(work, "other-key");
     must([process.execPath, join(REPO_ROOT, "image/sign-manifest.ts"), "keygen", other]);
     expect(signImage("sign", "--key", join(other, "release-key.pem"), "--insecure", ref).code).toBe(0);
-    const forged = signImage("verify", "--pub", join(out, "runner-release.pub"), "--insecure", ref);
+    const forged = signImage("verify", "--pub", pub(), "--insecure", ref);
     expect(forged.code).toBe(1);
     expect(forged.stderr).toContain("the signature does not verify with the release key");
+    refusalsOfStandardClients("other key");
   }, 600_000);
+
+  standardClients("the standard clients refuse the tampered image too, naming why: skopeo (sigstoreSigned policy) and cosign verify --key", () => {
+    const refused = (stderr: string) => ({ code: 1, stderr: expect.stringContaining(stderr) });
+    expect(tamperedRefusals).toEqual({
+      unsigned: {
+        skopeo: refused("Source image rejected: A signature was required, but no signature exists"),
+        cosign: { code: 10, stderr: expect.stringContaining("Error: no signatures found") },
+      },
+      replayed: {
+        skopeo: refused(`Source image rejected: Signature for digest ${platformDigest} does not match`),
+        cosign: { code: 12, stderr: expect.stringContaining(`no matching signatures: invalid or missing digest in claim: ${platformDigest}`) },
+      },
+      "other key": {
+        skopeo: refused("Source image rejected: cryptographic signature verification failed: invalid signature when validating ASN.1 encoded signature"),
+        cosign: { code: 12, stderr: expect.stringContaining("no matching signatures: invalid signature when validating ASN.1 encoded signature") },
+      },
+    });
+  });
 
   test("Debian's podman with a sigstoreSigned policy: pulls the signed image where sigstore is built in, else says it is disabled", () => {
     // containers-policy.json as docs/install.md gives it; registries.d tells podman where signatures live.
