@@ -16,8 +16,13 @@ DIR=${RUNNER_TRIXIE_DIR:-/opt/runner-ci/trixie}
 # skopeo's shared libraries (readelf NEEDED) and their dependencies, libc's loader included.
 PACKAGES=(cosign skopeo libc6 libgcc-s1 libgpgme11t64 libassuan9 libgpg-error0 libsqlite3-0)
 
+# The Debian mirror this machine's own bookworm packages come from (after its apt-get update).
+MIRROR=$(apt-get indextargets --format '$(REPO_URI)' 'Codename: bookworm' 'Target-Of: deb' | head -1)
+[ -n "$MIRROR" ] || { echo "trixie-tools: no Debian 12 (bookworm) source in apt to take the mirror from (apt-get update first?)" >&2; exit 1; }
+
 mkdir -p "$DIR/apt/etc/preferences.d" "$DIR/apt/lists/partial" "$DIR/apt/cache/archives/partial" "$DIR/bin"
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" >"$DIR/apt/etc/sources.list"
+rm -rf "$DIR"/.new.* # left by an interrupted run
+echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR trixie main" >"$DIR/apt/etc/sources.list"
 APT=(-o "Dir::Etc::SourceList=$DIR/apt/etc/sources.list" -o "Dir::Etc::SourceParts=-"
   -o "Dir::Etc::PreferencesParts=$DIR/apt/etc/preferences.d" -o "Dir::State::Lists=$DIR/apt/lists"
   -o "Dir::Cache=$DIR/apt/cache" -o "APT::Architecture=amd64" -o "APT::Architectures::=amd64"
