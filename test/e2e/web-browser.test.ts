@@ -7,7 +7,7 @@
 // Screenshots are kept under .test-results/screenshots/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -19,9 +19,8 @@ import { REPO_ROOT, runnerCommand } from "../helpers/runner-bin.ts";
 import { mustAdmin } from "../helpers/runner-admin.ts";
 import { pushCaptureAt } from "../unit/web-harness.ts";
 import { describeUnless } from "../helpers/skip.ts";
+import { CHROMIUM, CHROMIUM_FLAGS, chromiumMissing } from "../helpers/chromium.ts";
 
-const CHROMIUM = process.env.RUNNER_CHROMIUM ?? "/usr/bin/chromium";
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 const SHOTS = join(REPO_ROOT, ".test-results/screenshots");
 const PASSWORD = "a long browser test password";
 // A loaded 2-core machine running the server from sources: generous, but each step still bounded.
@@ -29,9 +28,7 @@ const STEP = 150_000;
 // The axe scan of six pages and the comparison (a diff computed on request) take ~2 min here.
 const LONG_STEP = 2 * STEP;
 
-// CI installs chromium (.ci/run); elsewhere the browser tests skip unless RUNNER_REQUIRE_LIVE=1.
-const available = existsSync(CHROMIUM);
-if (!available && process.env.RUNNER_REQUIRE_LIVE === "1") throw new Error(`RUNNER_REQUIRE_LIVE=1 but ${CHROMIUM} is missing (apt-get install chromium)`);
+const noChromium = chromiumMissing();
 
 let dir: string;
 let server: Subprocess<"ignore", "pipe", "pipe"> | undefined;
@@ -76,7 +73,7 @@ async function shot(name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!available) return;
+  if (noChromium) return;
   mkdirSync(SHOTS, { recursive: true });
   dir = mkdtempSync(join(tmpdir(), "runner-web-browser-"));
   admin(["org", "create", "acme"]);
@@ -107,7 +104,7 @@ beforeAll(async () => {
   const gone = version(p, r, 2, { samples: 100_000, change: { target: 0 } });
   goneId = await push("acme", { workload: "shop", version: "1.2" }, gone[0]!, full, (t += 1000));
   await push("acme", { workload: "shop", version: "1.2", kind: "replicate" }, gone[1]!, full, (t += 1000));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(60_000);
   // Revoke and disable ask first: the test answers yes.
@@ -121,7 +118,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-describeUnless(available ? null : `Chromium is not installed at ${CHROMIUM} (Debian: chromium)`)("the app in Chromium", () => {
+describeUnless(noChromium)("the app in Chromium", () => {
   test("sign in", async () => {
     await page.goto(`${url}/profiling`, { waitUntil: "domcontentloaded" });
     expect(new URL(page.url()).pathname).toBe("/login");

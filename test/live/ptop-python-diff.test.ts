@@ -1,21 +1,27 @@
 // The version diff on Python functions: a small Python service captured five times per version
 // by the compiled ptop (targets as uid 65534, no flag), v2 making apply_discounts 30% slower;
-// `runner witness diff` on those streams flags that Python function, and so does the server's
-// diff on arrival shown on the app's capture screen (the same streams pushed as head + replicates).
+// `runner witness diff` on those streams flags that Python function, and so does the compiled
+// `runner server`'s diff on arrival: the same streams queued through the API and pushed by a
+// Profiler over the tunnel (head + replicates per version), v2 head's capture screen read in Chromium.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { liveAvailable, runnerCommand, NOT_ROOT } from "../helpers/runner-bin.ts";
+import { liveAvailable, runnerCommand, NOT_ROOT, REPO_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { NOBODY, cleanup, copyWorkload, runPtop, setcapPtop, sharedTempDir, sleep, writeTargets } from "./ptop-harness.ts";
 import { findInterpreters, type Interpreter } from "./ptop-python-interpreters.ts";
-import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 import { parseProfile } from "../../src/witness/parse.ts";
-import { startWeb } from "../unit/web-harness.ts";
+import { signedPercent } from "../../src/witness/table.ts";
+import { chromium, type Browser } from "playwright-core";
+import { CHROMIUM, CHROMIUM_FLAGS, chromiumMissing } from "../helpers/chromium.ts";
+import { startPushingProfiler } from "../helpers/pushing-profiler.ts";
+import { until } from "../helpers/until.ts";
 
 const live = liveAvailable();
 /** Seconds per capture: see the capture design below. */
 const CAPTURE_SEC = 10;
+const SHOTS = join(REPO_ROOT, ".test-results/screenshots");
 
 describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function made 30% slower (live)", () => {
   let dir = "";
@@ -66,6 +72,8 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
   // target getting a fifth of a core still gives ~2,000 samples), and the test says how many it got.
   let before: string[] = [];
   let after: string[] = [];
+  /** apply_discounts' cpu inclusive change as `runner witness diff` computed it. */
+  let witnessChange = Number.NaN;
   const samplesOf = (f: string) => parseProfile(readFileSync(f), f).axes.cpu!.stacks.reduce((t, s) => t + s.value, 0);
 
   test("runner witness diff flags apply_discounts (cpu inclusive) up, near its true share change; no other step up", async () => {
@@ -79,10 +87,11 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
     type Norm = { relative_change: number; interval: [number, number] };
     const out = JSON.parse(r.stdout.toString()) as {
       verdict: string;
-      changes: { function: string; axis: string; kind: string; flagged: boolean; direction: string; adjusted_p: number; normalisations: { share?: Norm } }[];
+      changes: { function: string; axis: string; kind: string; flagged: boolean; direction: string; relative_change: number; adjusted_p: number; normalisations: { share?: Norm } }[];
     };
     const step = (f: string) => out.changes.find((c) => c.axis === "cpu" && c.kind === "inclusive" && c.function === f);
     const own = step("apply_discounts")!;
+    witnessChange = own.relative_change;
     console.log(JSON.stringify({ verdict: out.verdict, apply_discounts: { flagged: own.flagged, adjusted_p: own.adjusted_p, share: own.normalisations.share } }));
     expect({ verdict: out.verdict, flagged: own.flagged, direction: own.direction, counts }).toEqual({ verdict: "changed", flagged: true, direction: "up", counts });
     const share = own.normalisations.share!;
@@ -93,29 +102,66 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
     }
   }, 400_000);
 
-  test("the server's diff on arrival flags it too, on the capture screen of v2's head", async () => {
+  testUnless(chromiumMissing())("the compiled server's diff on arrival flags it on v2 head's capture screen, read in Chromium", async () => {
     expect(before.length && after.length).toBe(5);
-    const web = await startWeb();
+    const site = await startPushingProfiler(dir);
+    mkdirSync(SHOTS, { recursive: true });
+    let browser: Browser | undefined;
     try {
-      const member = await web.member("acme", "py@acme.test", "member");
-      const full = { probes_requested: 1, probes_attached: 1, missing: [] };
-      const push = async (files: string[], v: string) => {
-        const head = await web.pushCapture("acme", { workload: "pysvc", version: v }, parseProfile(readFileSync(files[0]!), files[0]!), full);
-        for (const f of files.slice(1)) await web.pushCapture("acme", { workload: "pysvc", version: v, kind: "replicate" }, parseProfile(readFileSync(f), f), full);
-        return head;
+      // The streams ptop wrote, pushed as a Profiler pushes them: each version's head, then its replicates.
+      const push = async (files: string[], version: string) => {
+        const ids: string[] = [];
+        for (const [i, f] of files.entries()) ids.push(await site.push({ workload: "pysvc", version, kind: i === 0 ? "head" : "replicate", duration_sec: CAPTURE_SEC }, readFileSync(f, "utf8"), ["cpu"]));
+        return ids[0]!;
       };
       await push(before, "1");
       const head = await push(after, "2");
-      const res = await member.get(`/profiling/captures/${head}`);
-      expect(res.status).toBe(200);
-      const html = await res.text();
-      expect(html).toContain('data-verdict="changed"');
-      // The ranked table's row for the Python function: flagged as a regression, on its total cost.
-      const row = /<tr class="([^"]*)" data-axis="cpu" data-kind="inclusive"><td class="fn">apply_discounts<\/td>/.exec(html);
-      expect(row?.[1]).toBe("flag-up");
-      for (const f of ["parse_order", "compute_tax", "format_receipt"]) expect(html).not.toContain(`<tr class="flag-up" data-axis="cpu" data-kind="inclusive"><td class="fn">${f}</td>`);
+      // Every replicate re-runs the head's diff; the last one holds all ten captures.
+      let last: unknown = null;
+      const diff = await until("v2 head's diff over 5 + 5 captures", 60_000, async () => {
+        const d = (last = site.show(head).diff);
+        return d?.note.includes("; 4 replicates) using 4 replicates of 2") ? d : null;
+      }).catch((err: Error) => {
+        throw new Error(`${err.message}; the head's diff is ${JSON.stringify(last)}`);
+      });
+      expect(diff.verdict).toBe("changed");
+
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      page.setDefaultTimeout(60_000);
+      await page.goto(`${site.url}/profiling/captures/${head}`, { waitUntil: "domcontentloaded" });
+      expect(new URL(page.url()).pathname).toBe("/login");
+      await page.getByLabel("Organization").fill(site.org);
+      await page.getByLabel("Email").fill(site.member.email);
+      await page.getByLabel("Password").fill(site.member.password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL(`**/profiling/captures/${head}`, { waitUntil: "load" });
+      await page.screenshot({ path: join(SHOTS, "python-diff-capture.png"), fullPage: true, timeout: 60_000 });
+
+      const verdict = page.locator("#verdict");
+      expect({ verdict: await verdict.getAttribute("data-verdict"), text: await verdict.textContent() }).toMatchObject({ verdict: "changed", text: expect.stringMatching(/^changed ↑/) });
+      // The ranked table's row for the Python function: its total (inclusive) cpu cost flagged as a
+      // regression, with the change `runner witness diff` computed from the same streams.
+      const row = page.locator('table.changes tbody tr[data-axis="cpu"][data-kind="inclusive"]', { has: page.locator("td.fn", { hasText: /^apply_discounts$/ }) });
+      expect(await row.count()).toBe(1);
+      const change = signedPercent(witnessChange);
+      const words = (await row.locator("td.words").textContent())!;
+      expect({
+        cls: await row.getAttribute("class"),
+        change: await row.locator("td").nth(2).textContent(),
+        badge: await row.locator(".chg").textContent(),
+        words: words.startsWith(`Regression: grew by ${change.slice(1)} (adjusted p `) ? "regression, by the change" : words,
+      }).toEqual({ cls: "flag-up", change, badge: "↑ regression", words: "regression, by the change" });
+      const up = await page.locator('table.changes tbody tr.flag-up[data-axis="cpu"][data-kind="inclusive"] td.fn').allTextContents();
+      for (const f of ["parse_order", "compute_tax", "format_receipt"]) expect({ f, flaggedUp: up.includes(f) }).toEqual({ f, flaggedUp: false });
+      // The flame graph paints the Python frame as a flagged regression and says so to a reader.
+      const frame = page.locator("#graph-cpu .fr", { hasText: /^apply_discounts$/ }).first();
+      const label = (await frame.getAttribute("aria-label"))!;
+      expect(label).toContain(`function total change ${change}`);
+      expect(label).toContain("CHANGED: regression");
     } finally {
-      await web.stop();
+      await browser?.close();
+      await site.stop();
     }
-  }, 120_000);
+  }, 300_000);
 });
