@@ -459,6 +459,12 @@ describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry o
     spec.restartPolicy = "Never";
     const identityDir = join(work, "kube-identity"); // absent: DirectoryOrCreate makes it, root-owned
     for (const v of spec.volumes) if (v.name === "identity") v.hostPath.path = identityDir;
+    // Pods and secrets are podman-wide: names of this run's own, so a parallel run of this file
+    // (another worktree, CI) cannot take down or replace ours.
+    const podName = `runner-profiler-kube-${process.pid}`;
+    const container = `${podName}-profiler`;
+    const secretName = `runner-profiler-bootstrap-${process.pid}`;
+    for (const v of spec.volumes) if (v.secret) v.secret.secretName = secretName;
     const profiler = spec.containers.find((x: any) => x.name === "profiler");
     profiler.args = ["profiler", "--boot-only"];
     // podman does not know the downward API's spec.nodeName: the node name, spelled out.
@@ -466,15 +472,15 @@ describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry o
     for (const ct of [...spec.initContainers, ...spec.containers]) ct.image = pulled;
     if (!appArmorEnabled()) delete profiler.securityContext.appArmorProfile; // as install-kubernetes.md says for such nodes
     const annotations = appArmorEnabled() ? ds.spec.template.metadata.annotations : {};
-    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "runner-profiler-kube", labels: ds.spec.template.metadata.labels, annotations }, spec };
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: podName, labels: ds.spec.template.metadata.labels, annotations }, spec };
     const cm = docs.find((d) => d.kind === "ConfigMap");
     const play = join(work, "kube.yaml");
     writeFileSync(play, `${JSON.stringify({ ...cm, metadata: { name: cm.metadata.name } })}\n---\n${JSON.stringify(pod)}\n`);
     // podman reads a Secret volume from a podman secret holding the Secret object.
     const secretYaml = join(work, "secret.json");
-    writeFileSync(secretYaml, JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "runner-profiler-bootstrap" }, data: { token: Buffer.from("rpboot_kubeplay").toString("base64") } }));
-    sh([...PODMAN, "secret", "rm", "runner-profiler-bootstrap"]);
-    must([...PODMAN, "secret", "create", "runner-profiler-bootstrap", secretYaml]);
+    writeFileSync(secretYaml, JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: secretName }, data: { token: Buffer.from("rpboot_kubeplay").toString("base64") } }));
+    sh([...PODMAN, "secret", "rm", secretName]);
+    must([...PODMAN, "secret", "create", secretName, secretYaml]);
     // The sandbox may not raise rlimits (no CAP_SYS_RESOURCE): containers.conf lowers podman's
     // defaults. Podman 4.3's kube play ignores hostPID (the pod keeps its own PID namespace, and the
     // boot refuses it, naming it): pidns = "host" stands in for it.
@@ -487,10 +493,10 @@ describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry o
         let status = "";
         for (let i = 0; i < 120 && status !== "exited"; i++) {
           await Bun.sleep(500);
-          status = sh([...PODMAN, "inspect", "--format", "{{.State.Status}}", "runner-profiler-kube-profiler"]).stdout.trim();
+          status = sh([...PODMAN, "inspect", "--format", "{{.State.Status}}", container]).stdout.trim();
         }
-        const logs = sh([...PODMAN, "logs", "runner-profiler-kube-profiler"]);
-        const code = must([...PODMAN, "inspect", "--format", "{{.State.ExitCode}}", "runner-profiler-kube-profiler"]).trim();
+        const logs = sh([...PODMAN, "logs", container]);
+        const code = must([...PODMAN, "inspect", "--format", "{{.State.ExitCode}}", container]).trim();
         expect({ round, code, refused: logs.stderr.includes("boot refused") }).toEqual({ round, code: "0", refused: false });
         expect(logs.stdout).toContain('"msg":"profiler booted"');
         expect(must(["stat", "-c", "%u:%g %a", identityDir]).trim()).toBe("65532:65532 700");
@@ -498,7 +504,7 @@ describeUnless(whyNotRun)("Profiler image (buildah, debootstrap base, registry o
       }
     } finally {
       sh([...PODMAN, "kube", "down", play], { env });
-      sh([...PODMAN, "secret", "rm", "runner-profiler-bootstrap"]);
+      sh([...PODMAN, "secret", "rm", secretName]);
     }
   }, 900_000);
 });
