@@ -4,7 +4,7 @@
 // `runner server`'s diff on arrival: the same streams queued through the API and pushed by a
 // Profiler over the tunnel (head + replicates per version), v2 head's capture screen read in Chromium.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, runnerCommand, NOT_ROOT, REPO_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
@@ -27,6 +27,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
   let dir = "";
   let ptop = "";
   let py: Interpreter;
+  let workload = "";
   beforeAll(() => {
     dir = sharedTempDir("ptop-pydiff-");
     ptop = setcapPtop(dir);
@@ -34,21 +35,27 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
     // module+offset, whose run-to-run spread would dominate the noise floor), else any 3.8+
     const all = findInterpreters(dir);
     py = all.find((p) => p.version.startsWith("3.12.")) ?? all[0]!;
+    // The interpreter under a name of this run's own: ptop matches workloads by name machine-wide,
+    // and a parallel run of this test (or ptop-python.test.ts, whose names are pyw-<version> too)
+    // was captured beside ours, half of v2's samples coming from another process (a comm is at
+    // most 15 characters: "pydiff-" and a pid fit).
+    workload = `pydiff-${process.pid}`;
+    symlinkSync(py.exe, join(dir, workload));
   }, 120_000);
   afterAll(() => cleanup(dir), 120_000);
 
   async function captures(version: string, n: number): Promise<string[]> {
     const src = copyWorkload(dir, "py_svc.py");
-    // the interpreter under a name of its own, so that no other Python on the host is captured
-    const workload = py.workload;
     const targets = writeTargets(dir, { targets: [{ workload }] }, "targets-svc.json");
-    const proc = Bun.spawn([...NOBODY, "env", "HOME=/tmp", ...py.env, py.exe, src, version], { stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([...NOBODY, "env", "HOME=/tmp", ...py.env, join(dir, workload), src, version], { stdout: "pipe", stderr: "pipe" });
     const files: string[] = [];
     try {
       await sleep(1500);
       for (let i = 0; i < n; i++) {
         const run = await runPtop(ptop, ["--targets", targets, "--workload", workload, "--duration", String(CAPTURE_SEC), "--frequency", "999", "--probes", "cpu"]);
         expect(run.exitCode).toBe(PTOP_EXIT.ok);
+        // Only the service this test started: any other process would blur both versions.
+        expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toEqual([proc.pid]);
         const file = join(dir, `svc-v${version}-${i}.jsonl`);
         writeFileSync(file, run.stdout);
         files.push(file);
