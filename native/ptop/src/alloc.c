@@ -127,33 +127,67 @@ static int attach_file(struct probes *p, int pid, uint64_t start, uint64_t end, 
 }
 
 /* Processes with no uprobe yet: one that has just exec'd may not have mapped its libc when it is
- * first seen (ld.so is still loading it), so it is looked at again on the next rescans. */
-#define PENDING_MAX 256
+ * first seen (ld.so is still loading it), so it is looked at again on the next rescans. The list
+ * grows as needed up to PTOP_MAX_TARGETS (the BPF target map's size: no more processes can be
+ * targets at once); a process that cannot be queued, that exits, or that still has no entry point
+ * after PENDING_TRIES scans is counted, and the summary says how many were not covered. */
+#define PENDING_MAX PTOP_MAX_TARGETS
 #define PENDING_TRIES 8
-static struct {
+static struct pending {
 	int pid, tries;
-} pending[PENDING_MAX];
-static size_t npending;
+} *pending;
+static size_t npending, pending_cap;
+static struct alloc_coverage coverage;
 
-static int attach_now(struct probes *p, int pid);
+static int attach_now(struct probes *p, int pid, bool *gone);
 
 int alloc_attach(struct probes *p, int pid)
 {
-	int n = attach_now(p, pid);
-	if (n == 0 && p->attached[P_ALLOC] && npending < PENDING_MAX)
-		pending[npending++] = (typeof(pending[0])){ pid, 1 };
+	bool gone;
+	int n = attach_now(p, pid, &gone);
+	if (!p->skel || !p->attached[P_ALLOC])
+		return n;
+	coverage.processes++;
+	if (n > 0)
+		coverage.covered++;
+	else if (gone)
+		coverage.gone++;
+	else if (npending == PENDING_MAX)
+		coverage.not_queued++;
+	else {
+		if (npending == pending_cap) {
+			pending_cap = pending_cap ? pending_cap * 2 : 64;
+			pending = xrealloc(pending, pending_cap, sizeof(*pending));
+		}
+		pending[npending++] = (struct pending){ pid, 1 };
+	}
 	return n;
 }
 
 size_t alloc_retry(struct probes *p)
 {
 	for (size_t i = 0; i < npending;) {
-		if (attach_now(p, pending[i].pid) > 0 || ++pending[i].tries >= PENDING_TRIES)
-			pending[i] = pending[--npending];
-		else
+		bool gone;
+		if (attach_now(p, pending[i].pid, &gone) > 0)
+			coverage.covered++;
+		else if (gone)
+			coverage.gone++;
+		else if (++pending[i].tries >= PENDING_TRIES)
+			coverage.no_entry_point++;
+		else {
 			i++;
+			continue;
+		}
+		pending[i] = pending[--npending];
 	}
 	return npending;
+}
+
+struct alloc_coverage alloc_coverage(void)
+{
+	struct alloc_coverage c = coverage;
+	c.still_pending = npending;
+	return c;
 }
 
 struct scan_ctx {
@@ -183,15 +217,22 @@ static void scan_line(const struct maps_line *l, void *arg)
 	c->attached += attach_file(c->p, c->pid, l->start, l->end, base);
 }
 
-static int attach_now(struct probes *p, int pid)
+static int attach_now(struct probes *p, int pid, bool *gone)
 {
+	*gone = false;
 	if (!p->skel || !p->attached[P_ALLOC])
 		return 0;
 	char exe[4096];
 	size_t len;
 	char *maps = read_proc_maps_and_exe(pid, &len, exe, sizeof(exe));
 	if (!maps) {
+		*gone = errno == ENOENT || errno == ESRCH;
 		snprintf(why_none, sizeof(why_none), "pid %d: cannot read its maps: %s", pid, strerror(errno));
+		return 0;
+	}
+	if (len == 0) { /* a zombie: no process has an empty address space */
+		free(maps);
+		*gone = true;
 		return 0;
 	}
 	struct scan_ctx c = { .p = p, .pid = pid, .exe = exe };

@@ -16,6 +16,14 @@ int alloc_setup(struct probes *p, uint64_t period, char *err, size_t len);
 int alloc_attach(struct probes *p, int pid);
 /* Tries again the processes that got no uprobe yet (a few times each); returns how many still wait. */
 size_t alloc_retry(struct probes *p);
+/* Target processes seen while the alloc probe was attached, and what became of them: covered
+ * (at least one uprobe), gone (exited before one could be attached), no_entry_point (no libc or
+ * allocation symbol found within the retries), not_queued (the retry list was at its bound),
+ * still_pending (being retried when asked). */
+struct alloc_coverage {
+	size_t processes, covered, gone, no_entry_point, not_queued, still_pending;
+};
+struct alloc_coverage alloc_coverage(void);
 /* Uprobes attached so far, over all processes; why none could be when that is 0. */
 size_t alloc_uprobes(void);
 const char *alloc_why_none(void);

@@ -264,6 +264,7 @@ int main(int argc, char **argv)
 	 * its own (tens of ms per link on a loaded host) that is not part of the measurement. */
 	double measured = now_mono() - start;
 	probes_end_window(&probes);
+	phase("window closed, probes detached");
 	unwind_stop();
 	bool partial = stop_signal != 0;
 	char reason[128] = { 0 };

@@ -342,7 +342,7 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		incompl[na] = inc[i];
 		na++;
 	}
-	const char *notes[P__COUNT + 1 + 16 + 2 + 4];
+	const char *notes[P__COUNT + 1 + 16 + 3 + 4];
 	static char incomplete_note[P__COUNT][160];
 	size_t nn = py_notes(notes, 16);
 	for (int i = 0; i < P__COUNT; i++)
@@ -364,6 +364,32 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 			 r->stat[STAT_ALLOC_BYTES], r->stat[STAT_ALLOC_CALLS], alloc_functions()[0] ? alloc_functions() : "no function",
 			 r->stat[STAT_ALLOC_SAMPLES], PTOP_ALLOC_PERIOD / 1024, tot[P_ALLOC], r->stat[STAT_ALLOC_LOST]);
 		notes[nn++] = alloc_note;
+		/* A process without a uprobe allocates unseen: the totals are then the covered ones'. */
+		static char coverage_note[900];
+		struct alloc_coverage c = alloc_coverage();
+		if (c.covered < c.processes) {
+			int off = snprintf(coverage_note, sizeof(coverage_note),
+					   "alloc: %zu of %zu target processes got no allocation uprobe, so their allocations are "
+					   "not counted:", c.processes - c.covered, c.processes);
+			const char *sep = "";
+			char bound[96];
+			snprintf(bound, sizeof(bound), "over the bound of %d processes waiting for their libc", PTOP_MAX_TARGETS);
+			struct { size_t n; const char *why; } parts[] = {
+				{ c.gone, "exited before their libc was found" },
+				{ c.no_entry_point, "no libc or allocation entry point found within 2 s" },
+				{ c.not_queued, bound },
+				{ c.still_pending, "still waiting for their libc when the window closed" },
+			};
+			for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+				if (parts[i].n && off > 0 && (size_t)off < sizeof(coverage_note)) {
+					off += snprintf(coverage_note + off, sizeof(coverage_note) - (size_t)off, "%s %zu %s", sep, parts[i].n,
+							parts[i].why);
+					sep = ";";
+				}
+			if (c.no_entry_point && off > 0 && (size_t)off < sizeof(coverage_note))
+				snprintf(coverage_note + off, sizeof(coverage_note) - (size_t)off, " (last: %s)", alloc_why_none());
+			notes[nn++] = coverage_note;
+		}
 	}
 	if (any_kernel && sym_kernel_hidden())
 		notes[nn++] = "kernel frames unsymbolized: /proc/kallsyms addresses are hidden from ptop (kptr_restrict / "

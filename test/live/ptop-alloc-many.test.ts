@@ -1,0 +1,98 @@
+// The alloc probe with more target processes waiting for an allocation entry point than ptop once
+// kept (256): 300 processes are found while they run a stripped first image (no libc, no symbol:
+// nothing to probe yet, so ptop keeps retrying them), then exec into an image whose own `malloc`
+// it probes, and allocate 16 MiB. Every one of them must have its allocations on the alloc axis.
+// Three more processes never get an entry point: the summary must say that 3 target processes were
+// not covered, and why. (Before the retry list was sized dynamically, the processes past 256 were
+// silently never probed.) The workload has no libc (test/fixtures/workloads/allocmany.c): one
+// uprobe per process instead of five, because ptop detaches uprobes one after the other at ~0.1 s
+// each on a loaded host.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { chmodSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { liveAvailable, NOT_ROOT, REPO_ROOT } from "../helpers/runner-bin.ts";
+import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
+import { NOBODY, cleanup, parseStream, setcapPtop, sharedTempDir, sleep, writeTargets } from "./ptop-harness.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { Lines } from "./line-reader.ts";
+
+const live = liveAvailable();
+const NAME = "allocmany";
+const MANY = 300;
+const NOLIBC = 3;
+const MIB = 1 << 20;
+
+function build(cmd: string[]): void {
+  const r = Bun.spawnSync(cmd, { stderr: "pipe", stdout: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${r.stderr.toString()}`);
+}
+
+describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))("ptop alloc probe on many processes at once (live)", () => {
+  let dir = "", ptop = "", stage1 = "", run = "", launcher = "";
+  beforeAll(() => {
+    dir = sharedTempDir("ptop-alloc-many-");
+    ptop = setcapPtop(dir);
+    const src = resolve(REPO_ROOT, "test/fixtures/workloads/allocmany.c");
+    for (const d of ["static", "dyn", "launch"]) {
+      mkdirSync(join(dir, d));
+      chmodSync(join(dir, d), 0o755);
+    }
+    stage1 = join(dir, "static", NAME);
+    run = join(dir, "dyn", NAME);
+    launcher = join(dir, "launch", "allocmany_launcher"); // not the workload's name: not a target
+    const freestanding = ["-O2", "-static", "-nostdlib", "-ffreestanding", "-fno-builtin", "-fno-stack-protector"];
+    build(["clang", ...freestanding, "-s", src, "-o", stage1]);
+    build(["clang", ...freestanding, src, "-o", run]);
+    build(["clang", "-O2", resolve(REPO_ROOT, "test/fixtures/workloads/allocmany_launcher.c"), "-o", launcher]);
+    for (const f of [stage1, run, launcher]) chmodSync(f, 0o755);
+  }, 60_000);
+  afterAll(() => cleanup(dir));
+
+  test(`${MANY} processes waiting for their libc at once are all probed; ${NOLIBC} that never map one are reported`, async () => {
+    const targets = writeTargets(dir, { targets: [{ workload: NAME }] });
+    const spawned: ReturnType<typeof Bun.spawn>[] = [];
+    const spawn = (cmd: string[]) => {
+      const p = Bun.spawn([...NOBODY, ...cmd], { stdout: "pipe", stderr: "pipe" });
+      spawned.push(p);
+      return p;
+    };
+    let ptopProc: ReturnType<typeof Bun.spawn> | undefined;
+    try {
+      // One process with its malloc from the start (that never calls it): the probe attaches when
+      // the window opens.
+      spawn([run, "nolibc"]);
+      for (let i = 0; i < NOLIBC; i++) spawn([stage1, "nolibc"]);
+      ptopProc = Bun.spawn([...NOBODY, ptop, "--targets", targets, "--workload", NAME, "--duration", "120", "--probes", "alloc"], { stdout: "pipe", stderr: "pipe" });
+      const stream = new Lines(ptopProc.stdout as ReadableStream<Uint8Array>);
+      await stream.until(/"type":"header"/, 60_000);
+      const launch = spawn([launcher, String(MANY), stage1, run]);
+      const out = new Lines(launch.stdout as ReadableStream<Uint8Array>);
+      let pids: number[] = [];
+      for (const deadline = Date.now() + 120_000; pids.length < MANY && Date.now() < deadline; await sleep(500))
+        pids = [...(await out.snapshot()).matchAll(/allocated (\d+)\n/g)].map((x) => Number(x[1]));
+      ptopProc.kill("SIGINT");
+      const text = await stream.rest();
+      const code = await ptopProc.exited;
+      const stderr = await new Response(ptopProc.stderr as ReadableStream<Uint8Array>).text();
+      expect({ code, stderr }).toEqual({ code: PTOP_EXIT.interrupted, stderr: "" });
+      const records = parseStream(text);
+      const summary = records.find((r): r is SummaryRecord => r.type === "summary")!;
+      const coverage = summary.notes?.find((n) => n.includes("got no allocation uprobe"));
+      const procs = new Set(records.filter((r) => r.type === "process").map((r) => (r as { pid: number }).pid));
+      const total = summary.totals!.alloc!;
+      console.log(JSON.stringify({ pids: pids.length, total, processes: procs.size, coverage }));
+      expect(new Set(pids).size).toBe(MANY);
+      expect(pids.filter((p) => !procs.has(p))).toEqual([]);
+      // Bytes are counted exactly at every probed call (the stacks are sampled, and a burst of 300
+      // processes overflows the ring buffer): 16 MiB from each of the MANY, nothing else.
+      expect(total / MIB).toBe(MANY * 16);
+      // Of every target process (ours: MANY + NOLIBC + the first one; any other "allocmany" on the host counts too).
+      expect(procs.size).toBeGreaterThanOrEqual(MANY + NOLIBC + 1);
+      expect(coverage).toStartWith(`alloc: ${NOLIBC} of ${procs.size} target processes got no allocation uprobe, so their allocations are not counted: ${NOLIBC} no libc or allocation entry point found within 2 s (last: pid `);
+    } finally {
+      ptopProc?.kill("SIGKILL");
+      for (const p of spawned) p.kill("SIGKILL"); // the launcher's children die with it (PR_SET_PDEATHSIG)
+      await Promise.all(spawned.map((p) => p.exited));
+    }
+  }, 240_000);
+});
