@@ -36,7 +36,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
     const all = findInterpreters(dir);
     py = all.find((p) => p.version.startsWith("3.12.")) ?? all[0]!;
     // The interpreter under a name of this run's own: ptop matches workloads by name machine-wide,
-    // and a parallel run of this test (or ptop-python.test.ts, whose names are pyw-<version> too)
+    // and a parallel run of this test (ptop-python.test.ts's names were pyw-<version> too)
     // was captured beside ours, half of v2's samples coming from another process (a comm is at
     // most 15 characters: "pydiff-" and a pid fit).
     workload = `pydiff-${process.pid}`;

@@ -18,6 +18,16 @@ export interface Interpreter {
   workload: string;
 }
 
+/** A workload name of this run's own for one interpreter: ptop matches workloads by name
+ * machine-wide (comm, exe or argv[0] basename), so a fixed name such as "pyw-3121" let a parallel
+ * run of a Python test capture the other run's process beside its own. A comm is at most 15
+ * characters: "py", a pid (at most 7 digits), "-" and the version's digits (at most 5) fit. */
+export function ownWorkloadName(tag: string): string {
+  const name = `py${process.pid}-${tag}`;
+  if (name.length > 15) throw new Error(`workload name ${name} is longer than a comm's 15 characters`);
+  return name;
+}
+
 function pythonVersion(bin: string, env: string[]): string {
   const r = Bun.spawnSync(["env", ...env, bin, "-c", "import platform; print(platform.python_version())"], { stdout: "pipe" });
   return r.stdout.toString().trim();
@@ -39,7 +49,7 @@ export function findInterpreters(dir: string, minMinor = 8): Interpreter[] {
   const out: Interpreter[] = [];
   if (existsSync("/usr/bin/python3")) {
     const version = pythonVersion("/usr/bin/python3", []);
-    const workload = "pyw-debian";
+    const workload = ownWorkloadName("deb");
     symlinkSync("/usr/bin/python3", join(dir, workload));
     out.push({ label: `debian-${version}`, version, exe: join(dir, workload), env: [], workload });
   }
@@ -48,7 +58,7 @@ export function findInterpreters(dir: string, minMinor = 8): Interpreter[] {
     if (Number(v.split(".")[1]) < minMinor) continue;
     const root = linkPyenv(dir, v);
     const minor = v.split(".").slice(0, 2).join(".");
-    const workload = `pyw-${v.replaceAll(".", "")}`;
+    const workload = ownWorkloadName(v.replaceAll(".", ""));
     symlinkSync(join(root, "bin", `python${minor}`), join(dir, workload));
     out.push({ label: v, version: v, exe: join(dir, workload), env: [`LD_LIBRARY_PATH=${join(root, "lib")}`], workload });
   }
@@ -61,7 +71,7 @@ export function findUnsupported(dir: string): Interpreter | undefined {
   const v = versions.sort().at(-1);
   if (!v) return undefined;
   const root = linkPyenv(dir, v);
-  const workload = `pyw-old-${v.replaceAll(".", "")}`;
+  const workload = ownWorkloadName(`o${v.replaceAll(".", "")}`);
   symlinkSync(join(root, "bin", `python${v.split(".").slice(0, 2).join(".")}`), join(dir, workload));
   return { label: v, version: v, exe: join(dir, workload), env: [`LD_LIBRARY_PATH=${join(root, "lib")}`], workload };
 }

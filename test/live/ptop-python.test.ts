@@ -47,6 +47,9 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop Python frames (live)", () => {
       await sleep(1500); // past interpreter start-up
       const run = await runPtop(ptop, ["--targets", targets, "--workload", py.workload, "--duration", String(seconds), "--frequency", "999", "--probes", "cpu"]);
       expect(proc.exitCode).toBeNull(); // the target ran through the capture, unharmed
+      // Only the interpreter this test started (its workload name is this run's own): another
+      // process of the same name would blur every share below.
+      expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toEqual([proc.pid]);
       return run;
     } finally {
       proc.kill("SIGKILL");
