@@ -359,6 +359,51 @@ describeUnless(noChromium)("the app in Chromium", () => {
     }
   }, STEP);
 
+  test("no console error on any page; each links an icon that loads, and /favicon.ico is one too", async () => {
+    const pages = ["/profiling", `/profiling/captures/${diffId}`, `/profiling/captures/${firstId}`, `/profiling/captures/${partialId}`, "/profiling/compare?workload=shop&b_version=1.0&b_env=prod&a_version=1.2&a_env=prod", "/settings"];
+    const errors: string[] = [];
+    const icons: Record<string, string> = {};
+    // An image the browser fetches and decodes, as it does a tab's icon (whose own request the
+    // browser process makes, out of Playwright's sight); a 404 here is logged as a console error.
+    const load = (p: Page, src: string | null) =>
+      p.evaluate((s) => {
+        const href = s ?? document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href;
+        if (!href) return "no icon linked";
+        return new Promise<string>((done) => {
+          const img = new Image();
+          img.onload = () => done(img.naturalWidth > 0 ? "ok" : "empty");
+          img.onerror = () => done("did not load");
+          img.src = href;
+        });
+      }, src);
+    const watch = (p: Page) => {
+      p.on("console", (m) => void (m.type() === "error" && errors.push(`${new URL(p.url()).pathname}: ${m.text()}`)));
+      p.on("pageerror", (e) => void errors.push(`${new URL(p.url()).pathname}: ${e.message}`));
+    };
+    const signedOut = await browser.newContext();
+    const signedIn = await browser.newContext({ storageState: await page.context().storageState() });
+    try {
+      const out = await signedOut.newPage();
+      watch(out);
+      await out.goto(`${url}/login`, { waitUntil: "load" });
+      icons["/login"] = await load(out, null);
+      // Where no page links an icon (a download, a plain-text answer) a browser asks /favicon.ico.
+      icons["/favicon.ico"] = await load(out, "/favicon.ico");
+      const p = await signedIn.newPage();
+      p.setDefaultTimeout(60_000);
+      watch(p);
+      for (const path of pages) {
+        await p.goto(url + path, { waitUntil: "load" });
+        icons[path] = await load(p, null);
+      }
+      await p.waitForTimeout(500); // a late error (live refresh) still counts
+      expect({ errors, icons }).toEqual({ errors: [], icons: Object.fromEntries(["/login", "/favicon.ico", ...pages].map((k) => [k, "ok"])) });
+    } finally {
+      await signedIn.close();
+      await signedOut.close();
+    }
+  }, LONG_STEP);
+
   test("axe-core finds no serious or critical violation on any page", async () => {
     const pages = ["/profiling", `/profiling/captures/${diffId}`, `/profiling/captures/${firstId}`, `/profiling/captures/${partialId}`, "/profiling/compare?workload=shop&b_version=1.0&b_env=prod&a_version=1.2&a_env=prod", "/settings"];
     const found: string[] = [];

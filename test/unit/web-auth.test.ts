@@ -160,13 +160,14 @@ describe("pages", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     const html = await res.text();
     expect(html).not.toMatch(/<script>(?!\s*<\/script>)/); // no inline script
-    const links = [...html.matchAll(/(?:href|src)="(\/assets\/app\.(?:css|js)\?v=[a-z0-9]+)"/g)].map((m) => m[1]!);
-    expect(links.length).toBe(2);
+    const links = [...html.matchAll(/(?:href|src)="(\/assets\/(?:app\.css|app\.js|icon\.svg)\?v=[a-z0-9]+)"/g)].map((m) => m[1]!);
+    expect(links.map((a) => a.split("?")[0]).sort()).toEqual(["/assets/app.css", "/assets/app.js", "/assets/icon.svg"]);
+    expect(html).toMatch(/<link rel="icon" type="image\/svg\+xml" href="\/assets\/icon\.svg\?v=[a-z0-9]+">/);
     for (const a of links) {
       const r = await fetch(web.url + a);
       expect(r.status).toBe(200);
       expect(r.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
-      expect((await r.text()).length).toBeGreaterThan(500);
+      expect((await r.text()).length).toBeGreaterThan(a.startsWith("/assets/icon.svg") ? 100 : 500);
       const again = await fetch(web.url + a, { headers: { "if-none-match": r.headers.get("etag")! } });
       expect(again.status).toBe(304);
       const stale = await fetch(`${web.url}${a.split("?")[0]}?v=old`);
@@ -174,5 +175,20 @@ describe("pages", () => {
       expect(stale.headers.get("cache-control")).toBe("no-cache");
     }
     expect((await fetch(`${web.url}/assets/nope.js`)).status).toBe(404);
+  });
+
+  test("the icon is an SVG; /favicon.ico, which browsers ask for unprompted, answers with it rather than a 404", async () => {
+    const c = await web.member("acme", "a@acme.test", "owner");
+    const href = /<link rel="icon" type="image\/svg\+xml" href="([^"]+)">/.exec(await (await c.get("/profiling")).text())![1]!;
+    const icon = await fetch(web.url + href);
+    expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+    const svg = await icon.text();
+    expect(svg).toStartWith('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">');
+    expect(svg).not.toMatch(/<script|on[a-z]+=/i); // an image, nothing that runs
+    // Signed out too: the browser asks before anyone signs in.
+    const ico = await fetch(`${web.url}/favicon.ico`);
+    expect({ status: ico.status, type: ico.headers.get("content-type"), cache: ico.headers.get("cache-control") }).toEqual({ status: 200, type: "image/svg+xml", cache: "no-cache" });
+    expect(await ico.text()).toBe(svg);
+    expect((await fetch(`${web.url}/favicon.ico`, { headers: { "if-none-match": ico.headers.get("etag")! } })).status).toBe(304);
   });
 });

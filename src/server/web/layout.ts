@@ -15,7 +15,7 @@ export function layout(title: string, body: Html, session: SignedIn | null, sect
 <form method="post" action="/logout" class="inline"><input type="hidden" name="_csrf" value="${session.csrf}"><button type="submit">Sign out</button></form></nav>`
     : html`<nav aria-label="Main"><span class="brand">runner</span></nav>`;
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-${refreshSeconds ? html`<meta http-equiv="refresh" content="${String(refreshSeconds)}">` : ""}<title>${title} · runner</title><link rel="stylesheet" href="${assetUrl("app.css")}"><script src="${assetUrl("app.js")}" defer></script></head>
+${refreshSeconds ? html`<meta http-equiv="refresh" content="${String(refreshSeconds)}">` : ""}<title>${title} · runner</title><link rel="icon" type="image/svg+xml" href="${assetUrl("icon.svg")}"><link rel="stylesheet" href="${assetUrl("app.css")}"><script src="${assetUrl("app.js")}" defer></script></head>
 <body><a class="skip" href="#main">Skip to content</a><header>${nav}</header><main id="main" tabindex="-1">${body}</main></body></html>`;
 }
 
