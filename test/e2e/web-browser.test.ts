@@ -3,7 +3,8 @@
 // capture with the form and watch it update live, open a capture with a diff, hover/search/zoom
 // a frame, and read an "N of M probes" screen; then issue 19: compare any two versions, one capture
 // on its own (top table, sandwich), the diff views, keyboard-only flame graphs, an in-flight screen
-// updated in place, a 390-px touch viewport, and an axe-core scan of every page.
+// updated in place, a 390-px touch viewport, and an axe-core scan of every page; a share that fell
+// only because another function grew is said to be relative only; no page logs a console error.
 // Screenshots are kept under .test-results/screenshots/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
@@ -40,6 +41,7 @@ let diffId: string;
 let partialId: string;
 let firstId: string;
 let goneId: string;
+let tinyId: string;
 const AXE = readFileSync(join(REPO_ROOT, "node_modules/axe-core/axe.min.js"), "utf8");
 
 function admin(args: string[], stdin?: string): void {
@@ -104,6 +106,17 @@ beforeAll(async () => {
   const gone = version(p, r, 2, { samples: 100_000, change: { target: 0 } });
   goneId = await push("acme", { workload: "shop", version: "1.2" }, gone[0]!, full, (t += 1000));
   await push("acme", { workload: "shop", version: "1.2", kind: "replicate" }, gone[1]!, full, (t += 1000));
+  // Four leaf functions (shares compared: too few for median-ratio); in 2 target doubles and
+  // leaf_1 halves, the others do the same work: their shares fall, per second they do not.
+  const tiny = makeProgram({ seed: 3, stacks: 4, leaves: 4, cv: 0.01, targetShare: 0.3, depth: 3 });
+  const tr = rng(7);
+  const tinyBefore = version(tiny, tr, 3, { samples: 50_000 });
+  const tinyAfter = version(tiny, tr, 3, { samples: 50_000, change: { target: 2, leaf_1: 0.5 } });
+  for (const [i, c] of tinyBefore.entries()) await push("acme", { workload: "tiny", version: "1", kind: i ? "replicate" : "head" }, c, full, (t += 1000));
+  for (const [i, c] of tinyAfter.entries()) {
+    const id = await push("acme", { workload: "tiny", version: "2", kind: i ? "replicate" : "head" }, c, full, (t += 1000));
+    if (i === 0) tinyId = id;
+  }
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(60_000);
@@ -359,6 +372,17 @@ describeUnless(noChromium)("the app in Chromium", () => {
     }
   }, STEP);
 
+  test("a share that fell only because another function grew says so beside its flag and near the verdict", async () => {
+    await page.goto(`${url}/profiling/captures/${tinyId}`, { waitUntil: "load" });
+    expect(await page.locator("#verdict").textContent()).toBe("changed ↑↓ regression and improvement");
+    await expect(page.locator("#relative-falls").textContent()).resolves.toMatch(/^\d+ of the \d+ flagged falls \(↓\) are relative only: when one function grows, the others' shares fall/);
+    const row = page.locator("table.changes tbody tr[data-kind=self]", { has: page.locator("td.fn", { hasText: /^leaf_2$/ }) });
+    expect(await row.locator(".chg").textContent()).toBe("↓ improvement");
+    expect(await row.locator("td.words .relative").textContent()).toMatch(/^Relative only: its share fell because the others grew; per second: unchanged within noise/);
+    expect(await row.locator("td.words .relative").isVisible()).toBe(true);
+    await shot("16-capture-relative-fall");
+  }, STEP);
+
   test("no console error on any page; each links an icon that loads, and /favicon.ico is one too", async () => {
     const pages = ["/profiling", `/profiling/captures/${diffId}`, `/profiling/captures/${firstId}`, `/profiling/captures/${partialId}`, "/profiling/compare?workload=shop&b_version=1.0&b_env=prod&a_version=1.2&a_env=prod", "/settings"];
     const errors: string[] = [];
@@ -405,7 +429,7 @@ describeUnless(noChromium)("the app in Chromium", () => {
   }, LONG_STEP);
 
   test("axe-core finds no serious or critical violation on any page", async () => {
-    const pages = ["/profiling", `/profiling/captures/${diffId}`, `/profiling/captures/${firstId}`, `/profiling/captures/${partialId}`, "/profiling/compare?workload=shop&b_version=1.0&b_env=prod&a_version=1.2&a_env=prod", "/settings"];
+    const pages = ["/profiling", `/profiling/captures/${diffId}`, `/profiling/captures/${firstId}`, `/profiling/captures/${partialId}`, `/profiling/captures/${tinyId}`, "/profiling/compare?workload=shop&b_version=1.0&b_env=prod&a_version=1.2&a_env=prod", "/settings"];
     const found: string[] = [];
     for (const path of pages) {
       await page.goto(url + path, { waitUntil: "load" });
