@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { liveAvailable, NOT_ROOT, REPO_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
-import { NOBODY, cleanup, parseStream, setcapPtop, sharedTempDir, sleep, writeTargets } from "./ptop-harness.ts";
+import { NOBODY, cleanup, parseStream, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 import { Lines } from "./line-reader.ts";
 
@@ -80,12 +80,19 @@ describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))(
       const coverage = summary.notes?.find((n) => n.includes("got no allocation uprobe"));
       const procs = new Set(records.filter((r) => r.type === "process").map((r) => (r as { pid: number }).pid));
       const total = summary.totals!.alloc!;
-      console.log(JSON.stringify({ pids: pids.length, total, processes: procs.size, coverage }));
+      const bytes = new Map<number, number>();
+      for (const s of stacksOf(records, "alloc")) if (s.pid !== undefined) bytes.set(s.pid, (bytes.get(s.pid) ?? 0) + s.value);
+      const unseen = pids.filter((p) => !(bytes.get(p)! > 0));
+      console.log(JSON.stringify({ pids: pids.length, unseen: unseen.length, totalMiB: total / MIB, lost: summary.lost.alloc, processes: procs.size, coverage }));
       expect(new Set(pids).size).toBe(MANY);
       expect(pids.filter((p) => !procs.has(p))).toEqual([]);
-      // Bytes are counted exactly at every probed call (the stacks are sampled, and a burst of 300
-      // processes overflows the ring buffer): 16 MiB from each of the MANY, nothing else.
-      expect(total / MIB).toBe(MANY * 16);
+      // 16 MiB from each of the MANY, nothing else: at one stack per 512 KiB on average, ~32 stacks
+      // each (none at all: e^-32). The byte counters count every probed call; on 6.18 with 300
+      // processes a run now and then misses a call or a few (bench of this test: 0 to 16 of 4,800),
+      // so the total is checked to 1% (one process not probed at all is 0.33%, the old bound 15%).
+      expect(unseen).toEqual([]);
+      expect(total / MIB).toBeLessThanOrEqual(MANY * 16);
+      expect(total / MIB).toBeGreaterThan(MANY * 16 * 0.99);
       // Of every target process (ours: MANY + NOLIBC + the first one; any other "allocmany" on the host counts too).
       expect(procs.size).toBeGreaterThanOrEqual(MANY + NOLIBC + 1);
       expect(coverage).toStartWith(`alloc: ${NOLIBC} of ${procs.size} target processes got no allocation uprobe, so their allocations are not counted: ${NOLIBC} no libc or allocation entry point found within 2 s (last: pid `);
