@@ -128,7 +128,7 @@ static void wait_rescanning(double until)
 		 * tells it of an execve is lost (a worker that exec'd and lived 0.4 s per image had 50%
 		 * of its samples named with a 1 s refresh). */
 		for (size_t i = 0; i < first; i++)
-			if (scan.procs[i].alive && sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid))
+			if (scan.procs[i].alive && sym_refresh_process(scan.procs[i].pid, scan.procs[i].nspid))
 				unwind_send_process(scan.procs[i].pid, false);
 		register_new(first);
 		alloc_retry(&probes);

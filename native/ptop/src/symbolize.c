@@ -1,6 +1,7 @@
 #include "symbolize.h"
 #include "demangle.h"
 #include "elfsym.h"
+#include "execmaps.h"
 #include "kallsyms.h"
 #include "perfmap.h"
 #include "proctext.h"
@@ -34,11 +35,13 @@ struct mapping {
 
 struct proc_syms {
 	int pid;
-	struct mapping *maps;
+	struct mapping *maps; /* sorted by start, no two overlapping */
 	size_t n;
 	int perfmap_fd;
 	int pm_state;
 	struct perfmap pm;
+	bool prepared;
+	uint64_t exec_fingerprint; /* of the executable lines of maps when last prepared */
 };
 
 static struct module *modules;
@@ -46,15 +49,16 @@ static size_t nmodules;
 static struct strmap module_index; /* "dev:inode:path" -> module */
 static struct proc_syms *procs;
 static size_t nprocs;
+static struct strmap proc_index; /* "pid" -> index in procs: every target is looked up every scan */
 static int kallsyms_fd = -1;
 static struct kallsyms ksyms;
 
 static struct proc_syms *find_proc(int pid)
 {
-	for (size_t i = 0; i < nprocs; i++)
-		if (procs[i].pid == pid)
-			return &procs[i];
-	return NULL;
+	char key[16];
+	snprintf(key, sizeof(key), "%d", pid);
+	int i = strmap_get(&proc_index, key);
+	return i >= 0 ? &procs[i] : NULL;
 }
 
 static int module_for(int pid, int rootfd, const char *path, unsigned maj, unsigned min, uint64_t inode, uint64_t start, uint64_t end)
@@ -133,13 +137,124 @@ static void add_mapping(const struct maps_line *l, void *arg)
 	ps->maps[ps->n++] = (struct mapping){ l->start, l->end, l->off, mod, vdso };
 }
 
+/* FNV-1a over each executable line's range, file offset, device and inode, then their count:
+ * equal fingerprints, same executable mappings (the files are told apart by device and inode;
+ * execmaps.c computes the same from the kernel's PROCMAP_QUERY when it has it). */
+struct fingerprint {
+	uint64_t h, n;
+};
+
+static void fnv_bytes(uint64_t *h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * 1099511628211ull;
+}
+
+static void fingerprint_line(const struct maps_line *l, void *arg)
+{
+	struct fingerprint *f = arg;
+	if (l->perms[2] != 'x')
+		return;
+	uint64_t fields[6] = { l->start, l->end, l->off, l->inode, l->dev_major, l->dev_minor };
+	fnv_bytes(&f->h, fields, sizeof(fields));
+	f->n++;
+}
+
+static uint64_t exec_fingerprint(const char *maps, size_t len)
+{
+	struct fingerprint f = { 1469598103934665603ull, 0 };
+	proctext_maps_foreach(maps, len, fingerprint_line, &f);
+	fnv_bytes(&f.h, &f.n, sizeof(f.n));
+	return f.h;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct mapping *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void sort_by_start(struct mapping *m, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (m[i].start < m[i - 1].start) {
+			qsort(m, n, sizeof(*m), by_start);
+			return;
+		}
+}
+
+static bool same_mapping(const struct mapping *a, const struct mapping *b)
+{
+	return a->start == b->start && a->end == b->end && a->off == b->off && a->mod == b->mod;
+}
+
+/* cur (the mappings now, sorted, not overlapping) and old (the table before, sorted) -> the new
+ * table: cur, plus the old mappings no current one overlaps, sorted by start; in one pass over
+ * each. *changed: some current mapping was not in the table before. */
+static struct mapping *merge_mappings(const struct mapping *cur, size_t ncur, const struct mapping *old, size_t nold,
+				      size_t *nout, bool *changed)
+{
+	*changed = false;
+	for (size_t i = 0, j = 0; i < ncur && !*changed; i++) {
+		while (j < nold && old[j].start < cur[i].start)
+			j++;
+		bool seen = false;
+		for (size_t k = j; k < nold && old[k].start == cur[i].start && !seen; k++)
+			seen = same_mapping(&old[k], &cur[i]);
+		*changed = !seen;
+	}
+	struct mapping *out = xcalloc(ncur + nold ? ncur + nold : 1, sizeof(*out));
+	size_t n = 0, i = 0, c = 0;
+	for (size_t j = 0; j < nold; j++) {
+		/* the current mappings that end before this old one starts cannot overlap it, nor any later one */
+		while (i < ncur && cur[i].end <= old[j].start)
+			i++;
+		if (i < ncur && cur[i].start < old[j].end)
+			continue; /* covered: the current mapping names that range now */
+		while (c < ncur && cur[c].start <= old[j].start)
+			out[n++] = cur[c++];
+		out[n++] = old[j];
+	}
+	while (c < ncur)
+		out[n++] = cur[c++];
+	*nout = n;
+	return out;
+}
+
+static bool prepare(int pid, int nspid, bool skip_unchanged);
+
 bool sym_prepare_process(int pid, int nspid)
 {
+	return prepare(pid, nspid, false);
+}
+
+bool sym_refresh_process(int pid, int nspid)
+{
+	return prepare(pid, nspid, true);
+}
+
+static bool prepare(int pid, int nspid, bool skip_unchanged)
+{
 	struct proc_syms *ps = find_proc(pid);
+	/* The rescans (every 250 ms) ask again for every target: when its executable mappings are
+	 * the ones already prepared, there is nothing to read, open, compare or pass on. Taken before
+	 * the maps are read: a change in between is seen by the next call. */
+	uint64_t fp;
+	bool queried = execmaps_fingerprint(pid, &fp) == 0;
+	if (queried && skip_unchanged && ps && ps->prepared && fp == ps->exec_fingerprint)
+		return false;
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
 	size_t mapslen = 0;
 	char *maps = read_proc_file(p, 32u << 20, &mapslen);
+	if (maps && !queried) { /* an older kernel: the same fingerprint from the maps text */
+		fp = exec_fingerprint(maps, mapslen);
+		if (skip_unchanged && ps && ps->prepared && fp == ps->exec_fingerprint) {
+			free(maps);
+			return false;
+		}
+	}
 	if (ps && !maps)
 		return false; /* exited since it was first prepared: the mappings seen then still name its frames */
 	if (!ps) {
@@ -148,13 +263,18 @@ bool sym_prepare_process(int pid, int nspid)
 		memset(ps, 0, sizeof(*ps));
 		ps->pid = pid;
 		ps->perfmap_fd = -1;
+		char key[16];
+		snprintf(key, sizeof(key), "%d", pid);
+		strmap_put(&proc_index, key, (int)(nprocs - 1));
 	}
 	if (!maps)
 		return false; /* exited before it could be prepared: its frames stay unsymbolized */
-	/* Prepared again (during and at the end of the window): the current mappings come first, so
-	 * libraries loaded since are known; files already open are not reopened. The mappings seen
-	 * before stay behind them where nothing new covers their range: samples taken before an
-	 * execve (same pid, a new image elsewhere) or a dlclose are symbolized at the end of the
+	ps->prepared = true;
+	ps->exec_fingerprint = fp;
+	/* Prepared again (during and at the end of the window): the current mappings replace those
+	 * they overlap, so libraries loaded since are known; files already open are not reopened.
+	 * The mappings seen before stay where nothing new covers their range: samples taken before
+	 * an execve (same pid, a new image elsewhere) or a dlclose are symbolized at the end of the
 	 * window, when only this table is left to name them. */
 	struct mapping *old = ps->maps;
 	size_t nold = ps->n;
@@ -164,27 +284,12 @@ bool sym_prepare_process(int pid, int nspid)
 	struct maps_ctx ctx = { ps, pid, rootfd, 0 };
 	proctext_maps_foreach(maps, mapslen, add_mapping, &ctx);
 	free(maps);
-	size_t nnew = ps->n;
-	bool changed = false;
-	for (size_t i = 0; i < nnew && !changed; i++) {
-		bool seen = false;
-		for (size_t j = 0; j < nold && !seen; j++)
-			seen = old[j].start == ps->maps[i].start && old[j].end == ps->maps[i].end &&
-			       old[j].off == ps->maps[i].off && old[j].mod == ps->maps[i].mod;
-		changed = !seen;
-	}
-	for (size_t j = 0; j < nold; j++) {
-		bool covered = false;
-		for (size_t i = 0; i < nnew && !covered; i++)
-			covered = old[j].start < ps->maps[i].end && ps->maps[i].start < old[j].end;
-		if (covered)
-			continue;
-		if (ps->n == ctx.cap) {
-			ctx.cap = ctx.cap ? ctx.cap * 2 : 64;
-			ps->maps = xrealloc(ps->maps, ctx.cap, sizeof(*ps->maps));
-		}
-		ps->maps[ps->n++] = old[j];
-	}
+	struct mapping *cur = ps->maps;
+	size_t ncur = ps->n;
+	sort_by_start(cur, ncur); /* maps lists them by address already */
+	bool changed;
+	ps->maps = merge_mappings(cur, ncur, old, nold, &ps->n, &changed);
+	free(cur);
 	free(old);
 	if (ps->perfmap_fd >= 0) {
 		close(ps->perfmap_fd); /* reopened below: the runtime appends to it during the window */

@@ -19,6 +19,9 @@ struct frame_info {
 /* Reads pid's executable mappings and opens their files (again: new files only). true when the
  * executable mappings differ from the previous call's. */
 bool sym_prepare_process(int pid, int nspid);
+/* The same for a rescan: nothing is done (no file opened, no comparison) when pid's executable
+ * mappings are the ones of the previous call (a fingerprint of those lines of its maps). */
+bool sym_refresh_process(int pid, int nspid);
 /* Opens /proc/kallsyms while privileged (addresses are shown according to the opener). */
 void sym_prepare_kernel(void);
 /* Calls fn for each executable mapping of pid with the file opened for it (-1: anonymous or not
