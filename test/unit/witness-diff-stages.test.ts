@@ -190,6 +190,16 @@ describe("stage 6: verdict", () => {
   test("anything flagged is changed", () => {
     expect(overallVerdict([ax(0.1, 9)], flagged, s).verdict).toBe("changed");
   });
+  test("the reason counts functions as a reader does, not tests (self and total, several axes)", () => {
+    const three = [
+      { function: "parse", axis: "cpu", kind: "self", flagged: true },
+      { function: "parse", axis: "cpu", kind: "inclusive", flagged: true },
+      { function: "parse", axis: "offcpu", kind: "inclusive", flagged: true },
+      { function: "render", axis: "cpu", kind: "self", flagged: false },
+    ] as Change[];
+    expect(overallVerdict([ax(0.9, 3)], three, s).reason).toStartWith("1 function changed on cpu, offcpu: 3 self or total costs clear the noise floor");
+    expect(overallVerdict([ax(0.9, 3)], [{ function: "a", axis: "cpu", kind: "self", flagged: true }, { function: "b", axis: "cpu", kind: "self", flagged: true }] as Change[], s).reason).toStartWith("2 functions changed on cpu: 2 self or total costs clear");
+  });
   test("nothing flagged with power is unchanged; without it insufficient, naming the captures that would decide", () => {
     expect(overallVerdict([ax(0.9, 3), ax(0.85, 3)], [], s)).toMatchObject({ verdict: "unchanged", minPower: 0.85 });
     const v = overallVerdict([ax(0.5, 4), ax(0.3, 7)], [], s);

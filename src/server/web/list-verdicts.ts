@@ -19,13 +19,15 @@ export interface RowVerdict {
 const cache = new Map<string, RowVerdict>();
 const CACHE_MAX = 5000;
 
-function summarise(json: string): RowVerdict {
+/** Functions flagged up and down, counted as a reader counts them: a function whose self and
+ *  total cost (or several axes) are flagged the same way is one function. */
+export function summarise(json: string): RowVerdict {
   const r = JSON.parse(json) as DiffResult;
-  let up = 0;
-  let down = 0;
-  for (const c of r.changes) if (c.flagged) c.direction === "up" ? up++ : down++;
-  const verdict: ListVerdict = r.verdict === "changed" ? (up && down ? "mixed" : up ? "up" : "down") : r.verdict;
-  return { verdict, up, down };
+  const up = new Set<string>();
+  const down = new Set<string>();
+  for (const c of r.changes) if (c.flagged) (c.direction === "up" ? up : down).add(c.function);
+  const verdict: ListVerdict = r.verdict === "changed" ? (up.size && down.size ? "mixed" : up.size ? "up" : "down") : r.verdict;
+  return { verdict, up: up.size, down: down.size };
 }
 
 export async function rowVerdicts(store: Store, records: CaptureRecord[]): Promise<Map<string, RowVerdict>> {
@@ -68,7 +70,8 @@ export function verdictCell(v: RowVerdict | undefined): Html {
   if (!v) return html`<td class="muted">—</td>`;
   const cls = v.verdict === "up" || v.verdict === "down" ? v.verdict : v.verdict === "mixed" ? "up" : v.verdict;
   const counts = v.up || v.down ? ` (${[v.up ? `${v.up}↑` : "", v.down ? `${v.down}↓` : ""].filter(Boolean).join(" ")})` : "";
-  return html`<td data-verdict="${v.verdict}"><span class="vchg ${cls}">${WORDS[v.verdict]}</span>${counts ? html`<span class="muted">${counts}</span>` : ""}</td>`;
+  const title = `functions flagged: ${v.up} up, ${v.down} down`;
+  return html`<td data-verdict="${v.verdict}"><span class="vchg ${cls}">${WORDS[v.verdict]}</span>${counts ? html`<span class="muted" title="${title}">${counts}</span>` : ""}</td>`;
 }
 
 /** The verdict filter's values, as the select offers them. */

@@ -18,11 +18,16 @@ export interface Verdict {
  */
 export function overallVerdict(axesCompared: AxisReport[], changes: Change[], s: Pick<DiffSettings, "q" | "minEffect" | "detectEffect" | "detectShare" | "targetPower">): Verdict {
   const minPower = axesCompared.length ? Math.min(...axesCompared.map((a) => a.power)) : 0;
-  const flaggedCount = changes.filter((c) => c.flagged).length;
+  const flagged = changes.filter((c) => c.flagged);
   const effect = `${Math.round(s.detectEffect * 100)}% change of a ${s.detectShare * 100}%-share function`;
   if (axesCompared.length === 0) return { verdict: "insufficient", reason: "no axis is present in both head captures", needed: null, minPower };
-  if (flaggedCount > 0) {
-    const reason = `${flaggedCount} function×axis change(s) clear the noise floor (weighted Holm, family-wise error ≤ ${s.q}) and ≥${Math.round(s.minEffect * 100)}%`;
+  if (flagged.length > 0) {
+    // Counted as a reader counts: functions, not tests (a function's self and total cost are two
+    // tests, and a function can change on several axes).
+    const functions = new Set(flagged.map((c) => c.function)).size;
+    const axes = [...new Set(flagged.map((c) => c.axis))];
+    const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+    const reason = `${plural(functions, "function", "functions")} changed on ${axes.join(", ")}: ${plural(flagged.length, "self or total cost clears", "self or total costs clear")} the noise floor (weighted Holm, family-wise error ≤ ${s.q}) and ≥${Math.round(s.minEffect * 100)}%`;
     return { verdict: "changed", reason, needed: null, minPower };
   }
   if (minPower >= s.targetPower) return { verdict: "unchanged", reason: `nothing flagged, and a ${effect} would have been flagged with probability ${minPower.toFixed(2)}`, needed: null, minPower };
