@@ -11,10 +11,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { liveAvailable, NOT_ROOT, REPO_ROOT } from "../helpers/runner-bin.ts";
-import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
-import { NOBODY, cleanup, parseStream, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
+import type { SummaryRecord } from "../../src/protocol/profile-stream.ts";
+import { NOBODY, cleanup, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 import { Lines } from "./line-reader.ts";
+import { interruptPtop } from "./ptop-checks.ts";
 
 const live = liveAvailable();
 // The run's own name (15 characters at most: a process name), so that parallel runs do not count
@@ -72,12 +73,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))(
       let pids: number[] = [];
       for (const deadline = Date.now() + 120_000; pids.length < MANY && Date.now() < deadline; await sleep(500))
         pids = [...(await out.snapshot()).matchAll(/allocated (\d+)\n/g)].map((x) => Number(x[1]));
-      ptopProc.kill("SIGINT");
-      const text = await stream.rest();
-      const code = await ptopProc.exited;
-      const stderr = await new Response(ptopProc.stderr as ReadableStream<Uint8Array>).text();
-      expect({ code, stderr }).toEqual({ code: PTOP_EXIT.interrupted, stderr: "" });
-      const records = parseStream(text);
+      const records = await interruptPtop(ptopProc, stream);
       const summary = records.find((r): r is SummaryRecord => r.type === "summary")!;
       const coverage = summary.notes?.find((n) => n.includes("got no allocation uprobe"));
       const procs = new Set(records.filter((r) => r.type === "process").map((r) => (r as { pid: number }).pid));

@@ -16,6 +16,7 @@ import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/prot
 import { NOBODY, cleanup, framesById, parseStream, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 import { Lines } from "./line-reader.ts";
+import { interruptPtop } from "./ptop-checks.ts";
 
 const live = liveAvailable();
 const WORKLOADS = resolve(REPO_ROOT, "test/fixtures/workloads");
@@ -106,12 +107,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))(
       // untargeted copy (same libc file, allocating as fast) has none.
       const targetKb = libcBreakpointKb(work.pid);
       const bystanderKb = libcBreakpointKb(other.pid);
-      ptopProc.kill("SIGINT");
-      const text = await stream.rest();
-      const code = await ptopProc.exited;
-      const stderr = await new Response(ptopProc.stderr as ReadableStream<Uint8Array>).text();
-      expect({ code, stderr }).toEqual({ code: PTOP_EXIT.interrupted, stderr: "" });
-      const records = parseStream(text);
+      const records = await interruptPtop(ptopProc, stream);
       expect(records.find((r) => r.type === "probe")).toEqual({ type: "probe", name: "alloc", attached: true });
       expect(records.find((r) => r.type === "axis")).toEqual({ type: "axis", name: "alloc", unit: "bytes" });
       const { summary, large, small } = expectThreeToOne(records, work.pid, asked, { targetKb, bystanderKb });

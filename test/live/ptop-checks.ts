@@ -3,7 +3,8 @@
 // parsed ptop run and throws through bun's expect when the collector got it wrong.
 import { expect } from "bun:test";
 import { PTOP_EXIT, type StreamRecord } from "../../src/protocol/profile-stream.ts";
-import { framesById, leafShares, stacksOf, type PtopRun } from "./ptop-harness.ts";
+import { framesById, leafShares, parseStream, stacksOf, type PtopRun } from "./ptop-harness.ts";
+import type { Lines } from "./line-reader.ts";
 
 /** hotloop.c's hot functions and the CPU shares it is built to give them (5:3:2). */
 export const HOT = ["hot_alpha", "hot_beta", "hot_gamma"];
@@ -200,4 +201,15 @@ export function expectCapabilitiesDropped(statusText: string): void {
     eff: hex("end", "CapEff"), prm: hex("end", "CapPrm"), inh: hex("end", "CapInh"), amb: hex("end", "CapAmb"),
     nnp: field("end", "NoNewPrivs"),
   }).toEqual({ eff: 0n, prm: 0n, inh: 0n, amb: 0n, nnp: "1" });
+}
+
+/** SIGINT closes the window of a ptop started with stdout and stderr piped: its records, once it
+ *  has ended as interrupted (exit 6) with nothing on stderr. */
+export async function interruptPtop(proc: ReturnType<typeof Bun.spawn>, stdout: Lines): Promise<StreamRecord[]> {
+  proc.kill("SIGINT");
+  const text = await stdout.rest();
+  const code = await proc.exited;
+  const stderr = await new Response(proc.stderr as ReadableStream<Uint8Array>).text();
+  expect({ code, stderr }).toEqual({ code: PTOP_EXIT.interrupted, stderr: "" });
+  return parseStream(text);
 }

@@ -14,6 +14,7 @@
  * Pid 1 starts every input with this binary mapped at its link-time addresses. At the end every
  * aggregated record the child would send must pass the parent's check. */
 #include "unwind_child.h"
+#include "self_segment.h"
 #include "unwind_wire.h"
 #include <linux/types.h>
 #include "ptop.h"
@@ -24,35 +25,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static uint64_t seg_start, seg_end, seg_off;
-
-static void find_exec_segment(void)
-{
-	elf_version(EV_CURRENT);
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	size_t nph = 0;
-	if (!e || elf_getphdrnum(e, &nph))
-		abort();
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			seg_start = ph.p_vaddr & ~4095ull;
-			seg_end = ph.p_vaddr + ph.p_memsz;
-			seg_off = ph.p_offset & ~4095ull;
-			break;
-		}
-	}
-	elf_end(e);
-	close(fd);
-	if (seg_end <= seg_start)
-		abort();
-}
+static struct self_segment seg;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
-	find_exec_segment();
+	seg = self_exec_segment();
 	return uwc_init(false, NULL);
 }
 
@@ -78,7 +56,7 @@ static void message(uint32_t type, int32_t pid, uint64_t start, uint64_t end, ui
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	message(MSG_GONE, 1, 0, 0, 0, false);
-	message(MSG_MAP, 1, seg_start, seg_end, seg_off, true);
+	message(MSG_MAP, 1, seg.start, seg.end, seg.off, true);
 	while (size >= 3) {
 		uint8_t tag = data[0];
 		size_t len = data[1] | (size_t)data[2] << 8;
@@ -118,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			h->tid = 1 + (tag >> 3);
 			h->kstack = -1;
 			h->stack_len = (uint32_t)stack_len;
-			uint64_t pc = seg_start + pcoff % (seg_end - seg_start);
+			uint64_t pc = seg.start + pcoff % (seg.end - seg.start);
 #if defined(__x86_64__)
 			h->regs[16] = pc;
 			h->regs[19] = sp;

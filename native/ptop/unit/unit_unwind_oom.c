@@ -5,6 +5,7 @@
  * would send passes the parent's check, and each sample is either in the aggregate or counted as
  * dropped (uwc_dropped). Exit 0 and "ok" when all hold. */
 #include "unwind_child.h"
+#include "self_segment.h"
 #include "unwind_wire.h"
 #include <linux/types.h>
 #include "ptop.h"
@@ -42,30 +43,7 @@ void *__wrap_calloc(size_t n, size_t size)
 	return fail_now() ? NULL : __real_calloc(n, size);
 }
 
-static uint64_t seg_start, seg_end, seg_off;
-
-static void find_exec_segment(void)
-{
-	elf_version(EV_CURRENT);
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	size_t nph = 0;
-	if (!e || elf_getphdrnum(e, &nph))
-		abort();
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			seg_start = ph.p_vaddr & ~4095ull;
-			seg_end = ph.p_vaddr + ph.p_memsz;
-			seg_off = ph.p_offset & ~4095ull;
-			break;
-		}
-	}
-	elf_end(e);
-	close(fd);
-	if (seg_end <= seg_start)
-		abort();
-}
+static struct self_segment seg;
 
 static double events;
 static long records;
@@ -112,7 +90,7 @@ static long run(long from, long to)
 	}
 	for (int pid = 1; pid <= PIDS; pid++) {
 		message(MSG_GONE, pid, 0, 0, 0, false);
-		message(MSG_MAP, pid, seg_start, seg_end, seg_off, true);
+		message(MSG_MAP, pid, seg.start, seg.end, seg.off, true);
 	}
 	for (int i = 0; i < ANON_MAPS; i++) /* JIT-like regions of pid 1: its mapping table grows */
 		message(MSG_MAP, 1, 0x7f0000000000ull + i * 0x10000ull, 0x7f0000000000ull + i * 0x10000ull + 0x1000, 0, false);
@@ -127,7 +105,7 @@ static long run(long from, long to)
 		h->tid = h->tgid;
 		h->kstack = i % PTOP_MAX_STACKS; /* part of the key: SAMPLES distinct stacks */
 		h->stack_len = i < WALKED ? 512 : 0;
-		uint64_t pc = seg_start + (uint64_t)(i * 37) % (seg_end - seg_start), sp = 0x7ffd00000000ull;
+		uint64_t pc = seg.start + (uint64_t)(i * 37) % (seg.end - seg.start), sp = 0x7ffd00000000ull;
 #if defined(__x86_64__)
 		h->regs[16] = pc;
 		h->regs[19] = sp;
@@ -163,7 +141,7 @@ static long run(long from, long to)
 
 int main(void)
 {
-	find_exec_segment();
+	seg = self_exec_segment();
 	long total = run(-1, -1);
 	long runs = 0;
 	/* Each of the first calls (the tables' first blocks and growth), then a spread over the key
