@@ -4,17 +4,25 @@ import type { Instrumentation } from "../protocol/tunnel.ts";
 
 /** Above this share of an axis in incomplete stacks, the capture's instrumentation says so. */
 export const INCOMPLETE_NOTICE_SHARE = 0.05;
+/** Above this share of an axis's samples lost (summary.lost / summary.samples), the same. */
+export const LOST_NOTICE_SHARE = 0.05;
 
 export function instrumentationFromStream(stream: string, requested: readonly ProbeName[]): Instrumentation {
   const probes = new Map<ProbeName, ProbeRecord>();
   const totals = new Map<string, number>();
   let incomplete: Record<string, number> = {};
+  let samples: Record<string, number> = {};
+  let lost: Record<string, number> = {};
   for (const line of stream.split("\n")) {
     if (line.includes('"type":"stack"') || line.includes('"type":"summary"')) {
       try {
         const rec = JSON.parse(line) as StackRecord | SummaryRecord;
         if (rec.type === "stack") totals.set(rec.axis, (totals.get(rec.axis) ?? 0) + rec.value);
-        if (rec.type === "summary" && rec.incomplete) incomplete = rec.incomplete;
+        if (rec.type === "summary") {
+          if (rec.incomplete) incomplete = rec.incomplete;
+          samples = rec.samples ?? {};
+          lost = rec.lost ?? {};
+        }
       } catch {
         // counted only when well-formed
       }
@@ -38,5 +46,16 @@ export function instrumentationFromStream(stream: string, requested: readonly Pr
   const inc = Object.entries(incomplete)
     .map(([axis, v]) => ({ axis: axis as ProbeName, share: (totals.get(axis) ?? 0) > 0 ? v / totals.get(axis)! : 0 }))
     .filter((x) => attached.includes(x.axis) && x.share > INCOMPLETE_NOTICE_SHARE);
-  return { requested: [...requested], attached, not_attached: notAttached, ...(inc.length ? { incomplete: inc } : {}) };
+  // Lost samples are in no stack at all (ring buffer full, the unwinder's aggregate full or out of
+  // memory): the capture holds fewer samples than were taken, which the stacks alone cannot show.
+  const lostShares = Object.entries(lost)
+    .map(([axis, v]) => ({ axis: axis as ProbeName, share: (samples[axis] ?? 0) > 0 ? Math.min(1, v / samples[axis]!) : 0 }))
+    .filter((x) => attached.includes(x.axis) && x.share > LOST_NOTICE_SHARE);
+  return {
+    requested: [...requested],
+    attached,
+    not_attached: notAttached,
+    ...(inc.length ? { incomplete: inc } : {}),
+    ...(lostShares.length ? { lost: lostShares } : {}),
+  };
 }

@@ -126,6 +126,9 @@ export const SummaryRecord = Type.Object({
   type: Type.Literal("summary"),
   /** Samples (cpu) or events per axis that made it into the maps. */
   samples: Type.Record(Type.String(), Type.Number()),
+  /** Per axis, events whose stack did not reach the stream, wholly or in part: in the kernel (ring
+   * buffer full, stack map full or colliding) or in ptop's unwinder (its aggregate full or out of
+   * memory; a note then says how many). Never dropped silently. */
   lost: Type.Record(Type.String(), Type.Number()),
   /** Per axis, the value (samples, ns) in stacks that could not be walked to their root; such a
    * stack starts with a `[truncated]` frame. Additive (v1). */

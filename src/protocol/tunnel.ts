@@ -37,6 +37,10 @@ export const Instrumentation = Type.Object({
   /** Axes where more than 5% of the measured value is in stacks that could not be walked to their
    * root (ptop's `summary.incomplete`): callers and inclusive figures are incomplete there. */
   incomplete: Type.Optional(Type.Array(Type.Object({ axis: ProbeName, share: Type.Number() }))),
+  /** Axes where more than 5% of the samples taken are in no stack (ptop's `summary.lost` over
+   * `summary.samples`: ring buffer full, or the unwinder's aggregate full or out of memory): the
+   * capture holds fewer samples than were taken. */
+  lost: Type.Optional(Type.Array(Type.Object({ axis: ProbeName, share: Type.Number() }))),
 });
 export type Instrumentation = Static<typeof Instrumentation>;
 

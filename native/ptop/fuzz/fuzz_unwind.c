@@ -38,7 +38,7 @@ static void check_record(const void *rec, size_t len, void *arg)
 {
 	(void)arg;
 	struct unwound_hdr h;
-	uint64_t failed = 0;
+	struct unwind_trailer failed;
 	if (len > UNWIND_RESULT_MAX || unwind_check_result(rec, len, &h, &failed) == UNWIND_REC_BAD) {
 		memcpy(&h, rec, sizeof(h));
 		fprintf(stderr, "refused: len %zu axis %u tgid %u kstack %d npcs %u interp %u value %g\n", len, h.axis, h.tgid,
@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 2: {
 			struct unwound_hdr h;
-			uint64_t failed;
+			struct unwind_trailer failed;
 			if (unwind_check_result(b, len, &h, &failed) == UNWIND_REC_STACK &&
 			    (len != sizeof(h) + h.npcs * 8ull + h.interp_len || h.npcs > PTOP_MAX_UNWIND_DEPTH))
 				abort();

@@ -78,7 +78,7 @@ static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const u
 int report_collect_unwound(struct report *r, struct probes *p)
 {
 	struct collect_ctx c = { r, p, { 0 } };
-	return unwind_collect(on_unwound, &c, &r->unwind_failed);
+	return unwind_collect(on_unwound, &c, &r->unwound);
 }
 
 void report_collect(struct report *r, struct probes *p)
@@ -338,11 +338,13 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 			continue;
 		axes[na] = probe_name(i);
 		samples[na] = (double)r->stat[slots[i][0]];
-		lost[na] = (double)r->stat[slots[i][1]];
+		/* Lost: the sample or its stack did not reach the stream, in the kernel (ring buffer or map
+		 * full) or in the unwinder (aggregate full, out of memory): never dropped silently. */
+		lost[na] = (double)r->stat[slots[i][1]] + (double)r->unwound.full[i] + (double)r->unwound.no_memory[i];
 		incompl[na] = inc[i];
 		na++;
 	}
-	const char *notes[P__COUNT + 1 + 16 + 3 + 4];
+	const char *notes[2 * P__COUNT + 1 + 16 + 3 + 4];
 	static char incomplete_note[P__COUNT][160];
 	size_t nn = py_notes(notes, 16);
 	for (int i = 0; i < P__COUNT; i++)
@@ -351,6 +353,15 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 				 "%s: %.1f%% of the stacks could not be walked to their root (a [truncated] frame marks them): "
 				 "callers and inclusive figures are incomplete", probe_name(i), 100 * inc[i] / tot[i]);
 			notes[nn++] = incomplete_note[i];
+		}
+	static char dropped_note[P__COUNT][200];
+	for (int i = 0; i < P__COUNT; i++)
+		if (p->attached[i] && (r->unwound.full[i] || r->unwound.no_memory[i])) {
+			snprintf(dropped_note[i], sizeof(dropped_note[i]),
+				 "%s: %" PRIu64 " samples are in no stack (counted as lost): the unwinder's aggregate was full for %" PRIu64
+				 " and out of memory for %" PRIu64,
+				 probe_name(i), r->unwound.full[i] + r->unwound.no_memory[i], r->unwound.full[i], r->unwound.no_memory[i]);
+			notes[nn++] = dropped_note[i];
 		}
 	static char alloc_note[640];
 	if (p->attached[P_ALLOC]) {
@@ -362,7 +373,8 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 			 "random intervals, each credited with the bytes since the previous one (%.0f bytes in stacks; "
 			 "%" PRIu64 " lost)",
 			 r->stat[STAT_ALLOC_BYTES], r->stat[STAT_ALLOC_CALLS], alloc_functions()[0] ? alloc_functions() : "no function",
-			 r->stat[STAT_ALLOC_SAMPLES], PTOP_ALLOC_PERIOD / 1024, tot[P_ALLOC], r->stat[STAT_ALLOC_LOST]);
+			 r->stat[STAT_ALLOC_SAMPLES], PTOP_ALLOC_PERIOD / 1024, tot[P_ALLOC],
+			 r->stat[STAT_ALLOC_LOST] + r->unwound.full[P_ALLOC] + r->unwound.no_memory[P_ALLOC]);
 		notes[nn++] = alloc_note;
 		/* A process without a uprobe allocates unseen: the totals are then the covered ones'. */
 		static char coverage_note[900];

@@ -5,6 +5,7 @@
 #include "probes.h"
 #include <linux/types.h>
 #include "ptop.h"
+#include "unwind_wire.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,7 +36,9 @@ struct report {
 	int *tgids;        /* distinct tgids with stacks: the processes to symbolize */
 	size_t ntgids;
 	uint64_t stat[STAT__COUNT];
-	uint64_t unwind_failed; /* samples whose snapshot gave no frame at all */
+	/* The unwinder's counts: snapshots that gave no frame at all (their [truncated] stacks are in
+	 * summary.incomplete), and per axis the samples it could not aggregate (in summary.lost). */
+	struct unwind_trailer unwound;
 };
 
 /* Privileged, before the drop: syscall counts and counters (no target data). */

@@ -76,17 +76,18 @@ void unwind_stop(void)
 }
 
 int unwind_collect(void (*fn)(const struct unwound_hdr *, const uint64_t *, const uint8_t *, void *), void *arg,
-		   uint64_t *unwind_failed)
+		   struct unwind_trailer *counts)
 {
+	memset(counts, 0, sizeof(*counts));
 	if (sock < 0)
 		return -1;
 	static uint8_t buf[UNWIND_RESULT_MAX + 8]; /* a few KiB: no allocation that could fail */
 	int rc = -1;
-	*unwind_failed = 0;
+	bool trailer = false;
 	for (;;) {
 		ssize_t n = recv(sock, buf, UNWIND_RESULT_MAX + 8, 0);
 		if (n == 0) {
-			rc = 0;
+			rc = trailer ? 0 : -1; /* without its counts the read is not complete */
 			break;
 		}
 		if (n < 0) {
@@ -96,11 +97,13 @@ int unwind_collect(void (*fn)(const struct unwound_hdr *, const uint64_t *, cons
 		}
 		/* The child parsed target files: everything it says is checked before use. */
 		struct unwound_hdr h;
-		int kind = unwind_check_result(buf, (size_t)n, &h, unwind_failed);
+		int kind = trailer ? UNWIND_REC_BAD : unwind_check_result(buf, (size_t)n, &h, counts); /* the trailer is last */
 		if (kind == UNWIND_REC_BAD)
 			break;
-		if (kind == UNWIND_REC_TRAILER)
+		if (kind == UNWIND_REC_TRAILER) {
+			trailer = true;
 			continue;
+		}
 		uint64_t pcs[PTOP_MAX_UNWIND_DEPTH];
 		memcpy(pcs, buf + sizeof(h), h.npcs * 8ull);
 		fn(&h, pcs, buf + sizeof(h) + h.npcs * 8ull, arg);
@@ -207,11 +210,12 @@ static void child_main(struct probes *p)
 		}
 	}
 	ring_buffer__consume(rb);
+	struct unwind_trailer t;
 	uint64_t full, oom, maps;
-	uwc_dropped(&full, &oom, &maps);
+	uwc_dropped(&t, &full, &oom, &maps);
 	if (full || oom || maps)
 		fprintf(stderr, "ptop: unwinder: %llu samples dropped (%llu: the aggregate was full, %llu: out of memory), "
-			"%llu mappings not kept (out of memory: their samples end [truncated])\n",
+			"%llu mappings not kept (out of memory: their samples end [truncated]); the summary counts the samples as lost\n",
 			(unsigned long long)(full + oom), (unsigned long long)full, (unsigned long long)oom,
 			(unsigned long long)maps);
 	uwc_results(send_record, NULL);

@@ -34,7 +34,9 @@ int unwind_start(struct probes *p, char *err, size_t len);
 void unwind_send_process(int pid, bool first);
 /* The window ended: the child drains the ring buffer and writes its aggregate. */
 void unwind_stop(void);
-/* After the parent's capability drop: calls fn for every aggregated stack. 0 on a complete read. */
+struct unwind_trailer;
+/* After the parent's capability drop: calls fn for every aggregated stack, then sets *counts from
+ * the child's trailer (zero when it did not arrive). 0 on a complete read, trailer included. */
 int unwind_collect(void (*fn)(const struct unwound_hdr *h, const uint64_t *pcs, const uint8_t *interp, void *arg),
-		   void *arg, uint64_t *unwind_failed);
+		   void *arg, struct unwind_trailer *counts);
 #endif

@@ -35,7 +35,7 @@ struct uproc {
 static struct uproc *uprocs;
 static size_t nuprocs;
 /* Out of memory: what could not be kept is dropped and counted, never half-written (uwc_dropped). */
-static uint64_t maps_dropped, samples_oom;
+static uint64_t maps_dropped, samples_oom[P__COUNT];
 
 /* realloc of the array whose pointer is at p, to n elements; when it fails the pointer (and its
  * block) stay as they were. memcpy: p points to a `T *`, not a `void *`. */
@@ -326,8 +326,13 @@ static struct entry *entries;
 static size_t nentries, entries_cap;
 static int32_t *slots;
 static size_t nslots;
-static uint64_t unwind_failed, agg_lost;
-#define MAX_ENTRIES (1u << 18)
+static uint64_t unwind_failed, agg_lost[P__COUNT];
+/* The aggregate's bound. A test build of ptop (Makefile: build/ptop-smallagg) sets a tiny one so
+ * that a live capture overflows it; the shipped ptop always has the default. */
+#ifndef PTOP_UNWIND_MAX_ENTRIES
+#define PTOP_UNWIND_MAX_ENTRIES (1u << 18)
+#endif
+#define MAX_ENTRIES PTOP_UNWIND_MAX_ENTRIES
 #define VALUE_MAX 1.8e19 /* below 2^64 */
 
 static uint64_t fnv(const uint8_t *b, size_t n)
@@ -484,9 +489,9 @@ int uwc_sample(void *ctx, void *data, size_t size)
 	int32_t e = aggregate(axis, h, (const uint8_t *)data + sizeof(*h) + h->stack_len, &oom);
 	if (e < 0) {
 		if (oom)
-			samples_oom++;
+			samples_oom[axis]++;
 		else
-			agg_lost++;
+			agg_lost[axis]++;
 		return 0;
 	}
 	entries[e].events += entries[e].events < VALUE_MAX;
@@ -539,8 +544,10 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 		memcpy(e->key, &h, sizeof(h));
 		emit(e->key, e->klen, arg);
 	}
-	struct unwound_hdr t = { .axis = UINT32_MAX, .value = (double)unwind_failed };
-	emit(&t, sizeof(t), arg);
+	struct unwind_trailer t;
+	uwc_dropped(&t, NULL, NULL, NULL);
+	uint8_t rec[sizeof(struct unwound_hdr) + UNWIND_TRAILER_COUNTS * 8];
+	emit(rec, unwind_trailer_encode(&t, rec), arg);
 }
 
 int uwc_init(bool dbg, void (*poll)(void))
@@ -566,14 +573,27 @@ void uwc_reset(void)
 	free(slots);
 	slots = NULL;
 	nslots = 0;
-	unwind_failed = agg_lost = maps_dropped = samples_oom = 0;
+	unwind_failed = maps_dropped = 0;
+	memset(agg_lost, 0, sizeof(agg_lost));
+	memset(samples_oom, 0, sizeof(samples_oom));
 	if (pend)
 		memset(pend, 0, PEND_SLOTS * sizeof(*pend));
 }
 
-void uwc_dropped(uint64_t *samples_full, uint64_t *samples_no_memory, uint64_t *mappings_no_memory)
+void uwc_dropped(struct unwind_trailer *t, uint64_t *full_total, uint64_t *no_memory_total, uint64_t *mappings_no_memory)
 {
-	*samples_full = agg_lost;
-	*samples_no_memory = samples_oom;
-	*mappings_no_memory = maps_dropped;
+	t->failed = unwind_failed;
+	uint64_t full = 0, oom = 0;
+	for (int i = 0; i < P__COUNT; i++) {
+		t->full[i] = agg_lost[i];
+		t->no_memory[i] = samples_oom[i];
+		full += agg_lost[i];
+		oom += samples_oom[i];
+	}
+	if (full_total)
+		*full_total = full;
+	if (no_memory_total)
+		*no_memory_total = oom;
+	if (mappings_no_memory)
+		*mappings_no_memory = maps_dropped;
 }

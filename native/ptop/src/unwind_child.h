@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct unwind_trailer;
+
 /* poll: called when a sample names a process whose mappings may still be in flight. */
 int uwc_init(bool debug, void (*poll)(void));
 /* One parent message of n bytes and the descriptor it carried (-1: none), which becomes the
@@ -17,9 +19,10 @@ bool uwc_message(const void *buf, size_t n, int fd);
 int uwc_sample(void *ctx, void *data, size_t size);
 /* Every aggregated stack, then the trailer, as records for the parent. */
 void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg);
-/* Samples not aggregated because the aggregate reached its bound or memory ran out, and mappings
- * not kept for lack of memory (the samples in them end [truncated]). */
-void uwc_dropped(uint64_t *samples_full, uint64_t *samples_no_memory, uint64_t *mappings_no_memory);
+/* Samples not aggregated because the aggregate reached its bound or memory ran out (per axis, the
+ * totals through *_total when not NULL; uwc_results sends the per-axis counts in its trailer), and
+ * mappings not kept for lack of memory (the samples in them end [truncated]). */
+void uwc_dropped(struct unwind_trailer *t, uint64_t *full_total, uint64_t *no_memory_total, uint64_t *mappings_no_memory);
 /* Releases every process and aggregate (the fuzzer runs many inputs in one process). */
 void uwc_reset(void);
 #endif

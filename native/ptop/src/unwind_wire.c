@@ -4,16 +4,28 @@
 #include <math.h>
 #include <string.h>
 
-int unwind_check_result(const uint8_t *buf, size_t n, struct unwound_hdr *h, uint64_t *failed)
+size_t unwind_trailer_encode(const struct unwind_trailer *t, uint8_t *out)
+{
+	struct unwound_hdr h = { .axis = UINT32_MAX, .kstack = -1, .npcs = UNWIND_TRAILER_COUNTS, .value = (double)t->failed };
+	memcpy(out, &h, sizeof(h));
+	memcpy(out + sizeof(h), t->full, sizeof(t->full));
+	memcpy(out + sizeof(h) + sizeof(t->full), t->no_memory, sizeof(t->no_memory));
+	return sizeof(h) + UNWIND_TRAILER_COUNTS * 8;
+}
+
+int unwind_check_result(const uint8_t *buf, size_t n, struct unwound_hdr *h, struct unwind_trailer *t)
 {
 	if (n < sizeof(*h))
 		return UNWIND_REC_BAD;
 	memcpy(h, buf, sizeof(*h));
 	if (h->axis == UINT32_MAX) {
-		/* a count: finite, whole, not negative, not past what a u64 holds */
-		if (n != sizeof(*h) || !(h->value >= 0 && h->value < 18446744073709551616.0) || h->value != floor(h->value))
+		/* counts: finite, whole, not negative, not past what a u64 holds; the per-axis ones are u64 */
+		if (h->npcs != UNWIND_TRAILER_COUNTS || h->interp_len != 0 || n != sizeof(*h) + UNWIND_TRAILER_COUNTS * 8 ||
+		    !(h->value >= 0 && h->value < 18446744073709551616.0) || h->value != floor(h->value))
 			return UNWIND_REC_BAD;
-		*failed = (uint64_t)h->value;
+		t->failed = (uint64_t)h->value;
+		memcpy(t->full, buf + sizeof(*h), sizeof(t->full));
+		memcpy(t->no_memory, buf + sizeof(*h) + sizeof(t->full), sizeof(t->no_memory));
 		return UNWIND_REC_TRAILER;
 	}
 	if ((h->axis != P_CPU && h->axis != P_OFFCPU && h->axis != P_LOCKS && h->axis != P_ALLOC) || h->npcs > PTOP_MAX_UNWIND_DEPTH ||

@@ -1,8 +1,9 @@
 /* The unwinder's two message formats (see unwind.h), and the parent's check of what the child
  * sends. Parent -> child: fixed `struct umsg` records over a SEQPACKET socket, a MAP carrying one
  * descriptor. Child -> parent: one `struct unwound_hdr` + pcs + interpreter bytes per record, a
- * trailer (axis UINT32_MAX) with the count of samples that could not be unwound, then end of
- * stream. The child parses target files, so the parent trusts none of its bytes. */
+ * trailer (axis UINT32_MAX, npcs 2 * P__COUNT) with the count of samples that could not be unwound
+ * and, per axis, the samples it could not aggregate (struct unwind_trailer), then end of stream.
+ * The child parses target files, so the parent trusts none of its bytes. */
 #ifndef PTOP_UNWIND_WIRE_H
 #define PTOP_UNWIND_WIRE_H
 #include "unwind.h"
@@ -20,8 +21,19 @@ struct umsg {
 /* The largest child -> parent record. */
 #define UNWIND_RESULT_MAX (sizeof(struct unwound_hdr) + PTOP_MAX_UNWIND_DEPTH * 8 + PTOP_INTERP_MAX)
 
+/* The trailer's counts. The samples in `full` and `no_memory` are in no stack the child sends: the
+ * parent counts them with the axis's lost events (summary.lost), so none is dropped silently. */
+struct unwind_trailer {
+	uint64_t failed;              /* snapshots that gave no frame (aggregated as [truncated] stacks) */
+	uint64_t full[P__COUNT];      /* per axis: not aggregated, the aggregate had reached its bound */
+	uint64_t no_memory[P__COUNT]; /* per axis: not aggregated, out of memory */
+};
+#define UNWIND_TRAILER_COUNTS (2 * P__COUNT)
+
 enum { UNWIND_REC_BAD = 0, UNWIND_REC_STACK = 1, UNWIND_REC_TRAILER = 2 };
 /* One record of n bytes from the child. STACK: *h is its header, its pcs start at buf + sizeof(*h)
- * (npcs of them, unaligned) and its interpreter bytes follow. TRAILER: *failed is set. */
-int unwind_check_result(const uint8_t *buf, size_t n, struct unwound_hdr *h, uint64_t *failed);
+ * (npcs of them, unaligned) and its interpreter bytes follow. TRAILER: *t is set. */
+int unwind_check_result(const uint8_t *buf, size_t n, struct unwound_hdr *h, struct unwind_trailer *t);
+/* The trailer record for t: sizeof(struct unwound_hdr) + UNWIND_TRAILER_COUNTS * 8 bytes at out. */
+size_t unwind_trailer_encode(const struct unwind_trailer *t, uint8_t *out);
 #endif

@@ -2,8 +2,9 @@
  * routed here (-Wl,--wrap) and made to fail on a schedule — one call, or every call from one on —
  * over a run that grows each of its tables (processes, mappings, files, aggregate entries, hash
  * slots, keys). Under ASan + UBSan, for every schedule: no crash, no bad access, every record it
- * would send passes the parent's check, and each sample is either in the aggregate or counted as
- * dropped (uwc_dropped). Exit 0 and "ok" when all hold. */
+ * would send passes the parent's check, each sample is either in the aggregate or counted as
+ * dropped (uwc_dropped), and the trailer the parent receives carries those counts per axis (the
+ * summary's `lost`). Exit 0 and "ok" when all hold. */
 #include "unwind_child.h"
 #include "self_segment.h"
 #include "unwind_wire.h"
@@ -45,22 +46,28 @@ void *__wrap_calloc(size_t n, size_t size)
 
 static struct self_segment seg;
 
-static double events;
-static long records;
+static double events, axis_events[P__COUNT];
+static long records, trailers;
+static struct unwind_trailer received; /* as the parent decodes it */
 
 static void check_record(const void *rec, size_t len, void *arg)
 {
 	(void)arg;
 	struct unwound_hdr h;
-	uint64_t failed = 0;
-	int kind = len <= UNWIND_RESULT_MAX ? unwind_check_result(rec, len, &h, &failed) : UNWIND_REC_BAD;
-	if (kind == UNWIND_REC_BAD) {
-		fprintf(stderr, "a record the parent refuses (len %zu)\n", len);
+	struct unwind_trailer t;
+	int kind = len <= UNWIND_RESULT_MAX ? unwind_check_result(rec, len, &h, &t) : UNWIND_REC_BAD;
+	if (kind == UNWIND_REC_BAD || (trailers && kind != UNWIND_REC_BAD)) {
+		fprintf(stderr, "a record the parent refuses (len %zu, after the trailer: %ld)\n", len, trailers);
 		abort();
 	}
 	if (kind == UNWIND_REC_STACK) {
 		events += h.events;
+		axis_events[h.axis] += h.events;
 		records++;
+	}
+	if (kind == UNWIND_REC_TRAILER) {
+		received = t;
+		trailers++;
 	}
 }
 
@@ -82,7 +89,9 @@ static long run(long from, long to)
 	fail_from = from;
 	fail_to = to;
 	events = 0;
-	records = 0;
+	records = trailers = 0;
+	memset(axis_events, 0, sizeof(axis_events));
+	memset(&received, 0, sizeof(received));
 	if (uwc_init(false, NULL)) {
 		fail_from = -1;
 		uwc_reset();
@@ -95,7 +104,7 @@ static long run(long from, long to)
 	for (int i = 0; i < ANON_MAPS; i++) /* JIT-like regions of pid 1: its mapping table grows */
 		message(MSG_MAP, 1, 0x7f0000000000ull + i * 0x10000ull, 0x7f0000000000ull + i * 0x10000ull + 0x1000, 0, false);
 	static uint8_t buf[sizeof(struct sample_hdr) + 512];
-	long sent = 0;
+	long sent = 0, axis_sent[P__COUNT] = { 0 };
 	for (int i = 0; i < SAMPLES; i++) {
 		struct sample_hdr *h = (struct sample_hdr *)buf;
 		memset(buf, 0, sizeof(buf));
@@ -119,10 +128,24 @@ static long run(long from, long to)
 			buf[sizeof(*h) + b] = (uint8_t)(i * 131 + b * 7);
 		uwc_sample(NULL, buf, sizeof(*h) + h->stack_len);
 		sent++;
+		axis_sent[h->kind == SAMPLE_ALLOC ? P_ALLOC : P_CPU]++;
 	}
 	uwc_results(check_record, NULL);
+	struct unwind_trailer mine;
 	uint64_t full, oom, maps;
-	uwc_dropped(&full, &oom, &maps);
+	uwc_dropped(&mine, &full, &oom, &maps);
+	/* The parent learns exactly the child's counts, and per axis every sample is in a stack or in them. */
+	if (trailers != 1 || memcmp(&mine, &received, sizeof(mine)) != 0) {
+		fprintf(stderr, "fail [%ld, %ld]: %ld trailers, or its counts differ from the child's\n", from, to, trailers);
+		abort();
+	}
+	for (int a = 0; a < P__COUNT; a++)
+		if (axis_events[a] + (double)(received.full[a] + received.no_memory[a]) != (double)axis_sent[a]) {
+			fprintf(stderr, "fail [%ld, %ld]: axis %d: %ld samples, %.0f aggregated + %llu + %llu in the trailer\n", from,
+				to, a, axis_sent[a], axis_events[a], (unsigned long long)received.full[a],
+				(unsigned long long)received.no_memory[a]);
+			abort();
+		}
 	if (events + (double)(full + oom) != (double)sent) {
 		fprintf(stderr, "fail [%ld, %ld]: %ld samples, %.0f aggregated + %llu + %llu dropped\n", from, to, sent, events,
 			(unsigned long long)full, (unsigned long long)oom);
