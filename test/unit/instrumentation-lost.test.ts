@@ -6,6 +6,9 @@ import { Value } from "@sinclair/typebox/value";
 import { instrumentationFromStream, LOST_NOTICE_SHARE } from "../../src/profiler/instrumentation.ts";
 import { Instrumentation } from "../../src/protocol/tunnel.ts";
 import { StreamRecord } from "../../src/protocol/profile-stream.ts";
+import { toRecordInstrumentation } from "../../src/server/dispatch/merge.ts";
+import { instrumentationSummary } from "../../src/server/records/capture-json.ts";
+import { instrumentationBlock } from "../../src/server/web/instrumentation.ts";
 
 function stream(lostCpu: number, lostOffcpu: number, probes = ["cpu", "offcpu"], attachedOffcpu = true): string {
   const recs = [
@@ -47,5 +50,17 @@ describe("lost samples in the instrumentation", () => {
   test("a stream without a summary (collector died) reports no share rather than a guess", () => {
     const cut = stream(30, 0).split("\n").filter((l) => !l.includes('"type":"summary"')).join("\n");
     expect(instrumentationFromStream(cut, ["cpu", "offcpu"]).lost).toBeUndefined();
+  });
+});
+
+describe("lost samples on the record", () => {
+  test("the record keeps them, its summary line and the capture screen say so", () => {
+    const rec = toRecordInstrumentation(instrumentationFromStream(stream(30, 2), ["cpu", "offcpu"]));
+    expect(rec.lost).toEqual([{ axis: "cpu", share: 0.15 }]);
+    expect(instrumentationSummary(rec)).toBe("fully instrumented; cpu: 15% of samples lost");
+    expect(String(instrumentationBlock(rec))).toContain("cpu: 15% of the samples taken are in no stack");
+    const whole = toRecordInstrumentation(instrumentationFromStream(stream(0, 0), ["cpu", "offcpu"]));
+    expect(whole.lost).toBeUndefined();
+    expect(String(instrumentationBlock(whole))).not.toContain("in no stack");
   });
 });

@@ -19,6 +19,7 @@ export function toRecordInstrumentation(i: Instrumentation): RecordInstrumentati
     probes_attached: i.attached.length,
     missing: i.not_attached,
     ...(i.incomplete?.length ? { incomplete: i.incomplete } : {}),
+    ...(i.lost?.length ? { lost: i.lost } : {}),
   };
 }
 

@@ -25,7 +25,10 @@ export function captureJson(r: CaptureRecord) {
 /** "fully instrumented", "N of M probes", or "not run yet" (no capture has happened). */
 export function instrumentationSummary(i: RecordInstrumentation | null): string {
   if (!i) return "not run yet";
-  const inc = (i.incomplete ?? []).map((x) => `; ${x.axis}: ${(x.share * 100).toFixed(0)}% of stacks incomplete`).join("");
+  const inc = [
+    ...(i.incomplete ?? []).map((x) => `; ${x.axis}: ${(x.share * 100).toFixed(0)}% of stacks incomplete`),
+    ...(i.lost ?? []).map((x) => `; ${x.axis}: ${(x.share * 100).toFixed(0)}% of samples lost`),
+  ].join("");
   const why = i.missing.map((m) => `${m.probe}: ${m.reason}`).join("; ");
   return `${probeCoverage(i.probes_attached, i.probes_requested, i.missing.length)}${why ? ` (${why})` : ""}${inc}`;
 }

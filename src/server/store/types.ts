@@ -32,6 +32,8 @@ export interface RecordInstrumentation {
   missing: Array<{ probe: string; reason: string }>;
   /** Axes with more than 5% of their value in stacks that could not be walked to their root. */
   incomplete?: Array<{ axis: string; share: number }>;
+  /** Axes with more than 5% of their samples in no stack (ring buffer or unwinder full). */
+  lost?: Array<{ axis: string; share: number }>;
 }
 
 export interface CaptureRecord extends CaptureRequest {

@@ -27,5 +27,6 @@ export function instrumentationBlock(i: RecordInstrumentation | null): Html {
 <p class="instr ${full ? "full" : "partial"}" id="instrumentation">${probeCoverage(i.probes_attached, i.probes_requested, i.missing.length)}</p>
 ${full ? "" : html`<ul class="missing">${items}</ul><p class="muted">The axes of these probes do not exist in this capture; they are shown as absent and are never compared as if they were zero.</p>`}
 ${(i.incomplete ?? []).map((x) => html`<p class="instr partial">${x.axis}: ${(x.share * 100).toFixed(0)}% of the stacks could not be walked to their root (a [truncated] frame marks them): callers and inclusive figures are incomplete.</p>`)}
+${(i.lost ?? []).map((x) => html`<p class="instr partial">${x.axis}: ${(x.share * 100).toFixed(0)}% of the samples taken are in no stack (the collector's buffers were full): this capture holds fewer samples than were taken, and its per-second figures read low.</p>`)}
 </section>`;
 }
