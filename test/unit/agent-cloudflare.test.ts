@@ -13,7 +13,7 @@ import { type CloudflareToken, startCloudflareFake, ZONES } from "../fixtures/fa
 import { agentHealth } from "../helpers/runner-agent.ts";
 
 const TOKEN = "cf_fake_api_token_0000000000000000000";
-const FULL: CloudflareToken = { perms: ["Zone:Read", "DNS:Read"], zones: ["octo.example"] };
+const FULL: CloudflareToken = { perms: ["Zone:Read", "DNS:Read"], zones: ["octo.example"], manyMore: 0 };
 let fake: ReturnType<typeof startCloudflareFake>;
 const catalog = new Catalog([cloudflareConnector]);
 const ctx = (extra: Env = {}) => createAgentContext({ CLOUDFLARE_API_TOKEN: TOKEN, RUNNER_CLOUDFLARE_URL: fake.url, ...extra }, pino({ level: "silent" }));
@@ -56,6 +56,17 @@ describe("Cloudflare", () => {
     expect(wide!.status).toBe("error");
     expect(wide!.detail).toContain("also sees octo-status.example");
     expect(wide!.fix).toContain("scope to needed zones");
+  });
+
+  test("a token that sees more zones than health reads is refused as too wide, not judged on the first 10,000", async () => {
+    fake.state.manyMore = 10_000; // octo.example + 10,000 more
+    const [h] = await runHealth(catalog, ctx({ RUNNER_CLOUDFLARE_ZONES: "octo.example" }));
+    expect(h).toMatchObject({ status: "error" });
+    expect(h!.detail).toContain("the token sees 10001 zones, more than the 10000 health reads");
+    expect(h!.fix).toContain("scope to needed zones");
+    fake.state.manyMore = 60; // two pages past the first: every page is read
+    const [wide] = await runHealth(catalog, ctx({ RUNNER_CLOUDFLARE_ZONES: "octo.example" }));
+    expect(wide!.detail).toContain("z60.octo.example");
   });
 
   test("an invalid token is named, not shown", async () => {

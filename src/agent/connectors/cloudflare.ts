@@ -56,15 +56,27 @@ const FIND_ZONES =
   "the zones in use are the registered domains of the hostnames your services are reached at (api.shop.example is in zone shop.example); " +
   "`runner agent run cloudflare.zones.list` lists every zone the token can see, and `runner agent run cloudflare.dns.records --args '{\"zoneId\":\"…\"}'` shows which of them hold your records";
 
+/** How many zones health reads (200 pages of 50): a token that sees more is refused, not cut. */
+const MAX_VISIBLE_ZONES = 10_000;
+
 /** Every zone the token can see, all pages (Cloudflare pages /zones at most 50 per page). */
 async function visibleZones(h: CloudflareHandle): Promise<{ id: string; name: string }[]> {
   const seen: { id: string; name: string }[] = [];
   for (let page = 1; ; page++) {
     const z = await get(h, { path: "/zones", query: { per_page: 50, page } });
     if (z.status !== 200) throw refusal("cloudflare health (zones)", [ZONE_READ], z);
+    const total = Number(z.body?.result_info?.total_count ?? 0);
+    // Reading on would take hundreds of calls, and stopping silently would judge the scope on
+    // part of it; no token used for a few services needs to see this many zones.
+    if (total > MAX_VISIBLE_ZONES) {
+      throw new AgentError("permission", `the token sees ${total} zones, more than the ${MAX_VISIBLE_ZONES} health reads: it is not scoped to the zones it is used for`, {
+        missing: [],
+        fix: "narrow the token's Zone Resources to the zones in use (scope to needed zones, not the whole account)",
+      });
+    }
     seen.push(...((z.body?.result ?? []) as { id: string; name: string }[]).map(({ id, name }) => ({ id, name })));
     const pages = Number(z.body?.result_info?.total_pages ?? 1);
-    if (page >= pages || page >= 200) return seen;
+    if (page >= pages) return seen;
   }
 }
 
