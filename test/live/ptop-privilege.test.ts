@@ -14,9 +14,39 @@ import { expectCapabilitiesDropped } from "./ptop-checks.ts";
 import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 import { NOT_ROOT } from "../helpers/runner-bin.ts";
 
+/**
+ * strace -f's lines, one per syscall: "PID syscall(...) = result". When another process of the
+ * traced tree makes a syscall meanwhile, strace splits one into "PID name(args <unfinished ...>"
+ * and, later, "PID <... name resumed>rest"; ptop is several processes, so the two halves are joined
+ * here: otherwise the call's name and its result's path are never on one line, and the call is not
+ * counted (the Python check failed on every run once the lines were parsed with a single-space pid;
+ * one CI run counted a single target open where the parent makes three, as a split would).
+ */
+function straceLines(log: string): string[] {
+  const pending = new Map<string, string>();
+  const out: string[] = [];
+  for (const l of log.split("\n")) {
+    const m = /^(\d+) +(.*)$/.exec(l); // strace pads the pid to its width
+    if (!m) continue;
+    const [, pid, rest] = m as unknown as [string, string, string];
+    const unfinished = / <unfinished \.\.\.>$/.exec(rest);
+    if (unfinished) {
+      pending.set(pid, rest.slice(0, unfinished.index));
+      continue;
+    }
+    const resumed = /^<\.\.\. [\w]+ resumed>(.*)$/.exec(rest);
+    const start = pending.get(pid);
+    if (resumed && start !== undefined) {
+      pending.delete(pid);
+      out.push(`${pid} ${start}${resumed[1]}`);
+    } else out.push(`${pid} ${rest}`);
+  }
+  return out;
+}
+
 /** strace -f lines grouped by process: "PID syscall(...)". The first pid is ptop itself. */
 function byProcess(log: string): { main: string[]; children: Map<string, string[]> } {
-  const lines = log.split("\n").filter((l) => /^\d+ /.test(l));
+  const lines = straceLines(log);
   const mainPid = lines[0]!.split(" ")[0]!;
   const children = new Map<string, string[]>();
   const main: string[] = [];
@@ -61,7 +91,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [!tools && !required, "needs strace and
 
       // strace -f prefixes each line with the pid: ptop is two processes, the privileged parent
       // (scans, opens) and the unwinder child (parses CFI); each is checked against its own drop.
-      const lines = readFileSync(log, "utf8").split("\n").filter((l) => /^\d+ /.test(l));
+      const lines = straceLines(readFileSync(log, "utf8"));
       const nodeExe = realpathSync(Bun.which("node")!);
       const isTargetFile = (l: string) => l.includes(`<${nodeExe}>`) || /<\/tmp\/perf-\d+\.map>/.test(l);
       const pids = [...new Set(lines.map((l) => l.split(" ")[0]!))];
