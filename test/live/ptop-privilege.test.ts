@@ -19,8 +19,7 @@ import { NOT_ROOT } from "../helpers/runner-bin.ts";
  * traced tree makes a syscall meanwhile, strace splits one into "PID name(args <unfinished ...>"
  * and, later, "PID <... name resumed>rest"; ptop is several processes, so the two halves are joined
  * here: otherwise the call's name and its result's path are never on one line, and the call is not
- * counted (the Python check failed on every run once the lines were parsed with a single-space pid;
- * one CI run counted a single target open where the parent makes three, as a split would).
+ * counted (one CI run counted a single target open where the parent makes three, as a split would).
  */
 function straceLines(log: string): string[] {
   const pending = new Map<string, string>();
