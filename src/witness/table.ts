@@ -6,6 +6,9 @@ import type { Change, DiffResult } from "./diff.ts";
 export const signedPercent = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 const pct = signedPercent;
 
+/** A count with its noun: count(1, "test", "tests") → "1 test". */
+export const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
 function row(c: Change): string[] {
   const state = c.flagged ? (c.confirmation === "confirmed" ? "CHANGED (confirmed)" : "CHANGED (suspect)") : c.verdict;
   return [c.function, `${c.axis}/${c.kind === "self" ? "self" : "incl"}`, pct(c.relative_change), `[${pct(c.interval[0])}, ${pct(c.interval[1])}]`, `${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%`, state];

@@ -1,4 +1,5 @@
 #include "execmaps.h"
+#include "proctext.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/ioctl.h>
@@ -31,11 +32,42 @@ struct ptop_procmap_query {
 #define PTOP_PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
 #define EXECMAPS_MAX (1u << 20) /* more executable mappings than any process has: stop there */
 
+/* FNV-1a over each executable mapping's range, file offset, inode and device, then their count
+ * (the files are told apart by device and inode). */
+#define FNV_OFFSET 1469598103934665603ull
+
 static void fnv(uint64_t *h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 	for (size_t i = 0; i < n; i++)
 		*h = (*h ^ b[i]) * 1099511628211ull;
+}
+
+static void fold_mapping(uint64_t *h, uint64_t start, uint64_t end, uint64_t off, uint64_t inode, uint64_t maj, uint64_t min)
+{
+	uint64_t fields[6] = { start, end, off, inode, maj, min };
+	fnv(h, fields, sizeof(fields));
+}
+
+struct text_fp {
+	uint64_t h, n;
+};
+
+static void fold_line(const struct maps_line *l, void *arg)
+{
+	struct text_fp *f = arg;
+	if (l->perms[2] != 'x')
+		return;
+	fold_mapping(&f->h, l->start, l->end, l->off, l->inode, l->dev_major, l->dev_minor);
+	f->n++;
+}
+
+uint64_t execmaps_fingerprint_text(const char *maps, size_t len)
+{
+	struct text_fp f = { FNV_OFFSET, 0 };
+	proctext_maps_foreach(maps, len, fold_line, &f);
+	fnv(&f.h, &f.n, sizeof(f.n));
+	return f.h;
 }
 
 int execmaps_fingerprint(int pid, uint64_t *fp)
@@ -48,7 +80,7 @@ int execmaps_fingerprint(int pid, uint64_t *fp)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	uint64_t h = 1469598103934665603ull, addr = 0, n = 0;
+	uint64_t h = FNV_OFFSET, addr = 0, n = 0;
 	int rc = 0;
 	for (; n < EXECMAPS_MAX; n++) {
 		struct ptop_procmap_query q;
@@ -63,8 +95,7 @@ int execmaps_fingerprint(int pid, uint64_t *fp)
 			}
 			break;
 		}
-		uint64_t fields[6] = { q.vma_start, q.vma_end, q.vma_offset, q.inode, q.dev_major, q.dev_minor };
-		fnv(&h, fields, sizeof(fields));
+		fold_mapping(&h, q.vma_start, q.vma_end, q.vma_offset, q.inode, q.dev_major, q.dev_minor);
 		if (q.vma_end <= addr) { /* never goes backwards: a kernel that did would loop */
 			rc = -1;
 			break;

@@ -137,38 +137,6 @@ static void add_mapping(const struct maps_line *l, void *arg)
 	ps->maps[ps->n++] = (struct mapping){ l->start, l->end, l->off, mod, vdso };
 }
 
-/* FNV-1a over each executable line's range, file offset, device and inode, then their count:
- * equal fingerprints, same executable mappings (the files are told apart by device and inode;
- * execmaps.c computes the same from the kernel's PROCMAP_QUERY when it has it). */
-struct fingerprint {
-	uint64_t h, n;
-};
-
-static void fnv_bytes(uint64_t *h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		*h = (*h ^ b[i]) * 1099511628211ull;
-}
-
-static void fingerprint_line(const struct maps_line *l, void *arg)
-{
-	struct fingerprint *f = arg;
-	if (l->perms[2] != 'x')
-		return;
-	uint64_t fields[6] = { l->start, l->end, l->off, l->inode, l->dev_major, l->dev_minor };
-	fnv_bytes(&f->h, fields, sizeof(fields));
-	f->n++;
-}
-
-static uint64_t exec_fingerprint(const char *maps, size_t len)
-{
-	struct fingerprint f = { 1469598103934665603ull, 0 };
-	proctext_maps_foreach(maps, len, fingerprint_line, &f);
-	fnv_bytes(&f.h, &f.n, sizeof(f.n));
-	return f.h;
-}
-
 static int by_start(const void *a, const void *b)
 {
 	const struct mapping *x = a, *y = b;
@@ -249,7 +217,7 @@ static bool prepare(int pid, int nspid, bool skip_unchanged)
 	size_t mapslen = 0;
 	char *maps = read_proc_file(p, 32u << 20, &mapslen);
 	if (maps && !queried) { /* an older kernel: the same fingerprint from the maps text */
-		fp = exec_fingerprint(maps, mapslen);
+		fp = execmaps_fingerprint_text(maps, mapslen);
 		if (skip_unchanged && ps && ps->prepared && fp == ps->exec_fingerprint) {
 			free(maps);
 			return false;

@@ -3,7 +3,7 @@
 // p, noise floor, power, captures that would decide), the controls (axis, self/total, view), a
 // flame graph per axis, absent axes, and the ranked table of changes.
 import type { AxisReport, Change, DiffResult } from "../../witness/diff.ts";
-import { signedPercent as pct } from "../../witness/table.ts";
+import { count, signedPercent as pct } from "../../witness/table.ts";
 import { changeWords } from "./change-words.ts";
 import { flameFigure } from "./flame-figure.ts";
 import type { FlameAxis } from "./flame-data.ts";
@@ -76,9 +76,8 @@ function changeTable(d: DiffShown): Html {
  */
 function testsLine(r: DiffResult, a: AxisReport): string {
   const functions = new Set(r.changes.filter((c) => c.axis === a.axis).map((c) => c.function)).size;
-  const s = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   if (a.tested === 0) return `no function above the testing floor${a.untested ? ` (${a.untested} below it)` : ""}`;
-  const what = `${a.flagged} of ${s(a.tested, "test", "tests")} flagged. A test is one function's self or total cost: ${s(functions, "function", "functions")} above the testing floor${a.untested ? `, ${a.untested} below it not tested` : ""}`;
+  const what = `${a.flagged} of ${count(a.tested, "test", "tests")} flagged. A test is one function's self or total cost: ${count(functions, "function", "functions")} above the testing floor${a.untested ? `, ${a.untested} below it not tested` : ""}`;
   return a.distinct_tests < a.tested
     ? `${what}; ${a.distinct_tests} of the ${a.tested} tests are distinct: tests with the same counts in every capture (a leaf's self and total; a caller and a callee that always appear together) are one test, and the adjustment for multiple testing counts it once`
     : `${what}; all ${a.tested} are distinct`;

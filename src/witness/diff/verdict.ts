@@ -2,6 +2,7 @@
 
 import type { AxisReport, Change, DiffResult } from "../diff-result.ts";
 import type { DiffSettings } from "./settings.ts";
+import { count } from "../table.ts";
 
 export interface Verdict {
   verdict: DiffResult["verdict"];
@@ -26,8 +27,7 @@ export function overallVerdict(axesCompared: AxisReport[], changes: Change[], s:
     // tests, and a function can change on several axes).
     const functions = new Set(flagged.map((c) => c.function)).size;
     const axes = [...new Set(flagged.map((c) => c.axis))];
-    const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-    const reason = `${plural(functions, "function", "functions")} changed on ${axes.join(", ")}: ${plural(flagged.length, "self or total cost clears", "self or total costs clear")} the noise floor (weighted Holm, family-wise error ≤ ${s.q}) and ≥${Math.round(s.minEffect * 100)}%`;
+    const reason = `${count(functions, "function", "functions")} changed on ${axes.join(", ")}: ${count(flagged.length, "self or total cost clears", "self or total costs clear")} the noise floor (weighted Holm, family-wise error ≤ ${s.q}) and ≥${Math.round(s.minEffect * 100)}%`;
     return { verdict: "changed", reason, needed: null, minPower };
   }
   if (minPower >= s.targetPower) return { verdict: "unchanged", reason: `nothing flagged, and a ${effect} would have been flagged with probability ${minPower.toFixed(2)}`, needed: null, minPower };
