@@ -15,7 +15,7 @@ import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { leafShares, parseStream, stacksOf, type PtopRun } from "../live/ptop-harness.ts";
 import {
   HOT, expectCapabilitiesDropped, expectHotShares, expectHotStacksWhole, expectKernelFrames, kallsymsVisible, expectMissingCapabilitiesRefused,
-  expectNothingAttachable, expectProbesAttached, expectSigtermPartial, expectSleepyAxes, expectTracefsMissing,
+  expectNothingAttachable, expectProbesAttached, expectSigtermPartial, expectSleepyAxes, expectTracefsMissing, withContext,
 } from "../live/ptop-checks.ts";
 
 /** The files one scenario left in its output directory, by name. */
@@ -113,7 +113,13 @@ export const SCENARIOS: Scenario[] = [
       okAndDropped("run"),
       { name: "cpu, offcpu and syscalls attach", check: (s) => expectProbesAttached(ptopRun(s, "run").records, ["cpu", "offcpu", "syscalls"]) },
       // 20 calls, not test/live's 100: at load average 20 an arm64 TCG guest managed 78 rounds in 3 s.
-      { name: "offcpu and syscalls measure the 2 ms naps", check: (s) => expectSleepyAxes(ptopRun(s, "run").records, 3, 20) },
+      {
+        name: "offcpu and syscalls measure the 2 ms naps",
+        check: (s) => {
+          const run = ptopRun(s, "run");
+          withContext(() => expectSleepyAxes(run.records, 3, 20), () => `ptop's stderr:\n${run.stderr.slice(-3000)}`);
+        },
+      },
       {
         name: "kernel frames: folded into [kernel] with a note, as kallsyms hides addresses at Debian's perf_event_paranoid",
         check: (s) => {

@@ -81,6 +81,10 @@ export function expectHotStacksWhole(records: StreamRecord[], minFraction: numbe
  * ordinary machine) and a latency of >= 2 ms per call.
  */
 export function expectSleepyAxes(records: StreamRecord[], windowSec: number, minCalls = 100): void {
+  withContext(() => sleepyAxes(records, windowSec, minCalls), () => describeStacks(records, "offcpu"));
+}
+
+function sleepyAxes(records: StreamRecord[], windowSec: number, minCalls: number): void {
   const frames = framesById(records);
   const napNs = stacksOf(records, "offcpu")
     .filter((s) => s.frames.some((id) => CLOCK_NANOSLEEP.has(frames.get(id)?.function ?? "") && frames.get(id)?.kind === "native"))
@@ -93,6 +97,29 @@ export function expectSleepyAxes(records: StreamRecord[], windowSec: number, min
   expect(nano[0]!.value).toBeGreaterThan(minCalls);
   expect(nano[0]!.total_ns!).toBeGreaterThan(nano[0]!.value * 1e6);
   expect(Object.keys(summaryOf(records).samples).sort()).toEqual(["cpu", "offcpu", "syscalls"]);
+}
+
+/** Runs a check; a failure's message gets what the run recorded, so that a failure seen once in CI
+ *  (a QEMU guest's output is not kept) can be explained from its log alone. */
+export function withContext(check: () => void, context: () => string): void {
+  try {
+    check();
+  } catch (e) {
+    if (e instanceof Error) e.message += `\n${context()}`;
+    throw e;
+  }
+}
+
+/** The axis's heaviest stacks (leaf first, kind:function per frame), its samples and lost count,
+ *  and the summary's notes. */
+export function describeStacks(records: StreamRecord[], axis: string, top = 6): string {
+  const frames = framesById(records);
+  const summary = summaryOf(records);
+  const stacks = stacksOf(records, axis).sort((a, b) => b.value - a.value);
+  const lines = stacks.slice(0, top).map((s) =>
+    `  ${s.value}: ${s.frames.map((id) => `${frames.get(id)?.kind}:${frames.get(id)?.function}`).reverse().join(" < ")}`);
+  return [`${axis}: ${stacks.length} stacks, samples ${summary.samples[axis] ?? 0}, lost ${summary.lost[axis] ?? 0}; heaviest (leaf first):`,
+    ...lines, `notes: ${JSON.stringify(summary.notes ?? [])}`].join("\n");
 }
 
 /** Whether /proc/kallsyms shows addresses to ptop's five capabilities (no CAP_SYSLOG among them):
