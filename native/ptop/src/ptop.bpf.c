@@ -214,10 +214,12 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
 	stat_inc(STAT_CPU_SAMPLES);
-	/* -EFAULT: no kernel stack (user-mode sample). Anything else loses the kernel stack only. */
-	if (kstack < 0 && kstack != -EFAULT)
-		stat_inc(STAT_CPU_LOST);
+	/* -EFAULT: no kernel stack (user-mode sample). Anything else loses the kernel stack only.
+	 * One sample counts as lost once, whether its kernel stack, its snapshot or both failed. */
+	int lost = kstack < 0 && kstack != -EFAULT;
 	if (emit_snapshot(SAMPLE_CPU, tgid, (__u32)id, kstack, 0, 0) != 0)
+		lost = 1;
+	if (lost)
 		stat_inc(STAT_CPU_LOST);
 	return 0;
 }
