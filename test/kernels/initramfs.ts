@@ -75,6 +75,11 @@ export function buildInitramfs(g: GuestInputs): string {
   // The same workload without frame pointers: its stacks are whole only through ptop's CFI unwinder.
   const hotloopNoFp = compileStatic(g.arch, join(WORKLOADS, "hotloop.c"), join(g.workDir, `hotloop-nofp-${g.arch}`),
     ["-fomit-frame-pointer", "-fno-inline", "-pthread"]);
+  // The locks and alloc axes' workloads, built as test/live builds them (no frame pointers).
+  const lockwait = compileStatic(g.arch, join(WORKLOADS, "lockwait.c"), join(g.workDir, `lockwait-${g.arch}`),
+    ["-fomit-frame-pointer", "-fno-inline", "-fno-optimize-sibling-calls", "-pthread"]);
+  const allocratio = compileStatic(g.arch, join(WORKLOADS, "allocratio.c"), join(g.workDir, `allocratio-${g.arch}`),
+    ["-O2", "-fomit-frame-pointer"]);
   const watch = compileStatic(g.arch, join(HERE, "guest/ptop-watch.c"), join(g.workDir, `ptop-watch-${g.arch}`), ["-Wall"]);
   const file = (path: string, src: string): Entry => ({ path, kind: "file", data: readFileSync(src), mode: 0o755 });
   const entries: Entry[] = [
@@ -85,6 +90,8 @@ export function buildInitramfs(g: GuestInputs): string {
     file("opt/ptop", ARCH[g.arch].ptop),
     file("opt/hotloop", hotloop),
     file("opt/hotloop-nofp", hotloopNoFp),
+    file("opt/lockwait", lockwait),
+    file("opt/allocratio", allocratio),
     file("opt/ptop-watch", watch),
     { path: "init", kind: "file", data: new TextEncoder().encode(guestScript(g.scenarios)), mode: 0o755 },
   ];

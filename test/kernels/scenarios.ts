@@ -16,6 +16,7 @@ import { leafShares, parseStream, stacksOf, type PtopRun } from "../live/ptop-ha
 import {
   HOT, expectCapabilitiesDropped, expectHotShares, expectHotStacksWhole, expectKernelFrames, kallsymsVisible, expectMissingCapabilitiesRefused,
   expectNothingAttachable, expectProbesAttached, expectSigtermPartial, expectSleepyAxes, expectTracefsMissing, withContext,
+  expectLockWaiterTimed, expectThreeToOne,
 } from "../live/ptop-checks.ts";
 
 /** The files one scenario left in its output directory, by name. */
@@ -144,6 +145,54 @@ export const SCENARIOS: Scenario[] = [
         check: (s) => {
           expect(kallsyms(s, "run")).toBe(true);
           expectKernelFrames(ptopRun(s, "run").records, true);
+        },
+      },
+    ],
+  },
+  {
+    name: "locks",
+    guest: `
+      $NOBODY $LOCKWAIT precise 0 >$O/lockwait.out & H=$!; echo $H >$O/workload.pid; sleep 0.5
+      ptop_run run --duration 4 --probes locks
+      kill $H; wait $H`,
+    checks: [
+      okAndDropped("run"),
+      {
+        name: "lockwait's waiter: its stack on the locks axis holds the wait time the program measured itself (within 10%)",
+        check: (s) => {
+          const run = ptopRun(s, "run");
+          expectLockWaiterTimed(run.records, Number(file(s, "workload.pid")), file(s, "lockwait.out"));
+        },
+      },
+    ],
+  },
+  {
+    // The burst starts once the window is open (the header is out) and ptop is stopped once the
+    // program has printed what it asked for: no fixed duration has to outlast a TCG guest's pace.
+    name: "alloc",
+    guest: `
+      $NOBODY $ALLOCRATIO 512 >$O/allocratio.out & H=$!; echo $H >$O/workload.pid; sleep 0.5
+      ptop_run run --duration 300 --probes alloc & P=$!
+      wait_header run; kill -USR1 $H
+      n=0; until grep -q allocated $O/allocratio.out || [ $n -ge 1200 ]; do sleep 0.1; n=$((n + 1)); done
+      killall -INT ptop; wait $P
+      kill $H; wait $H`,
+    checks: [
+      {
+        name: "run: SIGINT after the burst: exit 6, nothing on stderr, capabilities dropped",
+        check: (s) => {
+          const run = ptopRun(s, "run");
+          expect({ exit: run.exitCode, stderr: run.stderr }).toEqual({ exit: PTOP_EXIT.interrupted, stderr: "" });
+          expectCapabilitiesDropped(file(s, "run.status"));
+        },
+      },
+      {
+        name: "allocratio's two sites in a 3:1 byte ratio (within 5 points) and the exact total within 2% (uprobes on a static binary's malloc)",
+        check: (s) => {
+          const run = ptopRun(s, "run");
+          expect(run.records.filter((r) => r.type === "probe")).toEqual([{ type: "probe", name: "alloc", attached: true }]);
+          const asked = Number(file(s, "allocratio.out").match(/allocated (\d+)/)?.[1]);
+          expectThreeToOne(run.records, Number(file(s, "workload.pid")), asked, {});
         },
       },
     ],

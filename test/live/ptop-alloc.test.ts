@@ -12,46 +12,17 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { liveAvailable, NOT_ROOT, REPO_ROOT, runnerCommand } from "../helpers/runner-bin.ts";
-import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
+import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
 import { NOBODY, cleanup, framesById, parseStream, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 import { Lines } from "./line-reader.ts";
-import { interruptPtop } from "./ptop-checks.ts";
+import { expectThreeToOne, interruptPtop } from "./ptop-checks.ts";
 
 const live = liveAvailable();
 const WORKLOADS = resolve(REPO_ROOT, "test/fixtures/workloads");
 const C_NAME = "allocratio";
 const BYSTANDER = "allocbystander";
 const GO_NAME = "allocgo";
-
-/** Bytes per function that is the caller of the allocation entry point (leaf malloc/calloc/mallocgc). */
-function bytesByCaller(records: StreamRecord[], pid: number): Map<string, number> {
-  const frames = framesById(records);
-  const out = new Map<string, number>();
-  for (const s of stacksOf(records, "alloc")) {
-    if (s.pid !== pid) continue;
-    const names = s.frames.map((id) => frames.get(id)?.function ?? "?");
-    const site = names.find((n) => n.startsWith("alloc_site_")) ?? names.at(-2) ?? "?";
-    out.set(site, (out.get(site) ?? 0) + s.value);
-  }
-  return out;
-}
-
-/** allocratio's checks: the exact total within 2% of what the program asked for, and its two
- *  sites' sampled shares within 5 points of 75/25. */
-function expectThreeToOne(records: StreamRecord[], pid: number, asked: number, log: Record<string, unknown>) {
-  const summary = records.find((r): r is SummaryRecord => r.type === "summary")!;
-  const total = summary.totals!.alloc!;
-  const byCaller = bytesByCaller(records, pid);
-  const inStacks = [...byCaller.values()].reduce((a, b) => a + b, 0);
-  const large = (byCaller.get("alloc_site_large") ?? 0) / inStacks;
-  const small = (byCaller.get("alloc_site_small") ?? 0) / inStacks;
-  console.log(JSON.stringify({ ...log, asked, total, inStacks, large, small, samples: summary.samples.alloc }));
-  expect(Math.abs(total - asked) / asked).toBeLessThan(0.02);
-  expect(Math.abs(large - 0.75)).toBeLessThan(0.05);
-  expect(Math.abs(small - 0.25)).toBeLessThan(0.05);
-  return { summary, large, small };
-}
 
 /** kB of anonymous (copied-on-write) pages in pid's executable libc mapping: where uprobe breakpoints live. */
 function libcBreakpointKb(pid: number): number {

@@ -240,3 +240,83 @@ export async function interruptPtop(proc: ReturnType<typeof Bun.spawn>, stdout: 
   expect({ code, stderr }).toEqual({ code: PTOP_EXIT.interrupted, stderr: "" });
   return parseStream(text);
 }
+
+/** Bytes per allocation site: the alloc_site_* frame of each stack, else the entry point's caller. */
+export function bytesByCaller(records: StreamRecord[], pid: number): Map<string, number> {
+  const frames = framesById(records);
+  const out = new Map<string, number>();
+  for (const s of stacksOf(records, "alloc")) {
+    if (s.pid !== pid) continue;
+    const names = s.frames.map((id) => frames.get(id)?.function ?? "?");
+    const site = names.find((n) => n.startsWith("alloc_site_")) ?? names.at(-2) ?? "?";
+    out.set(site, (out.get(site) ?? 0) + s.value);
+  }
+  return out;
+}
+
+/** allocratio.c's checks: the exact total within 2% of what the program asked for, and its two
+ *  sites' sampled shares within 5 points of 75/25. */
+export function expectThreeToOne(records: StreamRecord[], pid: number, asked: number, log: Record<string, unknown>) {
+  const summary = summaryOf(records);
+  const total = summary.totals!.alloc!;
+  const byCaller = bytesByCaller(records, pid);
+  const inStacks = [...byCaller.values()].reduce((a, b) => a + b, 0);
+  const large = (byCaller.get("alloc_site_large") ?? 0) / inStacks;
+  const small = (byCaller.get("alloc_site_small") ?? 0) / inStacks;
+  console.log(JSON.stringify({ ...log, asked, total, inStacks, large, small, samples: summary.samples.alloc }));
+  expect(Math.abs(total - asked) / asked).toBeLessThan(0.02);
+  expect(Math.abs(large - 0.75)).toBeLessThan(0.05);
+  expect(Math.abs(small - 0.25)).toBeLessThan(0.05);
+  return { summary, large, small };
+}
+
+/** The waits lockwait.c ("precise" modes) timed itself ("wait START_NS END_NS", CLOCK_REALTIME)
+ *  that lie inside ptop's window, as ptop counts them: begun in the window and ended before it closed. */
+export function ownWaitsInWindow(records: StreamRecord[], programOut: string): { ns: number; waits: number } {
+  const header = records[0];
+  if (header?.type !== "header") throw new Error("the stream does not start with a header");
+  const t0 = header.started_at_ms * 1e6;
+  const t1 = t0 + summaryOf(records).measured_sec * 1e9;
+  let ns = 0;
+  let waits = 0;
+  for (const line of programOut.split("\n")) {
+    const m = line.match(/^wait (\d+) (\d+)$/);
+    if (!m) continue;
+    const [a, b] = [Number(m[1]), Number(m[2])];
+    if (a >= t0 && b <= t1) {
+      ns += b - a;
+      waits++;
+    }
+  }
+  return { ns, waits };
+}
+
+/**
+ * lockwait's waiter on the locks axis: the probe attached, nothing lost, and the stacks of process
+ * pid through contend_on_hot_lock hold the wait time the program measured itself, within 10%.
+ * Only pid's stacks count: workloads are matched by name, so a copy of lockwait started elsewhere
+ * on the host is measured too (seen: ratio 1.96 with two copies).
+ */
+export function expectLockWaiterTimed(records: StreamRecord[], pid: number, programOut: string) {
+  expect(records.filter((x) => x.type === "probe")).toEqual([{ type: "probe", name: "locks", attached: true }]);
+  expect(records.filter((x) => x.type === "axis")).toEqual([{ type: "axis", name: "locks", unit: "nanoseconds" }]);
+  const summary = summaryOf(records);
+  expect(summary.partial).toBe(false);
+  expect(summary.lost.locks).toBe(0);
+  const own = ownWaitsInWindow(records, programOut);
+  expect(own.waits).toBeGreaterThan(20);
+  const frames = framesById(records);
+  const names = (ids: number[]) => ids.map((id) => frames.get(id)?.function ?? "?");
+  const hot = stacksOf(records, "locks").filter((s) => s.pid === pid && names(s.frames).includes("contend_on_hot_lock"));
+  const measured = hot.reduce((a, s) => a + s.value, 0);
+  console.log(JSON.stringify({ program_ns: own.ns, program_waits: own.waits, ptop_ns: measured, ratio: measured / own.ns, pid }));
+  expect({ ratio: Math.abs(measured / own.ns - 1) <= 0.1, measured, own: own.ns }).toEqual({ ratio: true, measured, own: own.ns });
+  return { summary, own, measured, hot, names };
+}
+
+/** The pid of the only process record of a run (the guests run one workload process). */
+export function onlyProcess(records: StreamRecord[]): number {
+  const procs = records.filter((r) => r.type === "process");
+  expect(procs.length).toBe(1);
+  return procs[0]!.type === "process" ? procs[0]!.pid : -1;
+}

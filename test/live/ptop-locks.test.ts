@@ -13,6 +13,7 @@ import { cleanup, framesById, NOBODY, parseStream, runPtop, setcapPtop, sharedTe
 import { parseStream as parseWitnessStream } from "../../src/witness/stream.ts";
 import { instrumentation } from "../../src/witness/model.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { expectLockWaiterTimed } from "./ptop-checks.ts";
 
 const live = liveAvailable();
 const TRACING = "/sys/kernel/tracing";
@@ -84,39 +85,8 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop locks probe (live)", () => {
     }
     expect(run.exitCode).toBe(PTOP_EXIT.ok);
     const r = run.records;
-    expect(r.filter((x) => x.type === "probe")).toEqual([{ type: "probe", name: "locks", attached: true }]);
-    expect(r.filter((x) => x.type === "axis")).toEqual([{ type: "axis", name: "locks", unit: "nanoseconds" }]);
-    const header = r[0]!;
-    if (header.type !== "header") throw new Error("no header");
-    const summary = summaryOf(r);
-    expect(summary.partial).toBe(false);
-    expect(summary.lost.locks).toBe(0);
-
-    // The program's own measurement of the waits inside ptop's window (ptop counts a wait that
-    // begins in the window and ends before it closes; so does this sum).
-    const t0 = header.started_at_ms * 1e6;
-    const t1 = t0 + summary.measured_sec * 1e9;
-    let own = 0;
-    let ownWaits = 0;
-    for (const line of (await out).split("\n")) {
-      const m = line.match(/^wait (\d+) (\d+)$/);
-      if (!m) continue;
-      const [a, b] = [Number(m[1]), Number(m[2])];
-      if (a >= t0 && b <= t1) {
-        own += b - a;
-        ownWaits++;
-      }
-    }
-    expect(ownWaits).toBeGreaterThan(20);
-
-    // Only this run's process: workloads are matched by name, so a copy of lockwait started by
-    // another test or engineer on the host is measured too (seen: ratio 1.96 with two copies).
-    const hot = stacksOf(r, "locks").filter((s) => s.pid === work.pid && names(r, s.frames).includes("contend_on_hot_lock"));
-    const measured = hot.reduce((a, s) => a + s.value, 0);
-    console.log(JSON.stringify({ mode, program_ns: own, program_waits: ownWaits, ptop_ns: measured, ratio: measured / own, pids: [...new Set(hot.map((s) => s.pid))], pid: work.pid }));
-    expect({ ratio: Math.abs(measured / own - 1) <= 0.1, measured, own }).toEqual({ ratio: true, measured, own });
-    return { r, summary, own, ownWaits, measured, hot, pid: work.pid };
-
+    const { summary, own, measured, hot } = expectLockWaiterTimed(r, work.pid, await out);
+    return { r, summary, own, ownWaits: own.waits, measured, hot, pid: work.pid };
   }
 
   test("locks names the waiting function's stack with the wait time the program measured itself (within 10%)", async () => {

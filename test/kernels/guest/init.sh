@@ -25,8 +25,11 @@ cp /opt/ptop $W/ptop-bare && chmod 755 $W/ptop-bare
 cp /opt/hotloop $W/hotloop && chmod 755 $W/hotloop
 mkdir -p $W/nofp && chmod 755 $W/nofp  # same name (the workload is "hotloop"), no frame pointers
 cp /opt/hotloop-nofp $W/nofp/hotloop && chmod 755 $W/nofp/hotloop
+# The locks and alloc workloads under the same name too: the workload of every run is "hotloop".
+for w in lockwait allocratio; do mkdir -p $W/$w && chmod 755 $W/$w && cp /opt/$w $W/$w/hotloop && chmod 755 $W/$w/hotloop; done
 echo '{"targets":[{"workload":"hotloop"}]}' > $W/targets.json && chmod 644 $W/targets.json
 PTOP=$W/ptop HOTLOOP=$W/hotloop HOTLOOP_NOFP=$W/nofp/hotloop TARGETS=$W/targets.json
+LOCKWAIT=$W/lockwait/hotloop ALLOCRATIO=$W/allocratio/hotloop
 
 # $NOBODY CMD... &: CMD as uid/gid 65534 (busybox's setpriv cannot change uid); $! is CMD's pid.
 NOBODY="/opt/ptop-watch nobody"
