@@ -1,9 +1,9 @@
-// Fetches a matrix kernel and the guest's busybox from Debian with `apt-get download` and unpacks
+// Fetches a matrix kernel, the guest's busybox and Debian's python3.11 from Debian with `apt-get download` and unpacks
 // only what the guest needs (`dpkg-deb --fsys-tarfile` | tar): nothing is installed on the host.
 // Kept in CACHE_DIR so a rerun boots at once; a clean CI machine fetches them (~130 MB, seconds).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ARCH, CACHE_DIR, type MatrixKernel } from "./matrix.ts";
+import { ARCH, CACHE_DIR, type GuestArch, type MatrixKernel } from "./matrix.ts";
 
 function sh(cmd: string[], cwd?: string): string {
   const r = Bun.spawnSync(cmd, { cwd, stdout: "pipe", stderr: "pipe" });
@@ -19,7 +19,7 @@ export function resolveKernelPackage(k: MatrixKernel): string {
   return dep.includes(":") || k.arch === "amd64" ? dep : `${dep}:${k.arch}`;
 }
 
-/** Downloads pkg's .deb into CACHE_DIR/debs (once) and unpacks `members` into dir (once). */
+/** Downloads pkg's .deb into CACHE_DIR/debs (once) and unpacks `members` (all of it when none) into dir (once). */
 function unpack(pkg: string, dir: string, members: string[]): void {
   if (existsSync(join(dir, ".done"))) return;
   const debs = join(CACHE_DIR, "debs");
@@ -38,6 +38,20 @@ function unpack(pkg: string, dir: string, members: string[]): void {
   Bun.write(join(tmp, ".done"), deb);
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
+}
+
+/** Debian 12's CPython and what it needs to start with -S (no site module): the guest's Python
+ *  scenario runs the interpreter users have, not one built here. */
+const PYTHON_PACKAGES = ["python3.11-minimal", "libpython3.11-minimal", "libc6", "libexpat1", "zlib1g"];
+
+/** Each Python package for arch unpacked whole into its own directory (once): the trees the
+ *  initramfs merges into its root, where the interpreter finds its loader, libraries and stdlib. */
+export function fetchPython(arch: GuestArch): string[] {
+  return PYTHON_PACKAGES.map((p) => {
+    const dir = join(CACHE_DIR, `${p}-${arch}`);
+    unpack(`${p}:${arch}`, dir, []);
+    return dir;
+  });
 }
 
 export interface FetchedKernel {

@@ -1,9 +1,10 @@
 // Builds a guest's initramfs: a gzipped newc cpio archive with busybox, the collector that ships
-// for the architecture, the test workload and ptop-watch (both compiled static here), and /init,
+// for the architecture, the test workloads and ptop-watch (compiled static here), Debian's
+// python3.11 with its loader and libraries at their usual paths, and /init,
 // the busybox script that runs every scenario and prints what each one produced on the console.
 // No root file system, no network, no modules: the Debian kernels have BPF, BTF, perf events,
 // tracefs, tmpfs xattrs and their serial console built in.
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { ARCH, type GuestArch } from "./matrix.ts";
@@ -60,9 +61,37 @@ function compileStatic(arch: GuestArch, src: string, out: string, extra: string[
   return out;
 }
 
+/** A package tree's files, symlinks and directories as archive entries at the same paths, without
+ *  what the guest never reads (documentation, locales, character-set converters). */
+function treeEntries(root: string): Entry[] {
+  const out: Entry[] = [];
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(root, rel)).sort()) {
+      const path = rel ? `${rel}/${name}` : name;
+      if (path === ".done" || path === "usr/share" || name === "gconv") continue;
+      const st = lstatSync(join(root, path));
+      if (st.isSymbolicLink()) out.push({ path, kind: "symlink", target: readlinkSync(join(root, path)) });
+      else if (st.isDirectory()) {
+        out.push({ path, kind: "dir" });
+        walk(path);
+      } else if (st.isFile()) out.push({ path, kind: "file", data: readFileSync(join(root, path)), mode: st.mode & 0o777 });
+    }
+  };
+  walk("");
+  return out;
+}
+
+/** Merges trees: each directory once, before what it holds (the kernel creates no parent). */
+function mergeTrees(roots: string[], existing: Entry[]): Entry[] {
+  const seen = new Set(existing.map((e) => e.path));
+  return roots.flatMap(treeEntries).filter((e) => !seen.has(e.path) && (seen.add(e.path), true));
+}
+
 export interface GuestInputs {
   arch: GuestArch;
   busybox: string;
+  /** package trees merged into the root (fetch.ts fetchPython: Debian's python3.11) */
+  python: string[];
   scenarios: Scenario[];
   /** a scratch directory for the compiled programs and the archive */
   workDir: string;
@@ -93,8 +122,10 @@ export function buildInitramfs(g: GuestInputs): string {
     file("opt/lockwait", lockwait),
     file("opt/allocratio", allocratio),
     file("opt/ptop-watch", watch),
+    file("opt/py_shares.py", join(WORKLOADS, "py_shares.py")),
     { path: "init", kind: "file", data: new TextEncoder().encode(guestScript(g.scenarios)), mode: 0o755 },
   ];
+  entries.push(...mergeTrees(g.python, entries));
   const out = join(g.workDir, `initramfs-${g.arch}.cpio.gz`);
   writeFileSync(out, gzipSync(cpioNewc(entries), { level: 1 }));
   return out;

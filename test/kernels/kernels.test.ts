@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
 import { describeUnless } from "../helpers/skip.ts";
 import { bootGuest, type GuestResult } from "./boot.ts";
-import { fetchKernel, type FetchedKernel } from "./fetch.ts";
+import { fetchKernel, fetchPython, type FetchedKernel } from "./fetch.ts";
 import { buildInitramfs } from "./initramfs.ts";
 import { ARCH, CACHE_DIR, MATRIX, type MatrixKernel } from "./matrix.ts";
 import { SCENARIOS } from "./scenarios.ts";
@@ -60,7 +60,7 @@ for (const k of MATRIX) {
         const t0 = performance.now();
         kernel = fetchKernel(k);
         const fetchSec = (performance.now() - t0) / 1000;
-        const initramfs = buildInitramfs({ arch: k.arch, busybox: kernel.busybox, scenarios: SCENARIOS, workDir: work });
+        const initramfs = buildInitramfs({ arch: k.arch, busybox: kernel.busybox, python: fetchPython(k.arch), scenarios: SCENARIOS, workDir: work });
         guest = await bootGuest({ arch: k.arch, vmlinuz: kernel.vmlinuz, initramfs, timeoutSec: TIMEOUT_SEC });
         mkdirSync(resolve(REPO_ROOT, ".test-results"), { recursive: true });
         writeFileSync(resolve(REPO_ROOT, `.test-results/kernels-${k.name}.console.txt`), guest.console);

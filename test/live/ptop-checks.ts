@@ -314,9 +314,19 @@ export function expectLockWaiterTimed(records: StreamRecord[], pid: number, prog
   return { summary, own, measured, hot, names };
 }
 
-/** The pid of the only process record of a run (the guests run one workload process). */
-export function onlyProcess(records: StreamRecord[]): number {
-  const procs = records.filter((r) => r.type === "process");
-  expect(procs.length).toBe(1);
-  return procs[0]!.type === "process" ? procs[0]!.pid : -1;
+/** Inclusive share per Python function (a stack counts once per function in it) and the share of
+ * samples with any Python frame. */
+export function pythonShares(records: StreamRecord[]) {
+  const frames = framesById(records);
+  let total = 0;
+  let withPython = 0;
+  const inclusive = new Map<string, number>();
+  for (const s of stacksOf(records, "cpu")) {
+    total += s.value;
+    const names = new Set(s.frames.map((id) => frames.get(id)!).filter((f) => f.kind === "python").map((f) => f.function));
+    if (names.size) withPython += s.value;
+    for (const n of names) inclusive.set(n, (inclusive.get(n) ?? 0) + s.value);
+  }
+  for (const [k, v] of inclusive) inclusive.set(k, v / total);
+  return { total, withPython: withPython / total, inclusive };
 }

@@ -8,25 +8,9 @@ import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/prot
 import { NOBODY, cleanup, copyWorkload, framesById, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { SUPPORTED_MINORS, findInterpreters, findUnsupported, type Interpreter } from "./ptop-python-interpreters.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { pythonShares } from "./ptop-checks.ts";
 
 const live = liveAvailable();
-
-/** Inclusive share per Python function (a stack counts once per function in it) and the share of
- * samples with any Python frame. */
-function pythonShares(records: StreamRecord[]) {
-  const frames = framesById(records);
-  let total = 0;
-  let withPython = 0;
-  const inclusive = new Map<string, number>();
-  for (const s of stacksOf(records, "cpu")) {
-    total += s.value;
-    const names = new Set(s.frames.map((id) => frames.get(id)!).filter((f) => f.kind === "python").map((f) => f.function));
-    if (names.size) withPython += s.value;
-    for (const n of names) inclusive.set(n, (inclusive.get(n) ?? 0) + s.value);
-  }
-  for (const [k, v] of inclusive) inclusive.set(k, v / total);
-  return { total, withPython: withPython / total, inclusive };
-}
 
 describeUnless(whyNot([!live, NOT_ROOT]))("ptop Python frames (live)", () => {
   let dir = "";
