@@ -87,6 +87,14 @@ function mergeTrees(roots: string[], existing: Entry[]): Entry[] {
   return roots.flatMap(treeEntries).filter((e) => !seen.has(e.path) && (seen.add(e.path), true));
 }
 
+/** Builds a Go program for the guest's architecture: static (no cgo), as Go builds by default. */
+function compileGo(arch: GuestArch, src: string, out: string, workDir: string): string {
+  const env = { ...process.env, GOOS: "linux", GOARCH: arch, CGO_ENABLED: "0", GO111MODULE: "off", GOFLAGS: "", HOME: workDir, GOCACHE: join(workDir, "gocache") };
+  const r = Bun.spawnSync(["go", "build", "-o", out, src], { stderr: "pipe", env });
+  if (r.exitCode !== 0) throw new Error(`go build ${src} for ${arch} failed: ${r.stderr.toString()}`);
+  return out;
+}
+
 export interface GuestInputs {
   arch: GuestArch;
   busybox: string;
@@ -109,6 +117,7 @@ export function buildInitramfs(g: GuestInputs): string {
     ["-fomit-frame-pointer", "-fno-inline", "-fno-optimize-sibling-calls", "-pthread"]);
   const allocratio = compileStatic(g.arch, join(WORKLOADS, "allocratio.c"), join(g.workDir, `allocratio-${g.arch}`),
     ["-O2", "-fomit-frame-pointer"]);
+  const allocgo = compileGo(g.arch, join(WORKLOADS, "allocgo.go"), join(g.workDir, `allocgo-${g.arch}`), g.workDir);
   const watch = compileStatic(g.arch, join(HERE, "guest/ptop-watch.c"), join(g.workDir, `ptop-watch-${g.arch}`), ["-Wall"]);
   const file = (path: string, src: string): Entry => ({ path, kind: "file", data: readFileSync(src), mode: 0o755 });
   const entries: Entry[] = [
@@ -121,6 +130,7 @@ export function buildInitramfs(g: GuestInputs): string {
     file("opt/hotloop-nofp", hotloopNoFp),
     file("opt/lockwait", lockwait),
     file("opt/allocratio", allocratio),
+    file("opt/allocgo", allocgo),
     file("opt/ptop-watch", watch),
     file("opt/py_shares.py", join(WORKLOADS, "py_shares.py")),
     { path: "init", kind: "file", data: new TextEncoder().encode(guestScript(g.scenarios)), mode: 0o755 },

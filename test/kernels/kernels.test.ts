@@ -23,8 +23,8 @@ const TIMEOUT_SEC = Number(process.env.RUNNER_KERNEL_TIMEOUT_SEC ?? 900);
 function missing(k: MatrixKernel): string | null {
   const a = ARCH[k.arch];
   if (process.getuid?.() !== 0) return `not root (kernels are cached in ${CACHE_DIR})`;
-  for (const tool of [a.qemu, "clang", "apt-get", "dpkg-deb"])
-    if (Bun.which(tool) === null) return `${tool} is not installed (apt-get install qemu-system-x86 qemu-system-arm clang)`;
+  for (const tool of [a.qemu, "clang", "go", "apt-get", "dpkg-deb"])
+    if (Bun.which(tool) === null) return `${tool} is not installed (apt-get install qemu-system-x86 qemu-system-arm clang golang-go)`;
   if (!existsSync(a.ptop)) return `${a.ptop} is not built (npm run build; the arm64 one needs gcc-aarch64-linux-gnu and libbpf-dev:arm64)`;
   return null;
 }

@@ -16,7 +16,7 @@ import { framesById, leafShares, parseStream, stacksOf, type PtopRun } from "../
 import {
   HOT, expectCapabilitiesDropped, expectHotShares, expectHotStacksWhole, expectKernelFrames, kallsymsVisible, expectMissingCapabilitiesRefused,
   expectNothingAttachable, expectProbesAttached, expectSigtermPartial, expectSleepyAxes, expectTracefsMissing, withContext,
-  expectLockWaiterTimed, expectThreeToOne, pythonShares, shareTolerance,
+  expectGoAllocSite, expectLockWaiterTimed, expectThreeToOne, pythonShares, shareTolerance,
 } from "../live/ptop-checks.ts";
 
 /** The files one scenario left in its output directory, by name. */
@@ -194,6 +194,20 @@ export const SCENARIOS: Scenario[] = [
           const asked = Number(file(s, "allocratio.out").match(/allocated (\d+)/)?.[1]);
           expectThreeToOne(run.records, Number(file(s, "workload.pid")), asked, {});
         },
+      },
+    ],
+  },
+  {
+    name: "alloc_go",
+    guest: `
+      $NOBODY $ALLOCGO >$O/allocgo.out & H=$!; echo $H >$O/workload.pid; sleep 1
+      ptop_run run --duration 3 --probes alloc
+      kill $H; wait $H`,
+    checks: [
+      okAndDropped("run"),
+      {
+        name: "a Go program: its allocation site named above runtime.mallocgc, the size read from the register ABI (RAX, X0)",
+        check: (s) => expectGoAllocSite(ptopRun(s, "run").records, Number(file(s, "workload.pid")), "hotloop"),
       },
     ],
   },

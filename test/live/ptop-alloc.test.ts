@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { liveAvailable, NOT_ROOT, REPO_ROOT, runnerCommand } from "../helpers/runner-bin.ts";
-import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
-import { NOBODY, cleanup, framesById, parseStream, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
+import { NOBODY, cleanup, parseStream, runPtop, setcapPtop, sharedTempDir, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 import { Lines } from "./line-reader.ts";
-import { expectThreeToOne, interruptPtop } from "./ptop-checks.ts";
+import { expectGoAllocSite, expectThreeToOne, interruptPtop } from "./ptop-checks.ts";
 
 const live = liveAvailable();
 const WORKLOADS = resolve(REPO_ROOT, "test/fixtures/workloads");
@@ -163,26 +163,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [!Bun.which("clang"), "needs clang"]))(
         await new Lines(work.stdout).until(/ready/, 10_000);
         const run = await runPtop(ptop, ["--targets", targets, "--workload", v.name, "--duration", "3", "--probes", "alloc"]);
         expect({ code: run.exitCode, stderr: run.stderr }).toEqual({ code: PTOP_EXIT.ok, stderr: "" });
-        const frames = framesById(run.records);
-        let site = 0;
-        let all = 0;
-        let named = 0;
-        let unnamed = 0;
-        for (const s of stacksOf(run.records, "alloc")) {
-          if (s.pid !== work.pid) continue;
-          const names = s.frames.map((id) => frames.get(id)?.function ?? "?");
-          all += s.value;
-          const m = names.indexOf("runtime.mallocgc");
-          if (names.at(-1) === "runtime.mallocgc" && names.slice(0, m).includes("main.allocGoSite")) site += s.value;
-          // Every frame in the Go binary's text is named (main.*, runtime.*), never binary+0xOFFSET.
-          for (const n of names) n.startsWith(`${v.name}+0x`) ? unnamed++ : named++;
-        }
-        const summary = run.records.find((r): r is SummaryRecord => r.type === "summary")!;
-        console.log(JSON.stringify({ variant: v.name, site, all, named, unnamed, total: summary.totals?.alloc }));
-        expect(all).toBeGreaterThan(0);
-        expect(site / all).toBeGreaterThan(0.9);
-        expect(unnamed).toBe(0);
-        expect(summary.notes!.some((n) => n.includes("runtime.mallocgc"))).toBe(true);
+        expectGoAllocSite(run.records, work.pid, v.name);
       } finally {
         work.kill("SIGKILL");
         await work.exited;

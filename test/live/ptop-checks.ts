@@ -330,3 +330,31 @@ export function pythonShares(records: StreamRecord[]) {
   for (const [k, v] of inclusive) inclusive.set(k, v / total);
   return { total, withPython: withPython / total, inclusive };
 }
+
+/**
+ * allocgo.go under the alloc probe: nearly all bytes (> 90%) in stacks whose leaf is
+ * runtime.mallocgc called from main.allocGoSite, every frame of the binary named (never
+ * binary+0xOFFSET), and the size read from mallocgc's first argument register (RAX, X0): the
+ * summary's exact bytes per call near the 4 KiB each make() asks for (the runtime's own few
+ * allocations aside).
+ */
+export function expectGoAllocSite(records: StreamRecord[], pid: number, binary: string) {
+  const frames = framesById(records);
+  let site = 0;
+  let all = 0;
+  let unnamed = 0;
+  for (const s of stacksOf(records, "alloc")) {
+    if (s.pid !== pid) continue;
+    const names = s.frames.map((id) => frames.get(id)?.function ?? "?");
+    all += s.value;
+    const m = names.indexOf("runtime.mallocgc");
+    if (names.at(-1) === "runtime.mallocgc" && names.slice(0, m).includes("main.allocGoSite")) site += s.value;
+    unnamed += names.filter((n) => n.startsWith(`${binary}+0x`)).length;
+  }
+  const note = (summaryOf(records).notes ?? []).find((n) => n.startsWith("alloc: ") && n.includes("runtime.mallocgc")) ?? "";
+  const m = note.match(/^alloc: (\d+) bytes in (\d+) calls/);
+  const bytesPerCall = m ? Number(m[1]) / Number(m[2]) : NaN;
+  console.log(JSON.stringify({ binary, site, all, unnamed, bytesPerCall }));
+  expect({ sited: all > 0 && site / all > 0.9, unnamed, sizeRead: Math.abs(bytesPerCall / 4096 - 1) < 0.1 })
+    .toEqual({ sited: true, unnamed: 0, sizeRead: true });
+}
