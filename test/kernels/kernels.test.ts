@@ -68,7 +68,8 @@ for (const k of MATRIX) {
         timings.push({ kernel: k.name, pkg: kernel.pkg, accel: guest.accel, fetch_sec: Number(fetchSec.toFixed(1)),
           guest_sec: Number(guest.seconds.toFixed(1)), scenarios_sec: phases });
         console.log(`kernels: ${k.name} ${kernel.pkg} (${guest.uname}) under ${guest.accel.toUpperCase()}: ` +
-          `guest ${guest.seconds.toFixed(1)} s (fetch ${fetchSec.toFixed(1)} s); scenarios ${JSON.stringify(phases)}`);
+          `guest ${guest.seconds.toFixed(1)} s (fetch ${fetchSec.toFixed(1)} s); scenarios ${JSON.stringify(phases)}; ` +
+          `warm-up capture (guest/init.sh) ${guest.console.match(/@@kernels warmup (.*)/)?.[1]?.trim() || "printed nothing"}`);
       } catch (e) {
         setupError = e;
       }

@@ -65,6 +65,19 @@ scenario() {
 	echo "$M end $name"
 }
 
+# Warm-up, before any scenario: the first enabling of sched_switch after boot. In arm64 TCG guests
+# it was seen twice in ~23 boots not to take effect: ptop's program attached, yet ran 0 times in
+# the whole window (bpf_stats run_cnt; the syscall tracepoints beside it ran ~2,000 times), while
+# every later enabling in the same guest fired (~45 seen). Suspected: QEMU's TCG missing the
+# kernel's jump-label patch of __schedule (not seen on this host's kernel nor in amd64 guests;
+# not checked on arm64 hardware). A capture of its own takes that first enabling, so that the
+# scenarios test ptop rather than the emulator; whether its offcpu fired is printed, not checked.
+$NOBODY $HOTLOOP 1 0 sleepy & H=$!; sleep 0.3
+/opt/ptop-watch run /tmp/warmup.status -- $PTOP --targets $TARGETS --workload hotloop --duration 1 --probes offcpu \
+	>/tmp/warmup.out 2>/dev/null
+kill $H; wait $H
+echo "$M warmup $(grep -o '"samples":{[^}]*}' /tmp/warmup.out)"
+
 @@SCENARIOS@@
 
 echo "$M done"
