@@ -1,6 +1,6 @@
 // ptop's overhead on CPU-bound CPython targets with Python frames on, against `perf record -F 99
 // -g` in the same run.
-//   bun bench/ptop-python-overhead.ts [--cycles 12] [--on 6] [--off 5] [--trim 0.5] [--procs N]
+//   bun bench/ptop-python-overhead.ts [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9] [--procs N]
 //                                     [--modes none,ptop-99,ptop-199,perf] [--skip-stats]   (root)
 // 1. Target slowdown, paired on the same processes: one Python target per CPU (every CPU busy in
 //    every mode) starts once and reports (time, CPU time, rounds) every 0.1 s. Tool-off periods
@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { NOBODY, setcapPtop, writeTargets } from "../test/live/ptop-harness.ts";
 import { monotonicNow } from "./monotonic-clock.ts";
 import { progressBetween, readLines, startPythonTargets } from "./python-progress-targets.ts";
-import { summarize } from "./paired-ratio-stats.ts";
+import { quantile, summarize } from "./paired-ratio-stats.ts";
 import { enableBpfStats, progName, progStats } from "./bpf-prog-stats.ts";
 
 const argv = process.argv;
@@ -33,9 +33,12 @@ const arg = (name: string, dflt: number) => {
 };
 const CYCLES = arg("cycles", 12);
 const ON = arg("on", 6);
-const OFF = arg("off", 5);
 const TRIM = arg("trim", 0.5);
+// Off periods as long as the trimmed on windows: the upper quantile of fewer 0.1-s speeds sits
+// lower, so unequal lengths bias the comparison (an A/A run with 3 s on, 4 s off: +0.4%).
+const OFF = arg("off", ON - 2 * TRIM);
 const PROCS = arg("procs", cpus().length);
+const STEADY_Q = arg("q", 0.9);
 type Mode = "none" | "perf" | `ptop-${number}`;
 const MODES = (argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1]! : "none,ptop-99,ptop-199,perf").split(",") as Mode[];
 for (const m of MODES) if (!/^(none|perf|ptop-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, ptop-HZ)`);
@@ -111,8 +114,9 @@ async function offPeriod() {
   return progressBetween(targets, a, monotonicNow());
 }
 
+const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 // Rotating order, reversed every other cycle, so that no mode always follows the same one.
-const pairs: Array<{ mode: Mode; slowdown: number; on: OnPeriod; share: number }> = [];
+const pairs: Array<{ mode: Mode; slowdown: number; steadySlowdown: number; steadyAt: (q: number) => number; on: OnPeriod; share: number }> = [];
 const offRates: number[] = [];
 let before = await offPeriod();
 offRates.push(before.perCpu);
@@ -125,7 +129,9 @@ for (let c = 0; c < CYCLES; c++) {
     const after = await offPeriod();
     offRates.push(after.perCpu);
     const offRate = (before.rounds + after.rounds) / (before.cpu + after.cpu);
-    pairs.push({ mode, slowdown: (1 - inside.perCpu / offRate) * 100, on, share: inside.cpu / inside.wall });
+    // Per target: its steady speed in the window against the mean of its own two off periods.
+    const steadyAt = (q: number) => mean(inside.speeds.map((s, i) => (1 - quantile(s, q) / ((quantile(before.speeds[i]!, q) + quantile(after.speeds[i]!, q)) / 2)) * 100));
+    pairs.push({ mode, slowdown: (1 - inside.perCpu / offRate) * 100, steadySlowdown: steadyAt(STEADY_Q), steadyAt, on, share: inside.cpu / inside.wall });
     before = after;
   }
 }
@@ -135,17 +141,28 @@ const f2 = (x: number) => x.toFixed(2);
 const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { stdout: "pipe" }).stdout.toString().trim();
 console.log(`${started.toISOString()} commit ${commit}; ${PROCS} Python targets (Debian python3, uid 65534), ${CYCLES} cycles of ${MODES.join(", ")}; on window ${ON} s trimmed ${TRIM} s at both ends, off ${OFF} s; load average before ${loadBefore}, after part 1 ${loadAfter1}`);
 console.log(`off-period rounds per target CPU-second: min ${Math.min(...offRates).toFixed(0)}, max ${Math.max(...offRates).toFixed(0)} (${offRates.length} periods)`);
-console.log("| mode | pairs | slowdown median | interquartile range | bootstrap 90% interval of the median | mean | tool CPU per window second (start-up included) | targets' share of their CPUs in the window |");
-console.log("|---|---|---|---|---|---|---|---|");
+console.log(`steady speed = the ${STEADY_Q} quantile of each target's 0.1-s speeds in the period; whole period = all rounds ÷ all CPU seconds`);
+console.log("| mode | pairs | steady speed: slowdown median | IQR | bootstrap 90% interval | whole period: slowdown median | IQR | bootstrap 90% interval | tool CPU per window second (start-up included) | targets' share of their CPUs |");
+console.log("|---|---|---|---|---|---|---|---|---|---|");
+const cells = (xs: number[]) => {
+  const s = summarize(xs);
+  return `${f2(s.median)}% | ${f2(s.q1)} … ${f2(s.q3)} | ${f2(s.ci[0])} … ${f2(s.ci[1])}`;
+};
 for (const m of MODES) {
   const ps = pairs.filter((p) => p.mode === m);
-  const s = summarize(ps.map((p) => p.slowdown));
   const tool = m === "none" ? "—" : `${f2(summarize(ps.map((p) => p.on.toolCpuPerSec * 100)).median)}% of a core`;
-  console.log(`| ${m} | ${s.n} | ${f2(s.median)}% | ${f2(s.q1)}% … ${f2(s.q3)}% | ${f2(s.ci[0])}% … ${f2(s.ci[1])}% | ${f2(s.mean)}% | ${tool} | ${f2(summarize(ps.map((p) => p.share * 100)).median)}% |`);
+  console.log(`| ${m} | ${ps.length} | ${cells(ps.map((p) => p.steadySlowdown))} | ${cells(ps.map((p) => p.slowdown))} | ${tool} | ${f2(summarize(ps.map((p) => p.share * 100)).median)}% |`);
 }
 const ptopModes = MODES.filter((m) => m.startsWith("ptop-"));
 if (ptopModes.length) console.log(`Python frames in every ptop capture: ${pairs.filter((p) => p.mode.startsWith("ptop-")).every((p) => p.on.pythonFrames)}`);
-console.log(`per-pair slowdowns (%): ${MODES.map((m) => `${m} [${pairs.filter((p) => p.mode === m).map((p) => f2(p.slowdown)).join(", ")}]`).join("; ")}`);
+// How the choice of quantile for the steady speed affects each mode (the A/A row says which is tightest).
+for (const q of [0.5, 0.75, 0.9])
+  console.log(`steady speed at quantile ${q}: ${MODES.map((m) => {
+    const s = summarize(pairs.filter((p) => p.mode === m).map((p) => p.steadyAt(q)));
+    return `${m} ${f2(s.median)}% (IQR ${f2(s.q1)} … ${f2(s.q3)}, 90% ${f2(s.ci[0])} … ${f2(s.ci[1])})`;
+  }).join("; ")}`);
+for (const key of ["steadySlowdown", "slowdown"] as const)
+  console.log(`per-pair slowdowns (%), ${key === "slowdown" ? "whole period" : "steady speed"}: ${MODES.map((m) => `${m} [${pairs.filter((p) => p.mode === m).map((p) => f2(p[key])).join(", ")}]`).join("; ")}`);
 
 // 2. The BPF program's cost per run, with the kernel's statistics on only for these windows.
 if (!argv.includes("--skip-stats")) {

@@ -84,9 +84,15 @@ export async function readLines(stream: ReadableStream<Uint8Array>, onLine: (lin
 }
 
 /** Rounds and CPU seconds of all targets between monotonic times a and b: for each target, from
- *  its first report at or after a to its last at or before b. */
+ *  its first report at or after a to its last at or before b. `speeds[i]` are target i's rounds per
+ *  CPU-second in each of its report intervals there (~0.1 s each): their upper quantiles are the
+ *  loop's speed while nothing else disturbs it. The whole-period ratio also counts the dips that come and go (both
+ *  targets at once, down to 55% of their usual speed for a second or two, with no other job on
+ *  this VM, no steal time and no migration: contention on the host, not visible from inside), and
+ *  those dips, not the tools, dominate its spread. */
 export function progressBetween(targets: PythonTargets, a: number, b: number) {
   let rounds = 0, cpu = 0, wall = 0;
+  const speeds: number[][] = [];
   for (const reports of targets.progress) {
     const inside = reports.filter((r) => r.mono >= a && r.mono <= b);
     if (inside.length < 2) throw new Error(`a target reported fewer than 2 times between ${a.toFixed(2)} and ${b.toFixed(2)}`);
@@ -94,6 +100,7 @@ export function progressBetween(targets: PythonTargets, a: number, b: number) {
     rounds += last.rounds - first.rounds;
     cpu += last.cpu - first.cpu;
     wall += last.mono - first.mono;
+    speeds.push(inside.slice(1).map((r, i) => (r.rounds - inside[i]!.rounds) / (r.cpu - inside[i]!.cpu)));
   }
-  return { rounds, cpu, wall, perCpu: rounds / cpu };
+  return { rounds, cpu, wall, perCpu: rounds / cpu, speeds };
 }
