@@ -6,7 +6,8 @@
 //    every mode) starts once and reports (time, CPU time, rounds) every 0.1 s. Tool-off periods
 //    alternate with tool-on periods — ptop (cpu probe, uid 65534 with the five file capabilities;
 //    each sample walks the Python frame chain in BPF and snapshots the user stack) at each
-//    frequency, perf record -F 99 -g -p PIDS, and "none" (nothing started: the A/A check of the
+//    frequency, perf record -F 99 -g -p PIDS (perf-nog: without -g, the sampling interrupt with
+//    little work in it), and "none" (nothing started: the A/A check of the
 //    method) — in a rotating order. Each on period's rounds per target CPU-second, inside the
 //    tool's sampling window trimmed by --trim s at both ends, is compared with the two off periods
 //    around it; per mode: the median of those per-pair slowdowns, its interquartile range and a
@@ -39,9 +40,9 @@ const TRIM = arg("trim", 0.5);
 const OFF = arg("off", ON - 2 * TRIM);
 const PROCS = arg("procs", cpus().length);
 const STEADY_Q = arg("q", 0.9);
-type Mode = "none" | "perf" | `ptop-${number}`;
+type Mode = "none" | "perf" | "perf-nog" | `ptop-${number}`;
 const MODES = (argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1]! : "none,ptop-99,ptop-199,perf").split(",") as Mode[];
-for (const m of MODES) if (!/^(none|perf|ptop-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, ptop-HZ)`);
+for (const m of MODES) if (!/^(none|perf|perf-nog|ptop-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, perf-nog, ptop-HZ)`);
 
 const NAME = "pyovhpair"; // distinctive: ptop finds its targets by name machine-wide
 const dir = mkdtempSync(join(tmpdir(), "ptop-pypair-"));
@@ -89,11 +90,11 @@ async function onPeriod(mode: Mode): Promise<OnPeriod> {
     await Bun.sleep(ON * 1000);
     return { a, b: monotonicNow() - TRIM, toolCpuPerSec: NaN, pythonFrames: false };
   }
-  if (mode === "perf") {
+  if (mode === "perf" || mode === "perf-nog") {
     // perf attaches within tens of ms on a quiet host; its window is taken from 1 s after the
     // start to --trim s before the SIGINT that ends it.
     const t0 = monotonicNow();
-    const tool = Bun.spawn(["perf", "record", "-q", "-F", "99", "-g", "-p", targets.pids.join(","), "-o", join(dir, "perf.data")], { stdout: "ignore", stderr: "ignore" });
+    const tool = Bun.spawn(["perf", "record", "-q", "-F", "99", ...(mode === "perf" ? ["-g"] : []), "-p", targets.pids.join(","), "-o", join(dir, "perf.data")], { stdout: "ignore", stderr: "ignore" });
     await Bun.sleep((ON + 0.5) * 1000);
     const end = monotonicNow();
     tool.kill("SIGINT");
@@ -183,7 +184,10 @@ if (!argv.includes("--skip-stats")) {
         const start = s0.get(id);
         if (!start || end.runCnt === start.runCnt) continue;
         const runs = end.runCnt - start.runCnt, ns = end.runTimeNs - start.runTimeNs;
-        console.log(`bpf_stats, ptop at ${freq} Hz, program ${names.get(id)} (type ${end.type}): ${runs} runs in ${f2(m1 - m0)} s = ${f2(runs / (m1 - m0) / cpus().length)} per CPU-second, ${(ns / runs).toFixed(0)} ns per run; ${(ns / 1e9 / cpu * 100).toFixed(3)}% of the targets' CPU time (${f2(cpu)} s) in that window`);
+        // ptop's cpu-clock events are per CPU: they fire `freq` times per CPU-second whichever task
+        // runs, so ns per run × runs per CPU-second is the program's share of a busy target's CPU.
+        const perCpuSecond = runs / (m1 - m0) / cpus().length;
+        console.log(`bpf_stats, ptop at ${freq} Hz, program ${names.get(id)} (type ${end.type}): ${runs} runs in ${f2(m1 - m0)} s = ${f2(perCpuSecond)} per CPU-second, ${(ns / runs).toFixed(0)} ns per run = ${((ns / runs) * perCpuSecond / 1e7).toFixed(3)}% of each CPU (the targets had ${f2((cpu / (m1 - m0) / PROCS) * 100)}% of theirs)`);
       }
     } finally {
       restore();
