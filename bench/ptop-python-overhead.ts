@@ -131,7 +131,8 @@ for (let c = 0; c < CYCLES; c++) {
     offRates.push(after.perCpu);
     const offRate = (before.rounds + after.rounds) / (before.cpu + after.cpu);
     // Per target: its steady speed in the window against the mean of its own two off periods.
-    const steadyAt = (q: number) => mean(inside.speeds.map((s, i) => (1 - quantile(s, q) / ((quantile(before.speeds[i]!, q) + quantile(after.speeds[i]!, q)) / 2)) * 100));
+    const prev = before; // `before` moves on with the loop; the closure must keep this pair's
+    const steadyAt = (q: number) => mean(inside.speeds.map((s, i) => (1 - quantile(s, q) / ((quantile(prev.speeds[i]!, q) + quantile(after.speeds[i]!, q)) / 2)) * 100));
     pairs.push({ mode, slowdown: (1 - inside.perCpu / offRate) * 100, steadySlowdown: steadyAt(STEADY_Q), steadyAt, on, share: inside.cpu / inside.wall });
     const last = pairs[pairs.length - 1]!;
     console.error(`cycle ${c + 1}/${CYCLES} ${mode}: steady ${last.steadySlowdown.toFixed(2)}%, whole period ${last.slowdown.toFixed(2)}%, load ${await loadavg()}`);
