@@ -1,6 +1,6 @@
 // ptop's overhead on CPU-bound CPython targets with Python frames on, against `perf record -F 99
 // -g` in the same run.
-//   bun bench/ptop-python-overhead.ts [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9] [--procs N]
+//   bun bench/ptop-python-overhead.ts [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9] [--settle 0.5] [--procs N]
 //                                     [--modes none,ptop-99,ptop-199,perf] [--skip-stats]   (root)
 // 1. Target slowdown, paired on the same processes: one Python target per CPU (every CPU busy in
 //    every mode) starts once and reports (time, CPU time, rounds) every 0.1 s. Tool-off periods
@@ -40,6 +40,7 @@ const TRIM = arg("trim", 0.5);
 const OFF = arg("off", ON - 2 * TRIM);
 const PROCS = arg("procs", cpus().length);
 const STEADY_Q = arg("q", 0.9);
+const SETTLE = arg("settle", 0.5); // seconds from a tool's exit to the next off period
 type Mode = "none" | "perf" | "perf-nog" | `ptop-${number}`;
 const MODES = (argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1]! : "none,ptop-99,ptop-199,perf").split(",") as Mode[];
 for (const m of MODES) if (!/^(none|perf|perf-nog|ptop-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, perf-nog, ptop-HZ)`);
@@ -107,9 +108,9 @@ async function onPeriod(mode: Mode): Promise<OnPeriod> {
   return { a: open + TRIM, b: open + ON - TRIM, toolCpuPerSec: cpu / ON, pythonFrames: text.includes('"function":"leaf"') };
 }
 
-/** Nothing but the targets runs: from 0.5 s after the previous tool exited, OFF seconds. */
+/** Nothing but the targets runs: from --settle s after the previous tool exited, OFF seconds. */
 async function offPeriod() {
-  await Bun.sleep(500);
+  await Bun.sleep(SETTLE * 1000);
   const a = monotonicNow();
   await Bun.sleep(OFF * 1000);
   return progressBetween(targets, a, monotonicNow());
@@ -143,7 +144,7 @@ const loadAfter1 = await loadavg();
 
 const f2 = (x: number) => x.toFixed(2);
 const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { stdout: "pipe" }).stdout.toString().trim();
-console.log(`${started.toISOString()} commit ${commit}; ${PROCS} Python targets (Debian python3, uid 65534), ${CYCLES} cycles of ${MODES.join(", ")}; on window ${ON} s trimmed ${TRIM} s at both ends, off ${OFF} s; load average before ${loadBefore}, after part 1 ${loadAfter1}`);
+console.log(`${started.toISOString()} commit ${commit}; ${PROCS} Python targets (Debian python3, uid 65534), ${CYCLES} cycles of ${MODES.join(", ")}; on window ${ON} s trimmed ${TRIM} s at both ends, off ${OFF} s from ${SETTLE} s after the tool's exit; load average before ${loadBefore}, after part 1 ${loadAfter1}`);
 console.log(`off-period rounds per target CPU-second: min ${Math.min(...offRates).toFixed(0)}, max ${Math.max(...offRates).toFixed(0)} (${offRates.length} periods)`);
 console.log(`steady speed = the ${STEADY_Q} quantile of each target's 0.1-s speeds in the period; whole period = all rounds ÷ all CPU seconds`);
 console.log("| mode | pairs | steady speed: slowdown median | IQR | bootstrap 90% interval | whole period: slowdown median | IQR | bootstrap 90% interval | tool CPU per window second (start-up included) | targets' share of their CPUs |");
