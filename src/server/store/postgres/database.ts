@@ -12,10 +12,13 @@ export function connect(url: string, max = 20): SQL {
 
 /** Applies every migration not yet recorded. Safe to run from several replicas at once. */
 export async function migrate(sql: SQL, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<number[]> {
-  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
-              version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`.catch((err: { errno?: string }) => {
-    // two processes creating it at the same moment: one wins, the other sees a unique violation
-    if (err.errno !== "23505") throw err;
+  // Under the lock too: CREATE TABLE IF NOT EXISTS is not atomic against itself. Two processes
+  // creating it at once fail either on pg_type's unique index (23505) or with "type already
+  // exists" (42710): a replica starting beside another on a fresh database then died with it.
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+               version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`;
   });
   const applied: number[] = [];
   for (const m of migrations) {
