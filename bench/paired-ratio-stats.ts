@@ -1,6 +1,7 @@
 // Summaries of per-pair slowdowns for benches that alternate a tool on and off on the same
 // processes: the median with its interquartile range, and a bootstrap 90% interval of the median,
 // so a reader sees whether a difference of 1% is resolved or lost in the spread.
+import { rng } from "../test/fixtures/profiles/synthetic.ts";
 
 export function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -11,21 +12,9 @@ export function quantile(xs: number[], q: number): number {
 
 export const median = (xs: number[]) => quantile(xs, 0.5);
 
-/** A small seeded generator (mulberry32): the same input gives the same interval on every run. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Percentile bootstrap interval of the median (resampling the pairs with replacement). */
 export function bootstrapMedian(xs: number[], level = 0.9, rounds = 10000, seed = 1): [number, number] {
-  const next = random(seed);
+  const next = rng(seed); // seeded: the same input gives the same interval on every run
   const meds: number[] = [];
   for (let r = 0; r < rounds; r++) meds.push(median(xs.map(() => xs[Math.floor(next() * xs.length)]!)));
   return [quantile(meds, (1 - level) / 2), quantile(meds, 1 - (1 - level) / 2)];
