@@ -242,7 +242,7 @@ export async function interruptPtop(proc: ReturnType<typeof Bun.spawn>, stdout: 
 }
 
 /** Bytes per allocation site: the alloc_site_* frame of each stack, else the entry point's caller. */
-export function bytesByCaller(records: StreamRecord[], pid: number): Map<string, number> {
+function bytesByCaller(records: StreamRecord[], pid: number): Map<string, number> {
   const frames = framesById(records);
   const out = new Map<string, number>();
   for (const s of stacksOf(records, "alloc")) {
@@ -272,7 +272,7 @@ export function expectThreeToOne(records: StreamRecord[], pid: number, asked: nu
 
 /** The waits lockwait.c ("precise" modes) timed itself ("wait START_NS END_NS", CLOCK_REALTIME)
  *  that lie inside ptop's window, as ptop counts them: begun in the window and ended before it closed. */
-export function ownWaitsInWindow(records: StreamRecord[], programOut: string): { ns: number; waits: number } {
+function ownWaitsInWindow(records: StreamRecord[], programOut: string): { ns: number; waits: number } {
   const header = records[0];
   if (header?.type !== "header") throw new Error("the stream does not start with a header");
   const t0 = header.started_at_ms * 1e6;
