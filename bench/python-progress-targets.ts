@@ -6,6 +6,7 @@
 import { chmodSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { NOBODY } from "../test/live/ptop-harness.ts";
+import { forEachLine } from "../src/witness/read-lines.ts";
 
 /** One progress line: CLOCK_MONOTONIC seconds, the process's CPU seconds, rounds done so far. */
 export interface Progress { mono: number; cpu: number; rounds: number }
@@ -70,17 +71,10 @@ export function startPythonTargets(dir: string, name: string, count: number, lif
   };
 }
 
-export async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void) {
+/** Each line of a child's output as it comes (the project's line splitter, decoded here). */
+export function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
   const decoder = new TextDecoder();
-  let rest = "";
-  for await (const chunk of stream) {
-    rest += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = rest.indexOf("\n")) >= 0) {
-      onLine(rest.slice(0, nl));
-      rest = rest.slice(nl + 1);
-    }
-  }
+  return forEachLine(stream, (buf, start, end) => onLine(decoder.decode(buf.subarray(start, end))));
 }
 
 /** Rounds and CPU seconds of all targets between monotonic times a and b: for each target, from

@@ -21,6 +21,8 @@ export interface GuestResult {
   times: Map<string, [number, number]>;
   /** the guest printed its last marker and powered off */
   complete: boolean;
+  /** what init.sh's warm-up capture measured (its summary's samples), printed, never checked */
+  warmup: string;
   console: string;
   exitCode: number | null;
   timedOut: boolean;
@@ -39,10 +41,11 @@ function kvmUsable(guest: GuestArch): boolean {
 }
 
 /** The console text between markers, by scenario and file (see guest/init.sh). */
-export function parseConsole(text: string): Pick<GuestResult, "sections" | "times" | "complete" | "uname"> {
+export function parseConsole(text: string): Pick<GuestResult, "sections" | "times" | "complete" | "uname" | "warmup"> {
   const sections = new Map<string, Section>();
   const times = new Map<string, [number, number]>();
   let uname = "";
+  let warmup = "";
   let complete = false;
   let section: Section | undefined;
   let fileName = "";
@@ -60,6 +63,7 @@ export function parseConsole(text: string): Pick<GuestResult, "sections" | "time
     }
     const [kind, ...rest] = line.slice(MARK.length).split(" ");
     if (kind === "kernel") uname = rest.join(" ");
+    else if (kind === "warmup") warmup = rest.join(" ").trim();
     else if (kind === "section") {
       closeFile();
       section = new Map();
@@ -75,7 +79,7 @@ export function parseConsole(text: string): Pick<GuestResult, "sections" | "time
   }
   // init.sh prints `echo` after each file, so the lines up to the next marker, joined, are the
   // file's exact text (with or without its own final newline).
-  return { sections, times, complete, uname };
+  return { sections, times, complete, uname, warmup };
 }
 
 type BootOpts = { arch: GuestArch; vmlinuz: string; initramfs: string; timeoutSec: number };

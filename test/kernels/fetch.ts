@@ -1,5 +1,6 @@
-// Fetches a matrix kernel, the guest's busybox and Debian's python3.11 from Debian with `apt-get download` and unpacks
-// only what the guest needs (`dpkg-deb --fsys-tarfile` | tar): nothing is installed on the host.
+// Fetches a matrix kernel, the guest's busybox and Debian's python3.11 from Debian with `apt-get
+// download` and unpacks what the guest needs (`dpkg-deb --fsys-tarfile` | tar): nothing is
+// installed on the host.
 // Kept in CACHE_DIR so a rerun boots at once; a clean CI machine fetches them (~130 MB, seconds).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +20,8 @@ export function resolveKernelPackage(k: MatrixKernel): string {
   return dep.includes(":") || k.arch === "amd64" ? dep : `${dep}:${k.arch}`;
 }
 
-/** Downloads pkg's .deb into CACHE_DIR/debs (once) and unpacks `members` (all of it when none) into dir (once). */
+/** Downloads pkg's .deb into CACHE_DIR/debs (once) and unpacks `members` (all of it when none)
+ *  into dir (once). */
 function unpack(pkg: string, dir: string, members: string[]): void {
   if (existsSync(join(dir, ".done"))) return;
   const debs = join(CACHE_DIR, "debs");

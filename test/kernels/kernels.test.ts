@@ -59,8 +59,9 @@ for (const k of MATRIX) {
         work = mkdtempSync(join(tmpdir(), `kernels-${k.arch}-`));
         const t0 = performance.now();
         kernel = fetchKernel(k);
+        const python = fetchPython(k.arch);
         const fetchSec = (performance.now() - t0) / 1000;
-        const initramfs = buildInitramfs({ arch: k.arch, busybox: kernel.busybox, python: fetchPython(k.arch), scenarios: SCENARIOS, workDir: work });
+        const initramfs = buildInitramfs({ arch: k.arch, busybox: kernel.busybox, python, scenarios: SCENARIOS, workDir: work });
         guest = await bootGuest({ arch: k.arch, vmlinuz: kernel.vmlinuz, initramfs, timeoutSec: TIMEOUT_SEC });
         mkdirSync(resolve(REPO_ROOT, ".test-results"), { recursive: true });
         writeFileSync(resolve(REPO_ROOT, `.test-results/kernels-${k.name}.console.txt`), guest.console);
@@ -69,7 +70,7 @@ for (const k of MATRIX) {
           guest_sec: Number(guest.seconds.toFixed(1)), scenarios_sec: phases });
         console.log(`kernels: ${k.name} ${kernel.pkg} (${guest.uname}) under ${guest.accel.toUpperCase()}: ` +
           `guest ${guest.seconds.toFixed(1)} s (fetch ${fetchSec.toFixed(1)} s); scenarios ${JSON.stringify(phases)}; ` +
-          `warm-up capture (guest/init.sh) ${guest.console.match(/@@kernels warmup (.*)/)?.[1]?.trim() || "printed nothing"}`);
+          `warm-up capture (guest/init.sh) ${guest.warmup || "printed nothing"}`);
       } catch (e) {
         setupError = e;
       }

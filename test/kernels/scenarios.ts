@@ -12,11 +12,11 @@ import { expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
-import { framesById, leafShares, parseStream, stacksOf, type PtopRun } from "../live/ptop-harness.ts";
+import { leafShares, parseStream, stacksOf, type PtopRun } from "../live/ptop-harness.ts";
 import {
   HOT, expectCapabilitiesDropped, expectHotShares, expectHotStacksWhole, expectKernelFrames, kallsymsVisible, expectMissingCapabilitiesRefused,
   expectNothingAttachable, expectProbesAttached, expectSigtermPartial, expectSleepyAxes, expectTracefsMissing, withContext,
-  expectGoAllocSite, expectLockWaiterTimed, expectThreeToOne, pythonShares, shareTolerance,
+  expectGoAllocSite, expectLockWaiterTimed, expectThreeToOne, PY_SHARES_HOLD, pySharesChecked, shareTolerance,
 } from "../live/ptop-checks.ts";
 
 /** The files one scenario left in its output directory, by name. */
@@ -232,20 +232,10 @@ export const SCENARIOS: Scenario[] = [
         check: (s) => {
           const run = ptopRun(s, "run");
           expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toEqual([Number(file(s, "workload.pid"))]);
-          const { total, withPython, inclusive } = pythonShares(run.records);
-          const heavy = [...framesById(run.records).values()].find((f) => f.kind === "python" && f.function === "heavy");
           // 10 points at least, as cpu_shares: a TCG guest's timer samples come in bursts.
-          const tol = (p: number) => Math.max(0.1, shareTolerance(p, total));
-          const share = (f: string) => inclusive.get(f) ?? 0;
-          console.log(`  python: ${total} samples, ${(withPython * 100).toFixed(1)}% with Python frames, heavy ${(share("heavy") * 100).toFixed(1)}%, light ${(share("light") * 100).toFixed(1)}%`);
-          expect({
-            enoughSamples: total >= 100,
-            withPython: withPython >= 0.9,
-            heavy: Math.abs(share("heavy") - 0.75) <= tol(0.75),
-            light: Math.abs(share("light") - 0.25) <= tol(0.25),
-            spinAndMain: share("spin") >= 0.95 && share("main") >= 0.95,
-            heavyAt: `${heavy?.module?.split("/").pop()}:${heavy?.line}`,
-          }).toEqual({ enoughSamples: true, withPython: true, heavy: true, light: true, spinAndMain: true, heavyAt: "py_shares.py:17" });
+          const { seen, holds } = pySharesChecked(run.records, 100, (p, n) => Math.max(0.1, shareTolerance(p, n)));
+          console.log(`  python: ${JSON.stringify(seen)}`);
+          expect(holds).toEqual(PY_SHARES_HOLD);
         },
       },
     ],

@@ -311,7 +311,7 @@ export function expectLockWaiterTimed(records: StreamRecord[], pid: number, prog
   const measured = hot.reduce((a, s) => a + s.value, 0);
   console.log(JSON.stringify({ program_ns: own.ns, program_waits: own.waits, ptop_ns: measured, ratio: measured / own.ns, pid }));
   expect({ ratio: Math.abs(measured / own.ns - 1) <= 0.1, measured, own: own.ns }).toEqual({ ratio: true, measured, own: own.ns });
-  return { summary, own, measured, hot, names };
+  return { summary, own, measured, hot };
 }
 
 /** Inclusive share per Python function (a stack counts once per function in it) and the share of
@@ -329,6 +329,31 @@ export function pythonShares(records: StreamRecord[]) {
   }
   for (const [k, v] of inclusive) inclusive.set(k, v / total);
   return { total, withPython: withPython / total, inclusive };
+}
+
+/** What py_shares.py is built to show, every criterion of pySharesChecked holding. */
+export const PY_SHARES_HOLD = { enoughSamples: true, withPython: true, heavy: true, light: true, spinAndMain: true, heavyAt: "py_shares.py:17" };
+
+/**
+ * py_shares.py in a cpu capture: heavy() 75% and light() 25% of the samples inclusive (each within
+ * tol(share, samples)), spin() and main() in >= 95%, >= 90% of the samples with Python frames,
+ * heavy() named at py_shares.py:17. `seen` is what the capture shows, for the log; `holds`, to be
+ * compared with PY_SHARES_HOLD, so that a failure shows every criterion at once.
+ */
+export function pySharesChecked(records: StreamRecord[], minSamples: number, tol: (share: number, samples: number) => number) {
+  const { total, withPython, inclusive } = pythonShares(records);
+  const share = (f: string) => Math.round((inclusive.get(f) ?? 0) * 1000) / 1000;
+  const heavy = [...framesById(records).values()].find((f) => f.kind === "python" && f.function === "heavy");
+  const seen = { total, withPython: Math.round(withPython * 1000) / 1000, heavy: share("heavy"), light: share("light"), spin: share("spin"), main: share("main") };
+  const holds = {
+    enoughSamples: total >= minSamples,
+    withPython: withPython >= 0.9,
+    heavy: Math.abs(seen.heavy - 0.75) <= tol(0.75, total),
+    light: Math.abs(seen.light - 0.25) <= tol(0.25, total),
+    spinAndMain: seen.spin >= 0.95 && seen.main >= 0.95,
+    heavyAt: `${heavy?.module?.split("/").pop()}:${heavy?.line}`,
+  };
+  return { seen, holds };
 }
 
 /**

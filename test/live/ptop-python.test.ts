@@ -4,11 +4,11 @@
 // own function, and an unsupported interpreter is said so with native stacks only.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
-import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
+import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
 import { NOBODY, cleanup, copyWorkload, framesById, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { SUPPORTED_MINORS, findInterpreters, findUnsupported, type Interpreter } from "./ptop-python-interpreters.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
-import { pythonShares } from "./ptop-checks.ts";
+import { PY_SHARES_HOLD, pySharesChecked } from "./ptop-checks.ts";
 
 const live = liveAvailable();
 
@@ -48,30 +48,14 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop Python frames (live)", () => {
   });
 
   test("constructed shares: heavy() 75%, light() 25%, spin() in both, on every interpreter", async () => {
-    const results: Record<string, unknown> = {};
+    const results: Record<string, ReturnType<typeof pySharesChecked>> = {};
     for (const py of interpreters) {
       const run = await capture(py, "py_shares.py", 8);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
-      const { total, withPython, inclusive } = pythonShares(run.records);
-      const share = (f: string) => Math.round((inclusive.get(f) ?? 0) * 1000) / 1000;
-      results[py.label] = { total, withPython: Math.round(withPython * 1000) / 1000, heavy: share("heavy"), light: share("light"), spin: share("spin"), main: share("main") };
-      const frames = [...framesById(run.records).values()].filter((f) => f.kind === "python");
-      const heavy = frames.find((f) => f.function === "heavy");
-      expect({ py: py.label, module: heavy?.module?.endsWith("/py_shares.py"), line: heavy?.line }).toEqual({ py: py.label, module: true, line: 17 });
+      results[py.label] = pySharesChecked(run.records, 400, () => 0.05);
     }
-    console.log(JSON.stringify(results));
-    for (const [label, r] of Object.entries(results) as [string, { total: number; withPython: number; heavy: number; light: number; spin: number; main: number }][]) {
-      const ok = {
-        label,
-        enoughSamples: r.total >= 400,
-        withPython: r.withPython >= 0.9,
-        heavy: Math.abs(r.heavy - 0.75) <= 0.05,
-        light: Math.abs(r.light - 0.25) <= 0.05,
-        spin: r.spin >= 0.95,
-        main: r.main >= 0.95,
-      };
-      expect(ok).toEqual({ label, enoughSamples: true, withPython: true, heavy: true, light: true, spin: true, main: true });
-    }
+    console.log(JSON.stringify(Object.fromEntries(Object.entries(results).map(([label, r]) => [label, r.seen]))));
+    for (const [label, r] of Object.entries(results)) expect({ label, ...r.holds }).toEqual({ label, ...PY_SHARES_HOLD });
   }, 300_000);
 
   test("each thread shows its own function: the hashing thread (GIL released) is never the GIL holder's", async () => {

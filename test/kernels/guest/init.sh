@@ -72,11 +72,11 @@ scenario() {
 # kernel's jump-label patch of __schedule (not seen on this host's kernel nor in amd64 guests;
 # not checked on arm64 hardware). A capture of its own takes that first enabling, so that the
 # scenarios test ptop rather than the emulator; whether its offcpu fired is printed, not checked.
+O=/tmp/warmup; mkdir -p $O
 $NOBODY $HOTLOOP 1 0 sleepy & H=$!; sleep 0.3
-/opt/ptop-watch run /tmp/warmup.status -- $PTOP --targets $TARGETS --workload hotloop --duration 1 --probes offcpu \
-	>/tmp/warmup.out 2>/dev/null
+ptop_run run --duration 1 --probes offcpu
 kill $H; wait $H
-echo "$M warmup $(grep -o '"samples":{[^}]*}' /tmp/warmup.out)"
+echo "$M warmup $(grep -o '"samples":{[^}]*}' $O/run.stdout)"
 
 @@SCENARIOS@@
 
