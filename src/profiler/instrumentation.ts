@@ -13,6 +13,7 @@ export function instrumentationFromStream(stream: string, requested: readonly Pr
   let incomplete: Record<string, number> = {};
   let samples: Record<string, number> = {};
   let lost: Record<string, number> = {};
+  let notFired: Record<string, string> = {};
   for (const line of stream.split("\n")) {
     if (line.includes('"type":"stack"') || line.includes('"type":"summary"')) {
       try {
@@ -22,6 +23,7 @@ export function instrumentationFromStream(stream: string, requested: readonly Pr
           if (rec.incomplete) incomplete = rec.incomplete;
           samples = rec.samples ?? {};
           lost = rec.lost ?? {};
+          notFired = rec.not_fired ?? {};
         }
       } catch {
         // counted only when well-formed
@@ -40,8 +42,9 @@ export function instrumentationFromStream(stream: string, requested: readonly Pr
   const notAttached: Instrumentation["not_attached"] = [];
   for (const probe of requested) {
     const rec = probes.get(probe);
-    if (rec?.attached) attached.push(probe);
-    else notAttached.push({ probe, reason: rec?.reason ?? "the collector did not report this probe" });
+    // Attached but its program never ran: it measured nothing, so it counts as not attached.
+    if (rec?.attached && notFired[probe] === undefined) attached.push(probe);
+    else notAttached.push({ probe, reason: notFired[probe] ?? rec?.reason ?? "the collector did not report this probe" });
   }
   const inc = Object.entries(incomplete)
     .map(([axis, v]) => ({ axis: axis as ProbeName, share: (totals.get(axis) ?? 0) > 0 ? v / totals.get(axis)! : 0 }))

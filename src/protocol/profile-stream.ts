@@ -24,6 +24,7 @@
 //             credited with the bytes since the previous one, so the split between stacks is an
 //             unbiased estimate; summary.totals.alloc is every byte, counted exactly.
 // An axis whose probe did not attach has no `axis` record and no stacks: it is absent, not zero.
+// So is an axis the summary's `not_fired` names: its probe attached, but its program never ran.
 //
 // Stacks list frame ids root first (outermost caller first, leaf last), like folded stacks.
 
@@ -136,6 +137,11 @@ export const SummaryRecord = Type.Object({
   /** Per axis whose stacks are sampled but whose total is counted exactly (alloc: every byte), that
    * exact total; the stacks' values sum to it only approximately. Additive (v1). */
   totals: Type.Optional(Type.Record(Type.String(), Type.Number())),
+  /** Per axis whose probe attached but whose BPF program the kernel never ran in the window,
+   * although it fires machine-wide (cpu: every CPU's clock; offcpu: every context switch;
+   * syscalls: every system call): why. Such an axis is absent, like one whose probe did not attach,
+   * not zero. Each reason starts with NEVER_RAN. Additive (v1). */
+  not_fired: Type.Optional(Type.Record(Type.String(), Type.String())),
   partial: Type.Boolean(),
   /** Why the window ended early when partial (e.g. "SIGTERM after 12.3 s of 60 s"). */
   partial_reason: Type.Optional(Type.String()),
@@ -147,6 +153,9 @@ export const SummaryRecord = Type.Object({
   /** With the locks axis: its waits grouped by lock, longest total wait first (at most 50). Additive (v1). */
   locks: Type.Optional(Type.Array(LockSummary)),
 });
+
+/** How ptop's `summary.not_fired` reasons begin (native/ptop/src/probe_ran.c). */
+export const NEVER_RAN = "attached but never ran";
 
 export const StreamRecord = Type.Union([
   HeaderRecord,

@@ -5,7 +5,7 @@
 // dropped and marks the capture partial — exactly like a stream without its summary record.
 
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { STREAM_VERSION, StreamRecord, type FrameRecord } from "../protocol/profile-stream.ts";
+import { STREAM_VERSION, StreamRecord, type FrameRecord, type SummaryRecord } from "../protocol/profile-stream.ts";
 import { AxisBuilder, axisTotal, AXIS_UNITS, type Capture, type Frame } from "./model.ts";
 
 const check = TypeCompiler.Compile(StreamRecord);
@@ -100,18 +100,10 @@ export function parseStream(text: string, name?: string): Capture {
         entry.b.add(ids, rec.value, rec.total_ns);
         break;
       }
-      case "summary": {
+      case "summary":
         sawSummary = true;
-        const m = capture.meta;
-        m.samples = rec.samples;
-        m.lost = rec.lost;
-        m.measuredSec = rec.measured_sec;
-        if (rec.partial) {
-          m.partial = true;
-          if (rec.partial_reason !== undefined) m.partialReason = rec.partial_reason;
-        }
+        applySummary(capture, rec, builders);
         break;
-      }
     }
   }
   if (!sawHeader) throw new StreamError("empty stream: no header record");
@@ -129,6 +121,22 @@ export function parseStream(text: string, name?: string): Capture {
     }
   }
   return capture;
+}
+
+function applySummary(capture: Capture, rec: SummaryRecord, builders: Map<string, unknown>): void {
+  const m = capture.meta;
+  m.samples = rec.samples;
+  m.lost = rec.lost;
+  m.measuredSec = rec.measured_sec;
+  if (rec.partial) {
+    m.partial = true;
+    if (rec.partial_reason !== undefined) m.partialReason = rec.partial_reason;
+  }
+  // A probe whose program never ran measured nothing: its axis is absent, never compared as zero.
+  for (const [axis, reason] of Object.entries(rec.not_fired ?? {})) {
+    builders.delete(axis);
+    capture.missing.push({ axis, reason });
+  }
 }
 
 function toFrame(r: FrameRecord): Frame {

@@ -21,7 +21,7 @@ export interface GuestResult {
   times: Map<string, [number, number]>;
   /** the guest printed its last marker and powered off */
   complete: boolean;
-  /** what init.sh's warm-up capture measured (its summary's samples), printed, never checked */
+  /** what init.sh's warm-up capture measured (its summary's samples, and a probe ptop saw never run), printed, never checked */
   warmup: string;
   console: string;
   exitCode: number | null;

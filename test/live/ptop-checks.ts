@@ -24,9 +24,11 @@ function summaryOf(records: StreamRecord[]) {
   return summary;
 }
 
-/** Every requested probe attached: one probe record each, attached:true, in this order. */
+/** Every requested probe attached: one probe record each, attached:true, in this order; and each
+ *  program ran in the window (the summary names no probe in not_fired). */
 export function expectProbesAttached(records: StreamRecord[], names: string[]): void {
   expect(records.filter((r) => r.type === "probe") as unknown[]).toEqual(names.map((name) => ({ type: "probe", name, attached: true })));
+  expect(summaryOf(records).not_fired ?? {}).toEqual({});
 }
 
 /** hotloop's functions get the 5:3:2 CPU shares (within shareTolerance, and at least minTolerance:

@@ -5,6 +5,7 @@ import { instrumentation } from "../../src/witness/model.ts";
 import { instrumentationSummary } from "../../src/server/records/capture-json.ts";
 import { instrumentationBlock } from "../../src/server/web/instrumentation.ts";
 import { expectedInstrumentation } from "../../src/profiler/boot/tracing.ts";
+import { NEVER_RAN } from "../../src/protocol/profile-stream.ts";
 
 describe("probeCoverage", () => {
   test("fully instrumented only when every requested probe attached and none is missing", () => {
@@ -21,5 +22,14 @@ describe("probeCoverage", () => {
     expect(instrumentationBlock(rec).toString()).toContain(">1 of 3 probes</p>");
     expect(instrumentationBlock({ ...rec, probes_attached: 3, missing: [] }).toString()).toContain(">fully instrumented</p>");
     expect(expectedInstrumentation(["cpu"], [{ probe: "offcpu" }, { probe: "syscalls" }])).toStartWith("1 of 3 probes: ");
+  });
+  test("a probe that attached but never ran reads as such on the capture screen, not as 'did not attach'", () => {
+    const reason = `${NEVER_RAN}: the kernel ran its BPF program 0 times in the 60.0 s window, though the sched/sched_switch tracepoint fires at every context switch`;
+    const rec = { probes_requested: 3, probes_attached: 2, missing: [{ probe: "offcpu", reason }, { probe: "syscalls", reason: "tracefs not mounted" }] };
+    const block = instrumentationBlock(rec).toString();
+    expect(block).toContain(">2 of 3 probes</p>");
+    expect(block).toContain(`<strong>offcpu</strong> ${NEVER_RAN}: the kernel ran`);
+    expect(block).not.toContain("<strong>offcpu</strong> did not attach");
+    expect(block).toContain("<strong>syscalls</strong> did not attach: tracefs not mounted");
   });
 });

@@ -226,6 +226,18 @@ void out_summary_total(const char *axis, double value)
 		totals[ntotals++] = (typeof(totals[0])){ axis, value };
 }
 
+static struct {
+	const char *axis;
+	const char *reason;
+} not_fired[P__COUNT];
+static size_t nnot_fired;
+
+void out_summary_not_fired(const char *axis, const char *reason)
+{
+	if (nnot_fired < sizeof(not_fired) / sizeof(not_fired[0]))
+		not_fired[nnot_fired++] = (typeof(not_fired[0])){ axis, reason };
+}
+
 void out_summary(const char *const *axes, const double *samples, const double *lost, const double *incomplete,
 		 size_t naxes, bool partial,
 		 const char *partial_reason, int64_t ended_at_ms, double measured_sec, const char *const *notes,
@@ -248,6 +260,14 @@ void out_summary(const char *const *axes, const double *samples, const double *l
 		fputs(",\"totals\":{", stdout);
 		for (size_t i = 0; i < ntotals; i++)
 			printf("%s\"%s\":%.0f", i ? "," : "", totals[i].axis, totals[i].value);
+		fputs("}", stdout);
+	}
+	if (nnot_fired) {
+		fputs(",\"not_fired\":{", stdout);
+		for (size_t i = 0; i < nnot_fired; i++) {
+			printf("%s\"%s\":", i ? "," : "", not_fired[i].axis);
+			put_str(not_fired[i].reason);
+		}
 		fputs("}", stdout);
 	}
 	printf(",\"partial\":%s", partial ? "true" : "false");

@@ -28,5 +28,7 @@ void out_summary(const char *const *axes, const double *samples, const double *l
 		 size_t nnotes, const char *extra_json);
 /* An axis counted exactly while its stacks are sampled (alloc: every byte): the summary's `totals`. */
 void out_summary_total(const char *axis, double value);
+/* An attached probe whose program never ran (probe_ran.h): summary.not_fired[axis] = reason. */
+void out_summary_not_fired(const char *axis, const char *reason);
 void out_flush(void);
 #endif

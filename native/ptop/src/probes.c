@@ -14,13 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *NAMES[P__COUNT] = { "cpu", "offcpu", "syscalls", "locks", "alloc" };
-
-const char *probe_name(int i)
-{
-	return NAMES[i];
-}
-
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	/* libbpf prints multi-line diagnostics; ptop reports errors itself, one line each.

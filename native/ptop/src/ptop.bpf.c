@@ -19,6 +19,8 @@ char LICENSE[] SEC("license") = "GPL";
 /* Window bounds in CLOCK_MONOTONIC ns (bpf_ktime_get_ns); 0 = not started yet. */
 volatile __u64 start_ns = 0;
 volatile __u32 stopped = 0;
+/* One flag per machine-wide program (ptop.h enum ran_slot): set once, read by user space at the end. */
+volatile __u8 ran[RAN__COUNT] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -124,6 +126,13 @@ static __always_inline int in_window(void)
 	return start_ns != 0 && !stopped && bpf_ktime_get_ns() >= start_ns;
 }
 
+/* A plain load per run, and one store per window: no atomic, no map lookup on the hot path. */
+static __always_inline void mark_ran(__u32 slot)
+{
+	if (start_ns != 0 && slot < RAN__COUNT && !ran[slot])
+		ran[slot] = 1;
+}
+
 static __always_inline int is_target(__u32 tgid)
 {
 	return tgid != 0 && bpf_map_lookup_elem(&targets, &tgid) != NULL;
@@ -210,6 +219,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
+	mark_ran(RAN_CPU);
 	if (!is_target(tgid) || !in_window())
 		return 0;
 	__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
@@ -227,6 +237,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 SEC("tracepoint/sched/sched_switch")
 int on_sched_switch(struct trace_event_raw_sched_switch *ctx)
 {
+	mark_ran(RAN_OFFCPU);
 	if (!in_window())
 		return 0;
 	__u64 now = bpf_ktime_get_ns();
@@ -263,6 +274,7 @@ int on_sched_switch(struct trace_event_raw_sched_switch *ctx)
 SEC("tracepoint/raw_syscalls/sys_enter")
 int on_sys_enter(struct trace_event_raw_sys_enter *ctx)
 {
+	mark_ran(RAN_SYSCALLS);
 	__u64 id = bpf_get_current_pid_tgid();
 	if (!is_target(id >> 32) || !in_window())
 		return 0;

@@ -77,4 +77,12 @@ enum ptop_stat {
 	STAT__COUNT,
 };
 
+/* The programs that run machine-wide whatever the targets do: every CPU's clock (cpu), every
+ * context switch (offcpu), every system call (syscalls) — ptop's own sleeps and reads during the
+ * window among them. Each sets its flag in the `ran` global on its first run inside the window, so
+ * an axis left empty because its program never ran (seen once: an attached sched_switch program
+ * that never ran after the first enabling under QEMU TCG) is told apart from idle targets. The
+ * slots are the probe numbers of probes.h (asserted there). */
+enum ran_slot { RAN_CPU = 0, RAN_OFFCPU = 1, RAN_SYSCALLS = 2, RAN__COUNT = 3 };
+
 #endif

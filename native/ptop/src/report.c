@@ -6,6 +6,7 @@
 #include "symbolize.h"
 #include "interp.h"
 #include "locks_report.h"
+#include "probe_ran.h"
 #include "pyframes.h"
 #include "python.h"
 #include "unwind.h"
@@ -104,6 +105,8 @@ void report_collect(struct report *r, struct probes *p)
 	}
 	for (int i = 0; i < STAT__COUNT; i++)
 		r->stat[i] = probes_stat(p, i);
+	for (int i = 0; i < RAN__COUNT; i++)
+		r->ran[i] = p->skel->bss->ran[i] != 0;
 }
 
 /* Aggregation of symbolized stacks: different addresses in one function fold into one stack. */
@@ -344,6 +347,12 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		incompl[na] = inc[i];
 		na++;
 	}
+	static char never_ran[RAN__COUNT][512];
+	for (int i = 0; i < RAN__COUNT; i++)
+		if (probe_never_ran(i, p->attached[i], r->ran[i], measured, never_ran[i], sizeof(never_ran[i]))) {
+			out_summary_not_fired(probe_name(i), never_ran[i]);
+			fprintf(stderr, "ptop: probe %s %s\n", probe_name(i), never_ran[i]);
+		}
 	const char *notes[2 * P__COUNT + 1 + 16 + 3 + 4];
 	static char incomplete_note[P__COUNT][160];
 	size_t nn = py_notes(notes, 16);

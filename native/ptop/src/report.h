@@ -36,6 +36,7 @@ struct report {
 	int *tgids;        /* distinct tgids with stacks: the processes to symbolize */
 	size_t ntgids;
 	uint64_t stat[STAT__COUNT];
+	bool ran[RAN__COUNT]; /* the machine-wide programs that ran inside the window (ptop.h enum ran_slot) */
 	/* The unwinder's counts: snapshots that gave no frame at all (their [truncated] stacks are in
 	 * summary.incomplete), and per axis the samples it could not aggregate (in summary.lost). */
 	struct unwind_trailer unwound;

@@ -1,8 +1,9 @@
 // The capture screen's instrumentation declaration: "fully instrumented" or "N of M probes", then
-// every collector that did not attach, why, and what fixes it.
+// every collector that did not attach (or attached but never ran), why, and what fixes it.
 import type { RecordInstrumentation } from "../store/types.ts";
 import { html, type Html } from "./html.ts";
 import { isFullyInstrumented, probeCoverage } from "../../protocol/instrumentation-statement.ts";
+import { NEVER_RAN } from "../../protocol/profile-stream.ts";
 
 /** The fix for a known cause; the collector's own reason already carries one when it says "fix:". */
 export function fixFor(reason: string): string | null {
@@ -21,7 +22,9 @@ export function instrumentationBlock(i: RecordInstrumentation | null): Html {
   const full = isFullyInstrumented(i.probes_attached, i.probes_requested, i.missing.length);
   const items = i.missing.map((m) => {
     const fix = fixFor(m.reason);
-    return html`<li><strong>${m.probe}</strong> did not attach: ${m.reason}${fix ? html`<br><span class="fix">Fix: ${fix}</span>` : ""}</li>`;
+    // ptop's reason for a probe that attached but never ran says so itself ("attached but never ran: …").
+    const what = m.reason.startsWith(NEVER_RAN) ? html`${m.reason}` : html`did not attach: ${m.reason}`;
+    return html`<li><strong>${m.probe}</strong> ${what}${fix ? html`<br><span class="fix">Fix: ${fix}</span>` : ""}</li>`;
   });
   return html`<section class="card" aria-labelledby="instr-h"><h2 id="instr-h">Instrumentation</h2>
 <p class="instr ${full ? "full" : "partial"}" id="instrumentation">${probeCoverage(i.probes_attached, i.probes_requested, i.missing.length)}</p>
