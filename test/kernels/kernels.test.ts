@@ -1,9 +1,9 @@
 // ptop on the kernels users run: every kernel of MATRIX boots under QEMU with an initramfs of
 // what ships (dist/ptop, dist/arm64/ptop) and runs the collector checks of test/live inside
-// (scenarios.ts). One boot per kernel; each check is its own test, named by kernel and arch.
-// Skipped, saying why, without QEMU or the built collectors; RUNNER_REQUIRE_LIVE=1 (CI) turns
-// every such skip into a failure. Time per guest: printed, and written to
-// .test-results/kernels.json.
+// (scenarios.ts; on a kernel below ptop's floor, the refusal at start). One boot per kernel; each
+// check is its own test, named by kernel and arch. Skipped, saying why, without QEMU or the built
+// collectors; RUNNER_REQUIRE_LIVE=1 (CI) turns every such skip into a failure. Time per guest:
+// printed, and written to .test-results/kernels.json.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,10 +14,13 @@ import { bootGuest, type GuestResult } from "./boot.ts";
 import { fetchKernel, fetchPython, type FetchedKernel } from "./fetch.ts";
 import { buildInitramfs } from "./initramfs.ts";
 import { ARCH, CACHE_DIR, MATRIX, type MatrixKernel } from "./matrix.ts";
-import { SCENARIOS } from "./scenarios.ts";
+import { BELOW_FLOOR_SCENARIOS, SCENARIOS } from "./scenarios.ts";
 
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
 const TIMEOUT_SEC = Number(process.env.RUNNER_KERNEL_TIMEOUT_SEC ?? 900);
+/** RUNNER_KERNELS=name,name: only those guests (a developer's run; CI boots every one). */
+const ONLY = process.env.RUNNER_KERNELS?.split(",").filter(Boolean);
+for (const name of ONLY ?? []) if (!MATRIX.some((k) => k.name === name)) throw new Error(`RUNNER_KERNELS: no kernel "${name}" in matrix.ts (${MATRIX.map((k) => k.name).join(", ")})`);
 
 /** Why this kernel cannot be tested here, or null. */
 function missing(k: MatrixKernel): string | null {
@@ -36,7 +39,7 @@ afterAll(() => {
   writeFileSync(resolve(REPO_ROOT, ".test-results/kernels.json"), `${JSON.stringify(timings, null, 2)}\n`);
 });
 
-for (const k of MATRIX) {
+for (const k of MATRIX.filter((k) => !ONLY || ONLY.includes(k.name))) {
   const why = missing(k);
   if (why) {
     if (required) {
@@ -48,6 +51,7 @@ for (const k of MATRIX) {
     }
   }
 
+  const scenarios = k.expect === "below-floor" ? BELOW_FLOOR_SCENARIOS : SCENARIOS;
   describeUnless(why)(`${k.name} (${k.why})`, () => {
     let work = "";
     let kernel: FetchedKernel | undefined;
@@ -61,7 +65,7 @@ for (const k of MATRIX) {
         kernel = fetchKernel(k);
         const python = fetchPython(k.arch);
         const fetchSec = (performance.now() - t0) / 1000;
-        const initramfs = buildInitramfs({ arch: k.arch, busybox: kernel.busybox, python, scenarios: SCENARIOS, workDir: work });
+        const initramfs = buildInitramfs({ arch: k.arch, busybox: kernel.busybox, python, scenarios, workDir: work });
         guest = await bootGuest({ arch: k.arch, vmlinuz: kernel.vmlinuz, initramfs, timeoutSec: TIMEOUT_SEC });
         mkdirSync(resolve(REPO_ROOT, ".test-results"), { recursive: true });
         writeFileSync(resolve(REPO_ROOT, `.test-results/kernels-${k.name}.console.txt`), guest.console);
@@ -86,10 +90,10 @@ for (const k of MATRIX) {
       expect({ timedOut: guest.timedOut, complete: guest.complete, tail: guest.complete ? "" : tail })
         .toEqual({ timedOut: false, complete: true, tail: "" });
       expect(guest.uname).toStartWith(kernel!.release);
-      expect([...guest.sections.keys()]).toEqual(SCENARIOS.map((s) => s.name));
+      expect([...guest.sections.keys()]).toEqual(scenarios.map((s) => s.name));
     });
 
-    for (const s of SCENARIOS) {
+    for (const s of scenarios) {
       for (const c of s.checks) {
         test(`${s.name}: ${c.name}`, () => {
           const section = guest?.sections.get(s.name);

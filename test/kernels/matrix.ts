@@ -15,11 +15,19 @@ export interface MatrixKernel {
   metapackage: string;
   /** who runs this kernel: the reason it is in the matrix */
   why: string;
+  /** the Debian suite the metapackage comes from when it is not the host's own (bookworm):
+   *  fetch.ts reads it through an apt configuration of its own, leaving the host's untouched */
+  suite?: string;
+  /** supported: every scenario of SCENARIOS; below-floor: older than ptop's minimum (5.15), where
+   *  ptop must refuse at start naming what the kernel lacks (BELOW_FLOOR_SCENARIOS) */
+  expect: "supported" | "below-floor";
 }
 
 export const MATRIX: MatrixKernel[] = [
-  { name: "debian12-6.1-amd64", arch: "amd64", metapackage: "linux-image-amd64", why: "Debian 12; 6.1 is also Amazon Linux 2023's series" },
-  { name: "debian12-6.1-arm64", arch: "arm64", metapackage: "linux-image-arm64:arm64", why: "Debian 12 on arm64 (Graviton, Ampere)" },
+  { name: "debian12-6.1-amd64", arch: "amd64", metapackage: "linux-image-amd64", why: "Debian 12; 6.1 is also Amazon Linux 2023's series", expect: "supported" },
+  { name: "debian12-6.1-arm64", arch: "arm64", metapackage: "linux-image-arm64:arm64", why: "Debian 12 on arm64 (Graviton, Ampere)", expect: "supported" },
+  { name: "debian13-6.12-amd64", arch: "amd64", metapackage: "linux-image-amd64", suite: "trixie", why: "Debian 13, the current stable", expect: "supported" },
+  { name: "debian11-5.10-amd64", arch: "amd64", metapackage: "linux-image-amd64", suite: "bullseye", why: "Debian 11: below the 5.15 floor, refused at start by name", expect: "below-floor" },
 ];
 
 export interface ArchTools {

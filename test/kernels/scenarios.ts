@@ -16,7 +16,7 @@ import { leafShares, parseStream, stacksOf, type PtopRun } from "../live/ptop-ha
 import {
   HOT, expectCapabilitiesDropped, expectHotShares, expectHotStacksWhole, expectKernelFrames, kallsymsVisible, expectMissingCapabilitiesRefused,
   expectNothingAttachable, expectProbesAttached, expectSigtermPartial, expectSleepyAxes, expectTracefsMissing, withContext,
-  expectGoAllocSite, expectLockWaiterTimed, expectThreeToOne, PY_SHARES_HOLD, pySharesChecked, shareTolerance,
+  expectGoAllocSite, expectLockWaiterTimed, expectThreeToOne, PY_SHARES_HOLD, pySharesChecked, shareTolerance, expectBelowFloorRefused,
 } from "../live/ptop-checks.ts";
 
 /** The files one scenario left in its output directory, by name. */
@@ -288,3 +288,21 @@ export function guestScript(scenarios: Scenario[]): string {
   const body = scenarios.map((s) => `scenario_${s.name}() {${s.guest}\n}\nscenario ${s.name}`).join("\n\n");
   return template.replace("@@SCENARIOS@@", body);
 }
+
+/** The guest of a kernel below ptop's floor (matrix.ts `below-floor`): a user's first run there. */
+export const BELOW_FLOOR_SCENARIOS: Scenario[] = [
+  {
+    name: "below_floor",
+    guest: `
+      uname -r >$O/release
+      $NOBODY $HOTLOOP 1 0 sleepy & H=$!; sleep 0.5
+      ptop_run run --duration 3 --probes cpu,offcpu,syscalls,locks,alloc
+      kill $H; wait $H`,
+    checks: [
+      {
+        name: "refused at start, naming the helper this kernel lacks and the Linux version that brought it; nothing loaded",
+        check: (s) => expectBelowFloorRefused(ptopRun(s, "run"), file(s, "release").trim()),
+      },
+    ],
+  },
+];

@@ -209,6 +209,20 @@ export function expectMissingCapabilitiesRefused(run: PtopRun): void {
   for (const cap of ["CAP_BPF", "CAP_PERFMON", "CAP_SYS_PTRACE", "CAP_DAC_READ_SEARCH", "CAP_SYS_ADMIN"]) expect(run.stderr).toContain(cap);
 }
 
+/** On a kernel below ptop's floor (5.15): refused at start (exit 5, nothing on stdout) in one stderr
+ *  line naming a BPF helper the kernel lacks, a Linux version after `release` for it, and the cost;
+ *  so nothing reached the verifier (no libbpf or verifier output). */
+export function expectBelowFloorRefused(run: PtopRun, release: string): void {
+  expect({ exit: run.exitCode, stdout: run.stdout }).toEqual({ exit: PTOP_EXIT.no_privilege, stdout: "" });
+  const lines = run.stderr.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  const named = /lacks the BPF helper (\w+) \(Linux (\d+)\.(\d+)\)/.exec(lines[0]!);
+  if (!named) throw new Error(`the refusal names no missing helper and kernel version: ${lines[0]}`);
+  const [major, minor] = release.split(".").map(Number);
+  expect(Number(named[2]) * 1000 + Number(named[3])).toBeGreaterThan(major! * 1000 + minor!);
+  expect(lines[0]).toContain("nothing can be measured on this kernel");
+}
+
 /** The five capabilities, as CapEff/CapPrm hex: BPF, PERFMON, SYS_PTRACE, DAC_READ_SEARCH, SYS_ADMIN. */
 export const FIVE_CAPS_MASK = (1n << 39n) | (1n << 38n) | (1n << 19n) | (1n << 2n) | (1n << 21n);
 
