@@ -1,6 +1,6 @@
 // What a capture actually measured, read from the probe records of a ptop stream.
 import type { ProbeName, ProbeRecord, StackRecord, SummaryRecord } from "../protocol/profile-stream.ts";
-import type { Instrumentation } from "../protocol/tunnel.ts";
+import { COLLECTOR_NOTE_CHARS, COLLECTOR_NOTES_MAX, type Instrumentation } from "../protocol/tunnel.ts";
 
 /** Above this share of an axis in incomplete stacks, the capture's instrumentation says so. */
 export const INCOMPLETE_NOTICE_SHARE = 0.05;
@@ -14,6 +14,7 @@ export function instrumentationFromStream(stream: string, requested: readonly Pr
   let samples: Record<string, number> = {};
   let lost: Record<string, number> = {};
   let notFired: Record<string, string> = {};
+  let notes: string[] = [];
   for (const line of stream.split("\n")) {
     if (line.includes('"type":"stack"') || line.includes('"type":"summary"')) {
       try {
@@ -24,6 +25,7 @@ export function instrumentationFromStream(stream: string, requested: readonly Pr
           samples = rec.samples ?? {};
           lost = rec.lost ?? {};
           notFired = rec.not_fired ?? {};
+          notes = rec.notes ?? [];
         }
       } catch {
         // counted only when well-formed
@@ -60,5 +62,14 @@ export function instrumentationFromStream(stream: string, requested: readonly Pr
     not_attached: notAttached,
     ...(inc.length ? { incomplete: inc } : {}),
     ...(lostShares.length ? { lost: lostShares } : {}),
+    ...(notes.length ? { notes: boundedNotes(notes) } : {}),
   };
+}
+
+/** Within the wire's bounds, saying what was cut rather than dropping it silently. */
+function boundedNotes(notes: string[]): string[] {
+  const cut = (n: string) => (n.length > COLLECTOR_NOTE_CHARS ? `${n.slice(0, COLLECTOR_NOTE_CHARS - 1)}…` : n);
+  if (notes.length <= COLLECTOR_NOTES_MAX) return notes.map(cut);
+  const kept = notes.slice(0, COLLECTOR_NOTES_MAX - 1).map(cut);
+  return [...kept, `… and ${notes.length - kept.length} more notes from the collector`];
 }

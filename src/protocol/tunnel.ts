@@ -29,6 +29,10 @@ const CaptureOrder = Type.Object({
 });
 export type CaptureOrder = Static<typeof CaptureOrder>;
 
+/** The bounds of Instrumentation.notes. */
+export const COLLECTOR_NOTES_MAX = 16;
+export const COLLECTOR_NOTE_CHARS = 1000;
+
 export const Instrumentation = Type.Object({
   /** Probes requested (M) and attached (N); "fully instrumented" when N = M. */
   requested: Type.Array(ProbeName),
@@ -41,6 +45,10 @@ export const Instrumentation = Type.Object({
    * `summary.samples`: ring buffer full, or the unwinder's aggregate full or out of memory): the
    * capture holds fewer samples than were taken. */
   lost: Type.Optional(Type.Array(Type.Object({ axis: ProbeName, share: Type.Number() }))),
+  /** The collector's caveats about this capture (ptop's `summary.notes`: a Python version it cannot
+   * read, kernel frames left unsymbolized, processes the alloc probe could not reach …), bounded:
+   * at most COLLECTOR_NOTES_MAX, each at most COLLECTOR_NOTE_CHARS. */
+  notes: Type.Optional(Type.Array(Type.String({ maxLength: COLLECTOR_NOTE_CHARS }), { maxItems: COLLECTOR_NOTES_MAX })),
 });
 export type Instrumentation = Static<typeof Instrumentation>;
 

@@ -37,6 +37,24 @@ function captureInfo(cs: Capture[], side: string, notes: string[]): CaptureInfo[
   });
 }
 
+/** Most distinct collector notes a diff repeats; the rest are counted. */
+const COLLECTOR_NOTES_SHOWN = 12;
+
+/** Each distinct collector note (ptop's summary.notes) once, with the captures that carry it: a
+ *  caveat such as "python frames: unsupported version" explains an axis that looks wrong. */
+function collectorNotes(before: Capture[], after: Capture[]): string[] {
+  const where = new Map<string, string[]>();
+  for (const [cs, side] of [[before, "before"], [after, "after"]] as const) {
+    cs.forEach((c, i) => {
+      for (const n of new Set(c.meta.collectorNotes ?? [])) where.set(n, [...(where.get(n) ?? []), captureLabel(c, side, i)]);
+    });
+  }
+  const all = before.length + after.length;
+  const lines = [...where].map(([note, labels]) => `collector (${labels.length === all && all > 1 ? "every capture" : labels.join(", ")}): ${note}`);
+  if (lines.length <= COLLECTOR_NOTES_SHOWN) return lines;
+  return [...lines.slice(0, COLLECTOR_NOTES_SHOWN), `collector: ${lines.length - COLLECTOR_NOTES_SHOWN} more distinct notes (see each capture)`];
+}
+
 function axisReport(m: AxisMatrix, tests: TestSet, used: Normalisation, normNote: string | undefined, verdict: NormalisationFit, usePrior: boolean): AxisReport {
   const nB = m.before.length;
   const nA = m.after.length;
@@ -90,6 +108,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
   if (input.before.length === 0 || input.after.length === 0) throw new Error("diff needs at least one capture on each side");
   const notes: string[] = [];
   const captures = { before: captureInfo(input.before, "before", notes), after: captureInfo(input.after, "after", notes) };
+  notes.push(...collectorNotes(input.before, input.after));
 
   const axesNotCompared: { axis: string; reason: string }[] = [];
   const work: AxisWork[] = [];

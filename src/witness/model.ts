@@ -60,6 +60,8 @@ export interface CaptureMeta {
   samples?: Record<string, number>;
   lost?: Record<string, number>;
   processes?: { pid: number; comm: string; nspid?: number }[];
+  /** The collector's caveats about this capture (a ptop stream's summary.notes). */
+  collectorNotes?: string[];
 }
 
 export interface Capture {

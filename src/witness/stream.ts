@@ -128,6 +128,7 @@ function applySummary(capture: Capture, rec: SummaryRecord, builders: Map<string
   m.samples = rec.samples;
   m.lost = rec.lost;
   m.measuredSec = rec.measured_sec;
+  if (rec.notes?.length) m.collectorNotes = [...rec.notes];
   if (rec.partial) {
     m.partial = true;
     if (rec.partial_reason !== undefined) m.partialReason = rec.partial_reason;
@@ -184,7 +185,10 @@ export function toStream(c: Capture): string {
     const samples: Record<string, number> = {};
     for (const a of axes) samples[a] = axisTotal(c.axes[a]!);
     out.push(
-      JSON.stringify({ type: "summary", samples, lost: {}, partial: false, ended_at_ms: (c.meta.startedAtMs ?? 0) + Math.round((c.meta.measuredSec ?? 0) * 1000), measured_sec: c.meta.measuredSec ?? 0 }),
+      JSON.stringify({
+        type: "summary", samples, lost: {}, partial: false, ended_at_ms: (c.meta.startedAtMs ?? 0) + Math.round((c.meta.measuredSec ?? 0) * 1000),
+        measured_sec: c.meta.measuredSec ?? 0, ...(c.meta.collectorNotes?.length ? { notes: c.meta.collectorNotes } : {}),
+      }),
     );
   }
   return out.join("\n") + "\n";

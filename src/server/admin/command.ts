@@ -118,6 +118,7 @@ const COMMANDS: Record<string, Handler> = {
     if (json) return printJson({ ...j, diff: diffInfo });
     for (const [k, v] of Object.entries(j)) if (k !== "instrumentation") out(`${k.padEnd(14)} ${v ?? "-"}`);
     out(`${"instrumentation".padEnd(14)} ${instrumentationSummary(record.instrumentation)}`);
+    for (const n of record.instrumentation?.notes ?? []) out(`${"collector note".padEnd(14)} ${n}`);
     if (diffInfo) out(`${"diff".padEnd(14)} ${diffInfo.verdict ?? "none"}: ${diffInfo.note}`);
   },
   "captures diff": async (store, args, json, opts) => {

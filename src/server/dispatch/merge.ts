@@ -20,6 +20,7 @@ export function toRecordInstrumentation(i: Instrumentation): RecordInstrumentati
     missing: i.not_attached,
     ...(i.incomplete?.length ? { incomplete: i.incomplete } : {}),
     ...(i.lost?.length ? { lost: i.lost } : {}),
+    ...(i.notes?.length ? { notes: i.notes } : {}),
   };
 }
 

@@ -34,6 +34,8 @@ export interface RecordInstrumentation {
   incomplete?: Array<{ axis: string; share: number }>;
   /** Axes with more than 5% of their samples in no stack (ring buffer or unwinder full). */
   lost?: Array<{ axis: string; share: number }>;
+  /** The collector's caveats about the capture, as it wrote them (protocol/tunnel.ts Instrumentation.notes). */
+  notes?: string[];
 }
 
 export interface CaptureRecord extends CaptureRequest {

@@ -31,5 +31,6 @@ export function instrumentationBlock(i: RecordInstrumentation | null): Html {
 ${full ? "" : html`<ul class="missing">${items}</ul><p class="muted">The axes of these probes do not exist in this capture; they are shown as absent and are never compared as if they were zero.</p>`}
 ${(i.incomplete ?? []).map((x) => html`<p class="instr partial">${x.axis}: ${(x.share * 100).toFixed(0)}% of the stacks could not be walked to their root (a [truncated] frame marks them): callers and inclusive figures are incomplete.</p>`)}
 ${(i.lost ?? []).map((x) => html`<p class="instr partial">${x.axis}: ${(x.share * 100).toFixed(0)}% of the samples taken are in no stack (the collector's buffers were full): this capture holds fewer samples than were taken, and its per-second figures read low.</p>`)}
+${i.notes?.length ? html`<h3 id="collector-notes-h">The collector's notes</h3><ul class="collector-notes" aria-labelledby="collector-notes-h">${i.notes.map((n) => html`<li>${n}</li>`)}</ul>` : ""}
 </section>`;
 }
