@@ -25,6 +25,14 @@ function usage(): string {
   return `usage: runner <command> [options]\n\ncommands:\n${lines.join("\n")}\n`;
 }
 
+/** `--help` or `-h` anywhere among a role's arguments (before a `--`) asks for that role's usage, in
+ *  one place for every role and subcommand: `witness diff --help` was an unknown-option error, and
+ *  `agent health --help` ran every connector's check instead of printing the usage. */
+function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
@@ -40,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`runner: unknown command "${name}"\n${usage()}`);
     return 2;
   }
-  return (await role.load())(rest);
+  return (await role.load())(asksForHelp(rest) ? ["--help"] : rest);
 }
 
 if (import.meta.main) {
