@@ -141,7 +141,7 @@ export const SummaryRecord = Type.Object({
    * although it fires machine-wide (cpu: every CPU's clock; offcpu: every context switch;
    * syscalls: every system call): why. Such an axis is absent, like one whose probe did not attach,
    * not zero. Each reason starts with NEVER_RAN. Additive (v1). */
-  not_fired: Type.Optional(Type.Record(Type.String(), Type.String())),
+  not_fired: Type.Optional(Type.Partial(Type.Record(ProbeName, Type.String()), { additionalProperties: false })),
   partial: Type.Boolean(),
   /** Why the window ended early when partial (e.g. "SIGTERM after 12.3 s of 60 s"). */
   partial_reason: Type.Optional(Type.String()),

@@ -64,6 +64,7 @@ describe("ptop stream reader", () => {
     ["a stack for a probe that did not attach", [...lines.slice(0, 9), '{"type":"stack","axis":"offcpu","frames":[0],"value":1}'].join("\n"), /did not attach/],
     ["a record after the summary", [...lines, lines[1]].join("\n"), /after the summary/],
     ["an empty input", "", /no header/],
+    ["a not_fired entry for no probe", [lines[0], '{"type":"summary","samples":{},"lost":{},"not_fired":{"__proto__x":"y"},"partial":false,"ended_at_ms":1,"measured_sec":1}'].join("\n"), /line 2: invalid record/],
   ];
   for (const [name, text, re] of bad) {
     test(`rejects ${name}`, () => {
