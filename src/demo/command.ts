@@ -10,6 +10,9 @@ const USAGE = `usage: runner demo [--api-only] [--keep] [--duration S] [--warmup
   Runs the control plane, a Profiler and a sample service at two versions on this machine,
   queues head and replicate captures through the HTTP API and prints what changed.
   Needs root (or sudo), a built ptop (npm run build), a C compiler and openssl.
+  --keep: the full demo keeps its directory (store, tokens, the collector copy with its
+  capabilities; otherwise only the differential flame graph it points at stays); with
+  --api-only the server keeps running.
 `;
 
 export async function demoCommand(argv: string[]): Promise<number> {

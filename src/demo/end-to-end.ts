@@ -3,14 +3,17 @@
 // setcap, the sample service at version 1 and then version 2 (which carries a real regression in
 // apply_discounts), head + replicate captures queued through the HTTP API with a capture token,
 // and the diff that names the regressed function, with its HTML flame graph.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { instrumentationSummary } from "../server/records/capture-json.ts";
+import type { RecordInstrumentation } from "../server/store/types.ts";
 import { signedPercent as pct } from "../witness/table.ts";
 import { OneMachine } from "./one-machine.ts";
 import { buildShop, DEMO_WORKLOAD, REGRESSED_FUNCTION } from "./workload.ts";
 
 const say = (s = "") => process.stdout.write(`${s}\n`);
+const DIFF_HTML = "diff.html";
 const step = (s: string) => say(`\n== ${s}`);
 
 export interface EndToEndOptions {
@@ -63,8 +66,9 @@ export async function runEndToEndDemo(o: EndToEndOptions): Promise<number> {
         if (kind === "head") lastHead = id;
         const started = Date.now();
         const r = await m.waitDone(id, (o.durationSec + o.warmupSec + 60) * 1000, (rec) => progress(`${kind.padEnd(9)} …${id.slice(-8)}`, String(rec.status), started, o.durationSec + o.warmupSec));
-        const inst = r.instrumentation as { probes_attached: number; probes_requested: number } | null;
-        progressDone(`${kind.padEnd(9)} …${id.slice(-8)}  ${String(r.outcome)}  by ${String(r.requester)}  ${inst ? `${inst.probes_attached} of ${inst.probes_requested} probes` : ""}${r.reason ? `  (${String(r.reason)})` : ""}`);
+        // The record's own phrase ("fully instrumented" or "N of M probes (why)"), as every screen says it.
+        const inst = r.instrumentation as RecordInstrumentation | null;
+        progressDone(`${kind.padEnd(9)} …${id.slice(-8)}  ${String(r.outcome)}  by ${String(r.requester)}  ${inst ? instrumentationSummary(inst) : ""}${r.reason ? `  (${String(r.reason)})` : ""}`);
         if (r.outcome !== "pushed") throw new Error(`capture ${id} ended ${String(r.outcome)}: ${String(r.reason)}`);
       }
       proc.kill("SIGTERM");
@@ -72,7 +76,7 @@ export async function runEndToEndDemo(o: EndToEndOptions): Promise<number> {
     }
 
     step(`what changed between 1.0.0 and 1.1.0 (diff of head ${lastHead})`);
-    const html = join(dir, "diff.html");
+    const html = join(dir, DIFF_HTML);
     await m.admin("captures", "diff", lastHead, "--html", html);
     const diff = JSON.parse(await m.admin("captures", "diff", lastHead, "--json")) as {
       note: string;
@@ -88,7 +92,7 @@ export async function runEndToEndDemo(o: EndToEndOptions): Promise<number> {
     const named = flagged.some((c) => c.function === REGRESSED_FUNCTION && c.relative_change > 0);
     say(named ? `\n   regressed function found: ${REGRESSED_FUNCTION}` : `\n   ${REGRESSED_FUNCTION} was not flagged this time (see the table above)`);
     say(`   differential flame graph: ${html}`);
-    if (o.keep) say(`   everything is kept in ${dir}`);
+    say(o.keep ? `   everything is kept in ${dir}` : `   (the store, tokens and the collector copy with its capabilities are removed; --keep keeps them)`);
     return named ? 0 : 1;
   } catch (err) {
     say(`\ndemo failed: ${(err as Error).message}`);
@@ -96,6 +100,9 @@ export async function runEndToEndDemo(o: EndToEndOptions): Promise<number> {
     return 1;
   } finally {
     await m.tearDown();
+    // A copy of ptop holding five capabilities, executable by nobody, and live tokens must not
+    // outlast the demo in /tmp: only the flame graph the demo points at stays.
+    if (!o.keep) for (const f of readdirSync(dir)) if (f !== DIFF_HTML) rmSync(join(dir, f), { recursive: true, force: true });
   }
 }
 
