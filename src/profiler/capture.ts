@@ -91,7 +91,7 @@ export async function runCapture(order: CaptureOrder, ctx: CaptureContext): Prom
     case PTOP_EXIT.refused:
       return { outcome: "refused", reason: `collector refused: ${lastError || "workload not in its target list"}` };
     case PTOP_EXIT.no_privilege:
-      return { outcome: "failed", reason: `collector lacks privileges: ${lastError}`, instrumentation };
+      return { outcome: "failed", reason: `collector cannot measure on this node: ${lastError}`, instrumentation };
     default:
       return {
         outcome: "failed",

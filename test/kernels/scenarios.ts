@@ -109,10 +109,16 @@ export const SCENARIOS: Scenario[] = [
     guest: `
       $NOBODY $HOTLOOP 1 0 sleepy & H=$!; sleep 0.5
       ptop_run run --duration 3
+      ptop_run check --check-kernel
       kill $H; wait $H`,
     checks: [
       okAndDropped("run"),
       { name: "cpu, offcpu and syscalls attach", check: (s) => expectProbesAttached(ptopRun(s, "run").records, ["cpu", "offcpu", "syscalls"]) },
+      {
+        name: "--check-kernel (what the Profiler's boot asks): this kernel has every feature",
+        check: (s) => expect({ rc: file(s, "check.rc").trim(), stdout: file(s, "check.stdout"), stderr: file(s, "check.stderr") })
+          .toEqual({ rc: "0", stdout: expect.stringMatching(/^ptop: this kernel \(\S+\) has every feature ptop needs\n$/), stderr: "" }),
+      },
       // 20 calls, not test/live's 100: at load average 20 an arm64 TCG guest managed 78 rounds in 3 s.
       {
         name: "offcpu and syscalls measure the 2 ms naps",
@@ -297,11 +303,19 @@ export const BELOW_FLOOR_SCENARIOS: Scenario[] = [
       uname -r >$O/release
       $NOBODY $HOTLOOP 1 0 sleepy & H=$!; sleep 0.5
       ptop_run run --duration 3 --probes cpu,offcpu,syscalls,locks,alloc
+      ptop_run check --check-kernel
       kill $H; wait $H`,
     checks: [
       {
         name: "refused at start, naming the helper this kernel lacks and the Linux version that brought it; nothing loaded",
         check: (s) => expectBelowFloorRefused(ptopRun(s, "run"), file(s, "release").trim()),
+      },
+      {
+        name: "--check-kernel (what the Profiler's boot asks) gives the same refusal",
+        check: (s) => {
+          expectBelowFloorRefused(ptopRun(s, "check"), file(s, "release").trim());
+          expect(file(s, "check.stderr")).toBe(file(s, "run.stderr"));
+        },
       },
     ],
   },

@@ -9,6 +9,7 @@ import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { DEFAULT_PROBES } from "../../src/config/probe-set.ts";
 import { BootSandbox, bootLine, boundingSet, FIVE, FIVE_BOUNDING, REFUSED, sh, unprivilegedUserNamespaces } from "./boot-setup.ts";
 import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
+import { ptopSource } from "./ptop-harness.ts";
 
 // Each test starts real processes; a loaded machine (or a cold transpile from sources) is slow.
 setDefaultTimeout(60_000);
@@ -107,6 +108,23 @@ describeUnless(whyNot([!live, NOT_ROOT]))("boot: kernel settings (live)", () => 
     const tracepoints = DEFAULT_PROBES.filter((p) => p !== "cpu");
     expect(line.instrumentation).toBe(`1 of ${DEFAULT_PROBES.length} probes: ${tracepoints.join(", ")} need /sys/kernel/tracing`);
     expect(r.stdout).toContain("tracefs is not mounted at /sys/kernel/tracing");
+  });
+
+  // The sandbox's usual collector is a setcap'd copy of true; these two ask the real ptop.
+  test("the collector is asked about the kernel: this one has what ptop needs", () => {
+    const ptop = box.collector("ptop-kernel", `${FIVE}+ep`, box.root, ptopSource());
+    const r = box.boot({ args: ["doctor", "--json"], env: { RUNNER_COLLECTOR_PATH: ptop } });
+    const kernel = (JSON.parse(r.stdout) as { findings: { check: string; status: string; subject: string; message: string }[] }).findings.filter((f) => f.check === "kernel");
+    expect(kernel).toEqual([{ check: "kernel", status: "pass", subject: "features", message: expect.stringMatching(/^this kernel \(\S+\) has every feature ptop needs$/) }]);
+  });
+
+  test("a kernel without BTF (hidden in a private mount namespace): refused at boot naming it, not at each capture", () => {
+    const script = "mount -t tmpfs none /sys/kernel/btf && exec \"$@\"";
+    const ptop = box.collector("ptop-kernel-nobtf", `${FIVE}+ep`, box.root, ptopSource());
+    const r = box.boot({ wrap: ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"], env: { RUNNER_COLLECTOR_PATH: ptop } });
+    expect(r.code).toBe(REFUSED);
+    const line = r.stderr.split("\n").find((l) => l.startsWith("refused [kernel]"));
+    expect(line).toMatch(/^refused \[kernel\] this kernel \(\S+\) exposes no BTF at \/sys\/kernel\/btf\/vmlinux .* \| cost: no capture can measure anything on this node \| fix: docker\/compose: /);
   });
 
   test("a second replica on the same identity volume is refused while the first runs", async () => {

@@ -7,7 +7,7 @@
 
 static const char USAGE[] =
 	"usage: ptop --targets FILE --workload NAME [--namespace NS] [--duration S] [--warmup S] "
-	"[--frequency HZ] [--probes cpu,offcpu,syscalls,locks,alloc]";
+	"[--frequency HZ] [--probes cpu,offcpu,syscalls,locks,alloc] | ptop --check-kernel";
 
 static int parse_seconds(const char *s, double max, double *out)
 {
@@ -50,6 +50,7 @@ int parse_args(int argc, char **argv, struct options *o)
 		{ "frequency", required_argument, 0, 'f' },
 		{ "probes", required_argument, 0, 'p' },
 		{ "help", no_argument, 0, 'h' },
+		{ "check-kernel", no_argument, 0, 'k' },
 		{ 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof(*o));
@@ -96,6 +97,7 @@ int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			break;
+		case 'k': o->check_kernel = true; break;
 		case 'h':
 			fprintf(stderr, "%s\n", USAGE);
 			return -1;
@@ -108,6 +110,8 @@ int parse_args(int argc, char **argv, struct options *o)
 		fprintf(stderr, "ptop: unexpected argument %s; %s\n", argv[optind], USAGE);
 		return -1;
 	}
+	if (o->check_kernel)
+		return 0;
 	if (!o->targets_path || !o->workload) {
 		fprintf(stderr, "ptop: --targets and --workload are required; %s\n", USAGE);
 		return -1;

@@ -12,6 +12,7 @@ struct options {
 	double warmup_sec;
 	int frequency_hz;
 	int probes; /* PROBE_* mask */
+	bool check_kernel; /* --check-kernel: only the start-up check of the kernel's features, then exit */
 };
 
 /* 0 on success; -1 after printing a one-line usage error to stderr. */

@@ -158,8 +158,11 @@ int features_check(char *msg, size_t len)
 	btf__free(vmlinux);
 	/* The BPF probes below load test programs: without CAP_BPF they fail for that reason alone,
 	 * and caps_check names the missing capabilities instead. */
-	if ((caps_effective() >> 39 & 1) == 0)
+	if ((caps_effective() >> 39 & 1) == 0) {
+		snprintf(msg, len, "this kernel (%s) has CAP_BPF, CAP_PERFMON and BTF; its BPF program types, maps and "
+			 "helpers were not probed (ptop holds no CAP_BPF here)", release());
 		return 0;
+	}
 	for (size_t i = 0; i < sizeof(PROG_TYPES) / sizeof(PROG_TYPES[0]); i++)
 		if (libbpf_probe_bpf_prog_type(PROG_TYPES[i].type, NULL) == 0) {
 			snprintf(msg, len, "this kernel (%s) cannot load %s (Linux %s): %s", release(), PROG_TYPES[i].name,
@@ -172,6 +175,7 @@ int features_check(char *msg, size_t len)
 				 MAP_TYPES[i].since, COST);
 			return -1;
 		}
+	snprintf(msg, len, "this kernel (%s) has every feature ptop needs", release());
 	struct ptop_bpf *skel = ptop_bpf__open();
 	if (!skel)
 		return 0; /* probes_start reports why the object does not open */

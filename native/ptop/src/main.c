@@ -169,6 +169,10 @@ int main(int argc, char **argv)
 		return EXIT_NO_PRIVILEGE;
 	}
 	phase("kernel features checked");
+	if (o.check_kernel) { /* the Profiler's boot asks before any capture (src/profiler/boot/kernel.ts) */
+		printf("ptop: %s\n", msg);
+		return EXIT_OK;
+	}
 	if (caps_check(msg, sizeof(msg))) {
 		fprintf(stderr, "ptop: missing capabilities: %s\n", msg);
 		return EXIT_NO_PRIVILEGE;

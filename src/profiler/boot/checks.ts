@@ -13,6 +13,7 @@ import { checkExactlyFive, EXTRA_CAPS_OVERRIDE } from "./exactly-five.ts";
 import { checkBoundingSet, checkNoNewPrivs, checkNosuid, checkUserNamespace } from "./exec-grant.ts";
 import { fail, type Finding } from "./finding.ts";
 import { checkIdentity } from "./identity.ts";
+import { checkKernel } from "./kernel.ts";
 import { checkMemory } from "./memory.ts";
 import { readMounts } from "./mountinfo.ts";
 import { checkOrchestratorAccess } from "./orchestrator.ts";
@@ -62,7 +63,10 @@ export async function runChecks(env: Record<string, string | undefined>, opts: C
   if (status) findings.push(...checkSupervisor(status));
 
   const collectorPath = collectorPathFrom(env);
-  findings.push(...checkCollectorCapabilities(collectorPath));
+  const collectorFindings = checkCollectorCapabilities(collectorPath);
+  findings.push(...collectorFindings);
+  // A collector that is missing or not executable is already the finding; otherwise ask it.
+  if (!collectorFindings.some((f) => f.check === "collector" && f.status === "fail")) findings.push(...checkKernel(collectorPath));
   if (status) {
     findings.push(...checkBoundingSet(status));
     findings.push(...checkExactlyFive(status.capBnd, env[EXTRA_CAPS_OVERRIDE]));

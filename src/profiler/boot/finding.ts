@@ -19,7 +19,8 @@ export type CheckName =
   | "memory"
   | "orchestrator"
   | "restart"
-  | "identity";
+  | "identity"
+  | "kernel";
 
 export type FindingStatus = "pass" | "fail" | "warn";
 
