@@ -1,7 +1,9 @@
 // ptop's overhead on CPU-bound CPython targets with Python frames on, against `perf record -F 99
-// -g` in the same run.
-//   bun bench/ptop-python-overhead.ts [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9] [--settle 0.5] [--procs N]
-//                                     [--modes none,ptop-99,ptop-199,perf] [--skip-stats]   (root)
+// -g` in the same run; with `--target c`, on a C loop built -O2 without frame pointers (every
+// sample unwound from CFI), against `perf record -F 99 --call-graph dwarf` (mode perf-dwarf):
+// the figure the default sampling frequency rests on (bench/RESULTS.md, "Default frequency").
+//   bun bench/ptop-python-overhead.ts [--target python|c] [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9]
+//                                     [--settle 0.5] [--procs N] [--modes none,ptop-99,ptop-199,perf] [--skip-stats]   (root)
 // 1. Target slowdown, paired on the same processes: one Python target per CPU (every CPU busy in
 //    every mode) starts once and reports (time, CPU time, rounds) every 0.1 s. Tool-off periods
 //    alternate with tool-on periods — ptop (cpu probe, uid 65534 with the five file capabilities;
@@ -24,6 +26,7 @@ import { join } from "node:path";
 import { NOBODY, setcapPtop, writeTargets } from "../test/live/ptop-harness.ts";
 import { monotonicNow } from "./monotonic-clock.ts";
 import { progressBetween, readLines, startPythonTargets } from "./python-progress-targets.ts";
+import { startCTargets } from "./c-progress-targets.ts";
 import { quantile, summarize } from "./paired-ratio-stats.ts";
 import { enableBpfStats, progName, progStats } from "./bpf-prog-stats.ts";
 
@@ -41,9 +44,12 @@ const OFF = arg("off", ON - 2 * TRIM);
 const PROCS = arg("procs", cpus().length);
 const STEADY_Q = arg("q", 0.9);
 const SETTLE = arg("settle", 0.5); // seconds from a tool's exit to the next off period
-type Mode = "none" | "perf" | "perf-nog" | `ptop-${number}`;
+type Mode = "none" | "perf" | "perf-nog" | "perf-dwarf" | `ptop-${number}`;
 const MODES = (argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1]! : "none,ptop-99,ptop-199,perf").split(",") as Mode[];
-for (const m of MODES) if (!/^(none|perf|perf-nog|ptop-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, perf-nog, ptop-HZ)`);
+for (const m of MODES) if (!/^(none|perf|perf-nog|perf-dwarf|ptop-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, perf-nog, perf-dwarf, ptop-HZ)`);
+const TARGET = argv.includes("--target") ? argv[argv.indexOf("--target") + 1]! : "python";
+if (TARGET !== "python" && TARGET !== "c") throw new Error(`--target: "${TARGET}" is not python or c`);
+const TARGET_DESC = TARGET === "c" ? "C targets (-O2, no frame pointers" : "Python targets (Debian python3";
 
 const NAME = "pyovhpair"; // distinctive: ptop finds its targets by name machine-wide
 const dir = mkdtempSync(join(tmpdir(), "ptop-pypair-"));
@@ -54,7 +60,7 @@ const loadavg = async () => (await Bun.file("/proc/loadavg").text()).split(" ").
 const loadBefore = await loadavg();
 const started = new Date();
 const lifetime = CYCLES * MODES.length * (ON + OFF + 10) + 200;
-const targets = startPythonTargets(dir, NAME, PROCS, lifetime);
+const targets = (TARGET === "c" ? startCTargets : startPythonTargets)(dir, NAME, PROCS, lifetime);
 await Bun.sleep(2000); // the interpreters past start-up
 
 /** Starts ptop; resolves `open` at the monotonic time its header (written at window open) arrives. */
@@ -91,11 +97,12 @@ async function onPeriod(mode: Mode): Promise<OnPeriod> {
     await Bun.sleep(ON * 1000);
     return { a, b: monotonicNow() - TRIM, toolCpuPerSec: NaN, pythonFrames: false };
   }
-  if (mode === "perf" || mode === "perf-nog") {
+  if (mode === "perf" || mode === "perf-nog" || mode === "perf-dwarf") {
     // perf attaches within tens of ms on a quiet host; its window is taken from 1 s after the
     // start to --trim s before the SIGINT that ends it.
     const t0 = monotonicNow();
-    const tool = Bun.spawn(["perf", "record", "-q", "-F", "99", ...(mode === "perf" ? ["-g"] : []), "-p", targets.pids.join(","), "-o", join(dir, "perf.data")], { stdout: "ignore", stderr: "ignore" });
+    const graph = { perf: ["-g"], "perf-nog": [], "perf-dwarf": ["--call-graph", "dwarf"] }[mode];
+    const tool = Bun.spawn(["perf", "record", "-q", "-F", "99", ...graph, "-p", targets.pids.join(","), "-o", join(dir, "perf.data")], { stdout: "ignore", stderr: "ignore" });
     await Bun.sleep((ON + 0.5) * 1000);
     const end = monotonicNow();
     tool.kill("SIGINT");
@@ -144,7 +151,7 @@ const loadAfter1 = await loadavg();
 
 const f2 = (x: number) => x.toFixed(2);
 const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { stdout: "pipe" }).stdout.toString().trim();
-console.log(`${started.toISOString()} commit ${commit}; ${PROCS} Python targets (Debian python3, uid 65534), ${CYCLES} cycles of ${MODES.join(", ")}; on window ${ON} s trimmed ${TRIM} s at both ends, off ${OFF} s from ${SETTLE} s after the tool's exit; load average before ${loadBefore}, after part 1 ${loadAfter1}`);
+console.log(`${started.toISOString()} commit ${commit}; ${PROCS} ${TARGET_DESC}, uid 65534), ${CYCLES} cycles of ${MODES.join(", ")}; on window ${ON} s trimmed ${TRIM} s at both ends, off ${OFF} s from ${SETTLE} s after the tool's exit; load average before ${loadBefore}, after part 1 ${loadAfter1}`);
 console.log(`off-period rounds per target CPU-second: min ${Math.min(...offRates).toFixed(0)}, max ${Math.max(...offRates).toFixed(0)} (${offRates.length} periods)`);
 console.log(`steady speed = the ${STEADY_Q} quantile of each target's 0.1-s speeds in the period; whole period = all rounds ÷ all CPU seconds`);
 console.log("| mode | pairs | steady speed: slowdown median | IQR | bootstrap 90% interval | whole period: slowdown median | IQR | bootstrap 90% interval | tool CPU per window second (start-up included) | targets' share of their CPUs |");
@@ -159,7 +166,7 @@ for (const m of MODES) {
   console.log(`| ${m} | ${ps.length} | ${cells(ps.map((p) => p.steadySlowdown))} | ${cells(ps.map((p) => p.slowdown))} | ${tool} | ${f2(summarize(ps.map((p) => p.share * 100)).median)}% |`);
 }
 const ptopModes = MODES.filter((m) => m.startsWith("ptop-"));
-if (ptopModes.length) console.log(`Python frames in every ptop capture: ${pairs.filter((p) => p.mode.startsWith("ptop-")).every((p) => p.on.pythonFrames)}`);
+if (ptopModes.length) console.log(`leaf() named in every ptop capture (on the Python target: a Python frame): ${pairs.filter((p) => p.mode.startsWith("ptop-")).every((p) => p.on.pythonFrames)}`);
 // How the choice of quantile for the steady speed affects each mode (the A/A row says which is tightest).
 for (const q of [0.5, 0.75, 0.9])
   console.log(`steady speed at quantile ${q}: ${MODES.map((m) => {
@@ -209,7 +216,7 @@ if (ptopModes.length) {
   const short = await cpuOfWindow(5);
   const long = await cpuOfWindow(20);
   const steady = (long.cpu - short.cpu) / 15;
-  console.log(`ptop CPU: fixed ${(short.cpu - 5 * steady).toFixed(3)} s per capture (BPF load, start-up, symbolization), steady ${f2(steady * 100)}% of a core at 99 Hz on ${PROCS} busy Python threads; Python names resolved in both: ${short.names && long.names}`);
+  console.log(`ptop CPU: fixed ${(short.cpu - 5 * steady).toFixed(3)} s per capture (BPF load, start-up, symbolization), steady ${f2(steady * 100)}% of a core at 99 Hz on ${PROCS} busy ${TARGET} threads; leaf() named in both: ${short.names && long.names}`);
 }
 await targets.stop();
 console.log(`load average at the end: ${await loadavg()}`);

@@ -39,7 +39,7 @@ while now < end:
         due = now + every
 `;
 
-export interface PythonTargets {
+export interface ProgressTargets {
   pids: number[];
   progress: Progress[][];
   stop(): Promise<void>;
@@ -47,13 +47,18 @@ export interface PythonTargets {
 
 /** Starts `count` targets named `name` (a symlink to Debian's python3, so ptop can find them by
  *  name) as uid 65534; each ends by itself after `lifetime` seconds should the bench die. */
-export function startPythonTargets(dir: string, name: string, count: number, lifetime: number, every = 0.1): PythonTargets {
+export function startPythonTargets(dir: string, name: string, count: number, lifetime: number, every = 0.1): ProgressTargets {
   const script = join(dir, `${name}.py`);
   writeFileSync(script, SCRIPT);
   chmodSync(script, 0o644);
   const exe = join(dir, name);
   symlinkSync("/usr/bin/python3", exe);
-  const procs = Array.from({ length: count }, () => Bun.spawn([...NOBODY, exe, script, String(lifetime), String(every)], { stdout: "pipe" }));
+  return spawnProgressTargets([exe, script, String(lifetime), String(every)], count);
+}
+
+/** `count` copies of cmd as uid 65534, each line of their output read as a Progress report. */
+export function spawnProgressTargets(cmd: string[], count: number): ProgressTargets {
+  const procs = Array.from({ length: count }, () => Bun.spawn([...NOBODY, ...cmd], { stdout: "pipe" }));
   const progress: Progress[][] = procs.map(() => []);
   const readers = procs.map((p, i) => readLines(p.stdout, (line) => {
     const [mono, cpu, rounds] = line.split(" ").map(Number);
@@ -84,7 +89,7 @@ export function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: str
  *  targets at once, down to 55% of their usual speed for a second or two, with no other job on
  *  this VM, no steal time and no migration: contention on the host, not visible from inside), and
  *  those dips, not the tools, dominate its spread. */
-export function progressBetween(targets: PythonTargets, a: number, b: number) {
+export function progressBetween(targets: ProgressTargets, a: number, b: number) {
   let rounds = 0, cpu = 0, wall = 0;
   const speeds: number[][] = [];
   for (const reports of targets.progress) {
