@@ -58,11 +58,13 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop cpu probe (live)", () => {
     try {
       await sleep(500);
       const perfData = join(dir, "perf.data");
-      const recorder = Bun.spawn(["perf", "record", "-q", "-F", "99", "-g", "-p", String(work.pid), "-o", perfData, "--", "sleep", "25"], {
-        stdout: "pipe", stderr: "pipe",
-      });
-      const run = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "25", "--probes", "cpu"]);
-      expect(await recorder.exited).toBe(0);
+      // perf starts when ptop's window opens (its header), so that both measure the same 25 s.
+      const peer: { recorder?: ReturnType<typeof Bun.spawn> } = {};
+      const startPerf = () => {
+        peer.recorder = Bun.spawn(["perf", "record", "-q", "-F", "99", "-g", "-p", String(work.pid), "-o", perfData, "--", "sleep", "25"], { stdout: "pipe", stderr: "pipe" });
+      };
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "25", "--probes", "cpu"], { onHeader: startPerf });
+      expect(await peer.recorder?.exited).toBe(0);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
 
       const procs = run.records.filter((r) => r.type === "process");

@@ -102,29 +102,34 @@ export interface PtopRun {
 
 /** signalAfterMs: SIGTERM that long after the start; signalAfterHeaderMs: that long after the
  *  header record arrives (ptop writes it when the window opens, after attaching and the warmup,
- *  which on a loaded host can take seconds of their own). */
+ *  which on a loaded host can take seconds of their own); onHeader: called then (a peer tool
+ *  started there measures the same seconds as ptop's window). */
 export async function runPtop(
   bin: string,
   args: string[],
-  opts: { asRoot?: boolean; signalAfterMs?: number; signalAfterHeaderMs?: number } = {},
+  opts: { asRoot?: boolean; signalAfterMs?: number; signalAfterHeaderMs?: number; onHeader?: () => void } = {},
 ): Promise<PtopRun> {
   const cmd = opts.asRoot ? [bin, ...args] : [...NOBODY, bin, ...args];
   const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
   if (opts.signalAfterMs !== undefined) setTimeout(() => proc.kill("SIGTERM"), opts.signalAfterMs);
-  const [stdout, stderr] = await Promise.all([readStdout(proc.stdout, opts.signalAfterHeaderMs, () => proc.kill("SIGTERM")), new Response(proc.stderr).text()]);
+  const atHeader = () => {
+    opts.onHeader?.();
+    if (opts.signalAfterHeaderMs !== undefined) setTimeout(() => proc.kill("SIGTERM"), opts.signalAfterHeaderMs);
+  };
+  const [stdout, stderr] = await Promise.all([readStdout(proc.stdout, atHeader), new Response(proc.stderr).text()]);
   const exitCode = await proc.exited;
   return { exitCode, stdout, stderr, records: parseStream(stdout) };
 }
 
-async function readStdout(stream: ReadableStream<Uint8Array>, afterHeaderMs: number | undefined, signal: () => void): Promise<string> {
+async function readStdout(stream: ReadableStream<Uint8Array>, atHeader: () => void): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
-  let armed = afterHeaderMs === undefined;
+  let seen = false;
   for await (const chunk of stream) {
     text += decoder.decode(chunk, { stream: true });
-    if (!armed && text.includes("\n")) {
-      armed = true;
-      setTimeout(signal, afterHeaderMs);
+    if (!seen && text.includes("\n")) {
+      seen = true;
+      atHeader();
     }
   }
   return text + decoder.decode();

@@ -82,11 +82,16 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop unwinds programs without frame p
     try {
       await sleep(700);
       const data = join(dir, `perf-${workload}-${probes}.data`);
-      const perf = withPerf
-        ? Bun.spawn(["perf", "record", "-q", "--call-graph", "dwarf", "-F", "99", "-p", String(work.pid), "-o", data, "--", "sleep", String(seconds)], { stdout: "pipe", stderr: "pipe" })
-        : null;
-      const run = await runPtop(ptop, ["--targets", targets, "--workload", workload, "--duration", String(seconds), "--probes", probes]);
-      if (perf) await perf.exited;
+      // perf starts when ptop's window opens (its header): the two measure the same seconds. Started
+      // before ptop's start-up, perf's window led ptop's by up to seconds on a loaded host, and a
+      // workload whose shares drift with the other CPU's load (unwind_rust: leaf_a 62-76% from one
+      // run to the next) then disagreed by more than sampling allows (0.707 vs 0.613 once in CI).
+      const peer: { perf?: ReturnType<typeof Bun.spawn> } = {};
+      const startPerf = () => {
+        peer.perf = Bun.spawn(["perf", "record", "-q", "--call-graph", "dwarf", "-F", "99", "-p", String(work.pid), "-o", data, "--", "sleep", String(seconds)], { stdout: "pipe", stderr: "pipe" });
+      };
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", workload, "--duration", String(seconds), "--probes", probes], withPerf ? { onHeader: startPerf } : {});
+      await peer.perf?.exited;
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
       return {
         records: run.records,
