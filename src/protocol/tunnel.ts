@@ -29,7 +29,8 @@ const CaptureOrder = Type.Object({
 });
 export type CaptureOrder = Static<typeof CaptureOrder>;
 
-/** The bounds of Instrumentation.notes. */
+/** The bounds of Instrumentation.notes: at most 48 KB of JSON even in three-byte characters, within
+ *  the 64 KiB a result frame allows beside its profile (profile-limits.ts MAX_TUNNEL_FRAME_BYTES). */
 export const COLLECTOR_NOTES_MAX = 16;
 export const COLLECTOR_NOTE_CHARS = 1000;
 
