@@ -9,6 +9,18 @@ import { STREAM_VERSION, StreamRecord, type FrameRecord, type SummaryRecord } fr
 import { AxisBuilder, axisTotal, AXIS_UNITS, type Capture, type Frame } from "./model.ts";
 
 const check = TypeCompiler.Compile(StreamRecord);
+// One checker per record type: the union's own first error is "/: Expected union value", which
+// names nothing; the member a record claims to be (its `type`) names the field that is wrong.
+const checkByType = new Map(StreamRecord.anyOf.map((member) => [member.properties.type.const as string, TypeCompiler.Compile(member)] as const));
+
+/** What is wrong with a record that fails the schema: its own type's first error, where it has one. */
+function schemaError(rec: unknown): string {
+  const type = typeof rec === "object" && rec !== null ? (rec as { type?: unknown }).type : undefined;
+  const member = typeof type === "string" ? checkByType.get(type) : undefined;
+  if (!member) return ` ("type" ${type === undefined ? "is missing" : `${JSON.stringify(type)} is not a record type`}: one of ${[...checkByType.keys()].join(", ")})`;
+  const first = member.Errors(rec).First();
+  return first ? ` (${first.path || "/"}: ${first.message})` : "";
+}
 
 export class StreamError extends Error {}
 
@@ -43,10 +55,7 @@ export function parseStream(text: string, name?: string): Capture {
       }
       throw new StreamError(`line ${lineNo}: not valid JSON`);
     }
-    if (!check.Check(rec)) {
-      const first = check.Errors(rec).First();
-      throw new StreamError(`line ${lineNo}: invalid record${first ? ` (${first.path || "/"}: ${first.message})` : ""}`);
-    }
+    if (!check.Check(rec)) throw new StreamError(`line ${lineNo}: invalid record${schemaError(rec)}`);
     if (!sawHeader && rec.type !== "header") throw new StreamError(`line ${lineNo}: the first record must be the header`);
     if (sawSummary) throw new StreamError(`line ${lineNo}: record after the summary`);
     switch (rec.type) {

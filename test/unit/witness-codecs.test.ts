@@ -57,14 +57,15 @@ describe("ptop stream reader", () => {
   });
   const bad: [string, string, RegExp][] = [
     ["malformed JSON in the middle", [lines[0], "{nope", ...lines.slice(1)].join("\n"), /line 2: not valid JSON/],
-    ["a record failing the schema", [lines[0], '{"type":"stack","axis":"cpu","frames":[-1],"value":1}'].join("\n"), /line 2: invalid record/],
-    ["an unknown record type", [lines[0], '{"type":"evil"}'].join("\n"), /line 2: invalid record/],
+    ["a record failing the schema", [lines[0], '{"type":"stack","axis":"cpu","frames":[-1],"value":1}'].join("\n"), /line 2: invalid record \(\/frames\/0: Expected integer to be greater or equal to 0\)/],
+    ["an unknown record type", [lines[0], '{"type":"evil"}'].join("\n"), /line 2: invalid record \("type" "evil" is not a record type: one of header, probe, axis, process, frame, stack, summary\)/],
+    ["a record without a type", [lines[0], '[1]'].join("\n"), /line 2: invalid record \("type" is missing: one of header/],
     ["no header first", lines.slice(1).join("\n"), /first record must be the header/],
     ["a stack on an undefined frame", [...lines.slice(0, 6), '{"type":"stack","axis":"cpu","frames":[99],"value":1}'].join("\n"), /undefined frame id 99/],
     ["a stack for a probe that did not attach", [...lines.slice(0, 9), '{"type":"stack","axis":"offcpu","frames":[0],"value":1}'].join("\n"), /did not attach/],
     ["a record after the summary", [...lines, lines[1]].join("\n"), /after the summary/],
     ["an empty input", "", /no header/],
-    ["a not_fired entry for no probe", [lines[0], '{"type":"summary","samples":{},"lost":{},"not_fired":{"__proto__x":"y"},"partial":false,"ended_at_ms":1,"measured_sec":1}'].join("\n"), /line 2: invalid record/],
+    ["a not_fired entry for no probe", [lines[0], '{"type":"summary","samples":{},"lost":{},"not_fired":{"__proto__x":"y"},"partial":false,"ended_at_ms":1,"measured_sec":1}'].join("\n"), /line 2: invalid record \(\/not_fired\/__proto__x: Unexpected property\)/],
   ];
   for (const [name, text, re] of bad) {
     test(`rejects ${name}`, () => {
