@@ -66,9 +66,14 @@ export function instrumentationFromStream(stream: string, requested: readonly Pr
   };
 }
 
-/** Within the wire's bounds, saying what was cut rather than dropping it silently. */
+/** Within the wire's bounds, saying what was cut rather than dropping it silently. A note can quote
+ *  what a target controls (a process name): control characters leave the node as "?", so no screen
+ *  or terminal that prints a note (`runner admin captures show`) is driven by them. */
 function boundedNotes(notes: string[]): string[] {
-  const cut = (n: string) => (n.length > COLLECTOR_NOTE_CHARS ? `${n.slice(0, COLLECTOR_NOTE_CHARS - 1)}…` : n);
+  const cut = (note: string) => {
+    const n = note.replace(/[\u0000-\u001f\u007f]/g, "?");
+    return n.length > COLLECTOR_NOTE_CHARS ? `${n.slice(0, COLLECTOR_NOTE_CHARS - 1)}…` : n;
+  };
   if (notes.length <= COLLECTOR_NOTES_MAX) return notes.map(cut);
   const kept = notes.slice(0, COLLECTOR_NOTES_MAX - 1).map(cut);
   return [...kept, `… and ${notes.length - kept.length} more notes from the collector`];

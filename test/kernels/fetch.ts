@@ -18,13 +18,13 @@ const suitesUpdated = new Set<string>();
 function aptOptions(suite: string | undefined): string[] {
   if (!suite) return [];
   const dir = join(CACHE_DIR, `apt-${suite}`);
-  mkdirSync(join(dir, "lists", "partial"), { recursive: true });
-  mkdirSync(join(dir, "cache", "archives", "partial"), { recursive: true });
   const list = join(dir, "sources.list");
-  writeFileSync(list, `deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian ${suite} main\n`);
   const opts = ["-o", `Dir::Etc::SourceList=${list}`, "-o", "Dir::Etc::SourceParts=/nonexistent", "-o", `Dir::State::Lists=${join(dir, "lists")}`,
     "-o", `Dir::Cache=${join(dir, "cache")}`];
   if (!suitesUpdated.has(suite)) {
+    mkdirSync(join(dir, "lists", "partial"), { recursive: true });
+    mkdirSync(join(dir, "cache", "archives", "partial"), { recursive: true });
+    writeFileSync(list, `deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian ${suite} main\n`);
     sh(["apt-get", "-q", ...opts, "update"]);
     suitesUpdated.add(suite);
   }

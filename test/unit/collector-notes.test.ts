@@ -45,6 +45,12 @@ describe("the Profiler's instrumentation", () => {
     expect(i.notes!.at(-1)).toBe(`… and ${40 - (COLLECTOR_NOTES_MAX - 1)} more notes from the collector`);
   });
 
+  test("a note's control characters (a target's process name can hold them) leave the node as ?", () => {
+    const hostile = "alloc: pid 7: evil\u001b[2J\u0007name has no symbol";
+    const i = instrumentationFromStream(toStream(withNotes(sampleCapture(program, rng(6), { samples: 1000 }), [hostile])), ["cpu"]);
+    expect(i.notes).toEqual(["alloc: pid 7: evil?[2J?name has no symbol"]);
+  });
+
   test("a stream without notes gives an instrumentation without them", () => {
     expect(instrumentationFromStream(toStream(withNotes(sampleCapture(program, rng(3), { samples: 1000 }), [])), ["cpu"]).notes).toBeUndefined();
   });
