@@ -2,16 +2,16 @@
 // diff computed when a profile is pushed, the capture screen, the tunnel. Every gunzip stops at
 // MAX_PROFILE_BYTES of output and refuses the input (a 0.26 MB gzip of zeros is 1.27 GB inflated).
 //
-// Derived from a measured capture, not guessed: ptop (dist/ptop, all three probes, then 99 Hz)
-// on a busy multi-threaded process — a Node HTTP service serving itself (11 threads: JSON on the
-// main thread, zlib / pbkdf2 / fs on the libuv pool, V8's GC and compiler threads), 300 s, on a
-// 2-CPU host with load average 13 (2026-11-23) — wrote a 491 KB stream (43 KB gzipped):
-// 15,199 cpu samples, 2,269 distinct stacks of 21 frames on average (42 at most), 1,063 frames.
-// That is 32 bytes of stream per cpu sample (126 per distinct stack record). A 64-CPU host running
-// such a service flat out for 300 s at ptop's default 199 Hz takes 64 × 199 × 300 = 3.8 M samples:
-// 122 MB at the measured rate (an upper bound: identical stacks share one record, so bytes grow
-// slower than samples). The limit is the next power of two: 128 MiB, 270 times the measured capture.
-// At 99 Hz (the default until 2026-11-26) the same reasoning gave 64 MiB.
+// Derived from ptop's own bound, not from a count of samples: ptop writes a record only while the
+// stream stays within PTOP_STREAM_BUDGET, 126 MiB, and its summary (bounded notes, at most 50
+// locks) is under 1 MiB (native/ptop/src/output.h), so no stream exceeds 127 MiB whatever the
+// frequency, the window or the number of CPUs; stacks go in largest first, and what does not fit is
+// counted as lost. The limit is the next power of two, 128 MiB; a unit test keeps the two in step.
+// For scale, a measured capture: ptop (all three probes, 99 Hz) on a Node HTTP service serving
+// itself (11 threads), 300 s, 2-CPU host (2026-11-23), wrote 491 KB (43 KB gzipped): 15,199 cpu
+// samples in 2,269 distinct stacks of 21 frames on average, 126 bytes per stack record. Identical
+// stacks share one record, so a stream grows with distinct stacks, not samples: a real capture
+// stays far below the limit, which is there for bombs and hostile input.
 
 export const MAX_PROFILE_BYTES = 128 * 1024 * 1024;
 

@@ -1,4 +1,5 @@
 #include "locks_report.h"
+#include "output.h"
 #include "strtab.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -67,6 +68,10 @@ char *locks_table_json(struct locks_table *t)
 		for (size_t k = 0; k < e->nstacks; k++)
 			if (!top || e->stacks[k].wait_ns > top->wait_ns)
 				top = &e->stacks[k];
+		/* Its frames may have been left out of a stream at its budget (output.h): then no top stack. */
+		for (size_t k = 0; top && k < top->n; k++)
+			if (!out_frame_written(top->ids[k]))
+				top = NULL;
 		fprintf(f, "%s{\"pid\":%d,\"address\":\"0x%" PRIx64 "\",\"wait_ns\":%" PRIu64 ",\"waits\":%" PRIu64
 			   ",\"stacks\":%zu",
 			i ? "," : "", e->pid, e->address, e->wait_ns, e->waits, e->nstacks);

@@ -6,6 +6,7 @@
 #include "syscall_names.h"
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -14,29 +15,81 @@ static struct strmap frame_ids;
 static int next_frame_id;
 static char **functions; /* frame id -> function name (NULL when unresolved) */
 static size_t nfunctions;
+/* frame id -> its record, held back until a written stack needs it (NULL once written) */
+static char **frame_lines;
+static size_t *frame_lens;
+static bool *frame_written;
 
 const char *out_frame_function(int id)
 {
 	return id >= 0 && (size_t)id < nfunctions ? functions[id] : NULL;
 }
 
+/* Every record is built in memory first, so that its size is known before a byte of it reaches
+ * stdout: the stream's size is bounded by construction (output.h, PTOP_STREAM_BUDGET). */
+static uint64_t written;
+static char *rec_buf;
+static size_t rec_len;
+
+static FILE *rec_begin(void)
+{
+	FILE *f = open_memstream(&rec_buf, &rec_len);
+	if (!f) {
+		fprintf(stderr, "ptop: out of memory writing the stream\n");
+		exit(1);
+	}
+	return f;
+}
+
+/* Ends the record; the caller owns the returned line (rec_len bytes, NUL-terminated). */
+static char *rec_end(FILE *f, size_t *len)
+{
+	if (fclose(f) != 0 || !rec_buf) {
+		fprintf(stderr, "ptop: out of memory writing the stream\n");
+		exit(1);
+	}
+	*len = rec_len;
+	char *line = rec_buf;
+	rec_buf = NULL;
+	return line;
+}
+
+static void put_line(const char *line, size_t len)
+{
+	fwrite(line, 1, len, stdout);
+	written += len;
+}
+
+static void rec_write(FILE *f)
+{
+	size_t len;
+	char *line = rec_end(f, &len);
+	put_line(line, len);
+	free(line);
+}
+
+uint64_t out_written(void)
+{
+	return written;
+}
+
 /* JSON string with control characters escaped and invalid UTF-8 replaced by U+FFFD: names come
  * from target-controlled ELF and perf-map bytes. */
-static void put_str(const char *s)
+static void put_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	putchar('"');
+	fputc('"', f);
 	while (*p) {
 		unsigned char c = *p;
 		if (c == '"' || c == '\\') {
-			putchar('\\');
-			putchar(c);
+			fputc('\\', f);
+			fputc(c, f);
 			p++;
 		} else if (c < 0x20) {
-			printf("\\u%04x", c);
+			fprintf(f, "\\u%04x", c);
 			p++;
 		} else if (c < 0x80) {
-			putchar(c);
+			fputc(c, f);
 			p++;
 		} else {
 			int len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
@@ -49,81 +102,103 @@ static void put_str(const char *s)
 			if (ok && len == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
 				ok = 0;
 			if (ok) {
-				fwrite(p, 1, (size_t)len, stdout);
+				fwrite(p, 1, (size_t)len, f);
 				p += len;
 			} else {
-				fputs("\\ufffd", stdout);
+				fputs("\\ufffd", f);
 				p++;
 			}
 		}
 	}
-	putchar('"');
+	fputc('"', f);
 }
 
 void out_header(const char *workload, const char *ns, int mask, int freq, double warmup, double duration,
 		int64_t started_at_ms)
 {
-	fputs("{\"type\":\"header\",\"version\":1,\"workload\":", stdout);
-	put_str(workload);
+	FILE *f = rec_begin();
+	fputs("{\"type\":\"header\",\"version\":1,\"workload\":", f);
+	put_str(f, workload);
 	if (ns) {
-		fputs(",\"namespace\":", stdout);
-		put_str(ns);
+		fputs(",\"namespace\":", f);
+		put_str(f, ns);
 	}
-	fputs(",\"probes_requested\":[", stdout);
+	fputs(",\"probes_requested\":[", f);
 	int first = 1;
 	for (int i = 0; i < P__COUNT; i++)
 		if (mask & (1 << i)) {
-			printf("%s\"%s\"", first ? "" : ",", probe_name(i));
+			fprintf(f, "%s\"%s\"", first ? "" : ",", probe_name(i));
 			first = 0;
 		}
-	printf("],\"frequency_hz\":%d,\"warmup_sec\":%g,\"duration_sec\":%g,\"started_at_ms\":%" PRId64, freq, warmup,
-	       duration, started_at_ms);
+	fprintf(f, "],\"frequency_hz\":%d,\"warmup_sec\":%g,\"duration_sec\":%g,\"started_at_ms\":%" PRId64, freq, warmup,
+		duration, started_at_ms);
 	char host[256] = { 0 };
 	if (gethostname(host, sizeof(host) - 1) == 0) {
-		fputs(",\"hostname\":", stdout);
-		put_str(host);
+		fputs(",\"hostname\":", f);
+		put_str(f, host);
 	}
 	struct utsname u;
 	if (uname(&u) == 0) {
-		fputs(",\"kernel\":", stdout);
-		put_str(u.release);
+		fputs(",\"kernel\":", f);
+		put_str(f, u.release);
 	}
-	fputs("}\n", stdout);
+	fputs("}\n", f);
+	rec_write(f);
 }
 
 void out_probe(const char *name, bool attached, const char *reason)
 {
-	printf("{\"type\":\"probe\",\"name\":\"%s\",\"attached\":%s", name, attached ? "true" : "false");
+	FILE *f = rec_begin();
+	fprintf(f, "{\"type\":\"probe\",\"name\":\"%s\",\"attached\":%s", name, attached ? "true" : "false");
 	if (reason) {
-		fputs(",\"reason\":", stdout);
-		put_str(reason);
+		fputs(",\"reason\":", f);
+		put_str(f, reason);
 	}
-	fputs("}\n", stdout);
+	fputs("}\n", f);
+	rec_write(f);
 }
 
 void out_axis(const char *name, const char *unit, int64_t period_ns)
 {
-	printf("{\"type\":\"axis\",\"name\":\"%s\",\"unit\":\"%s\"", name, unit);
+	FILE *f = rec_begin();
+	fprintf(f, "{\"type\":\"axis\",\"name\":\"%s\",\"unit\":\"%s\"", name, unit);
 	if (period_ns > 0)
-		printf(",\"period_ns\":%" PRId64, period_ns);
-	fputs("}\n", stdout);
+		fprintf(f, ",\"period_ns\":%" PRId64, period_ns);
+	fputs("}\n", f);
+	rec_write(f);
+}
+
+static size_t processes_left_out;
+
+size_t out_processes_left_out(void)
+{
+	return processes_left_out;
 }
 
 void out_process(const struct proc *p)
 {
-	printf("{\"type\":\"process\",\"pid\":%d,\"nspid\":%d,\"comm\":", p->pid, p->nspid);
-	put_str(p->comm);
+	FILE *f = rec_begin();
+	fprintf(f, "{\"type\":\"process\",\"pid\":%d,\"nspid\":%d,\"comm\":", p->pid, p->nspid);
+	put_str(f, p->comm);
 	if (p->exe) {
-		fputs(",\"exe\":", stdout);
-		put_str(p->exe);
+		fputs(",\"exe\":", f);
+		put_str(f, p->exe);
 	}
 	if (p->ns) {
-		fputs(",\"namespace\":", stdout);
-		put_str(p->ns);
+		fputs(",\"namespace\":", f);
+		put_str(f, p->ns);
 	}
-	fputs("}\n", stdout);
+	fputs("}\n", f);
+	size_t len;
+	char *line = rec_end(f, &len);
+	if (written + len <= PTOP_STREAM_BUDGET)
+		put_line(line, len);
+	else
+		processes_left_out++;
+	free(line);
 }
 
+/* A new frame id: its record is kept, to be written before the first stack written with it. */
 static int frame_id_for_key(const char *key, int *is_new)
 {
 	int id = strmap_get(&frame_ids, key);
@@ -132,7 +207,27 @@ static int frame_id_for_key(const char *key, int *is_new)
 		id = next_frame_id++;
 		strmap_put(&frame_ids, key, id);
 	}
+	if (*is_new && (size_t)id >= nfunctions) {
+		size_t cap = nfunctions ? nfunctions * 2 : 1024;
+		while (cap <= (size_t)id)
+			cap *= 2;
+		functions = xrealloc(functions, cap, sizeof(*functions));
+		frame_lines = xrealloc(frame_lines, cap, sizeof(*frame_lines));
+		frame_lens = xrealloc(frame_lens, cap, sizeof(*frame_lens));
+		frame_written = xrealloc(frame_written, cap, sizeof(*frame_written));
+		size_t more = cap - nfunctions;
+		memset(functions + nfunctions, 0, more * sizeof(*functions));
+		memset(frame_lines + nfunctions, 0, more * sizeof(*frame_lines));
+		memset(frame_lens + nfunctions, 0, more * sizeof(*frame_lens));
+		memset(frame_written + nfunctions, 0, more * sizeof(*frame_written));
+		nfunctions = cap;
+	}
 	return id;
+}
+
+static void keep_frame(int id, FILE *f)
+{
+	frame_lines[id] = rec_end(f, &frame_lens[id]);
 }
 
 int out_frame_id(const struct frame_info *fi)
@@ -148,37 +243,31 @@ int out_frame_id(const struct frame_info *fi)
 	int id = frame_id_for_key(key, &is_new);
 	if (!is_new)
 		return id;
-	if ((size_t)id >= nfunctions) {
-		size_t cap = nfunctions ? nfunctions * 2 : 1024;
-		while (cap <= (size_t)id)
-			cap *= 2;
-		functions = xrealloc(functions, cap, sizeof(*functions));
-		memset(functions + nfunctions, 0, (cap - nfunctions) * sizeof(*functions));
-		nfunctions = cap;
-	}
 	functions[id] = fi->function ? xstrndup(fi->function, strlen(fi->function)) : NULL;
-	printf("{\"type\":\"frame\",\"id\":%d,\"function\":", id);
+	FILE *f = rec_begin();
+	fprintf(f, "{\"type\":\"frame\",\"id\":%d,\"function\":", id);
 	if (fi->function) {
-		put_str(fi->function);
+		put_str(f, fi->function);
 	} else {
-		char f[64];
-		snprintf(f, sizeof(f), "[unknown] 0x%" PRIx64, fi->address);
-		put_str(f);
+		char name[64];
+		snprintf(name, sizeof(name), "[unknown] 0x%" PRIx64, fi->address);
+		put_str(f, name);
 	}
 	if (fi->module) {
-		fputs(",\"module\":", stdout);
-		put_str(fi->module);
+		fputs(",\"module\":", f);
+		put_str(f, fi->module);
 	}
 	if (fi->build_id) {
-		fputs(",\"build_id\":", stdout);
-		put_str(fi->build_id);
+		fputs(",\"build_id\":", f);
+		put_str(f, fi->build_id);
 	}
-	printf(",\"kind\":\"%s\"", fi->kind);
+	fprintf(f, ",\"kind\":\"%s\"", fi->kind);
 	if (fi->line > 0)
-		printf(",\"line\":%d", fi->line);
+		fprintf(f, ",\"line\":%d", fi->line);
 	if (!fi->function)
-		printf(",\"address\":\"0x%" PRIx64 "\"", fi->address);
-	fputs("}\n", stdout);
+		fprintf(f, ",\"address\":\"0x%" PRIx64 "\"", fi->address);
+	fputs("}\n", f);
+	keep_frame(id, f);
 	return id;
 }
 
@@ -194,24 +283,52 @@ int out_syscall_frame_id(unsigned nr)
 	int is_new;
 	int id = frame_id_for_key(key, &is_new);
 	if (is_new) {
-		printf("{\"type\":\"frame\",\"id\":%d,\"function\":", id);
-		put_str(name);
-		fputs(",\"kind\":\"syscall\"}\n", stdout);
+		FILE *f = rec_begin();
+		fprintf(f, "{\"type\":\"frame\",\"id\":%d,\"function\":", id);
+		put_str(f, name);
+		fputs(",\"kind\":\"syscall\"}\n", f);
+		keep_frame(id, f);
 	}
 	return id;
 }
 
-void out_stack(const char *axis, const int *ids, size_t n, double value, double total_ns, int pid)
+bool out_frame_written(int id)
 {
-	printf("{\"type\":\"stack\",\"axis\":\"%s\",\"frames\":[", axis);
+	return id >= 0 && (size_t)id < nfunctions && frame_written[id];
+}
+
+bool out_stack(const char *axis, const int *ids, size_t n, double value, double total_ns, int pid)
+{
+	FILE *f = rec_begin();
+	fprintf(f, "{\"type\":\"stack\",\"axis\":\"%s\",\"frames\":[", axis);
 	for (size_t i = 0; i < n; i++)
-		printf("%s%d", i ? "," : "", ids[i]);
-	printf("],\"value\":%.0f", value);
+		fprintf(f, "%s%d", i ? "," : "", ids[i]);
+	fprintf(f, "],\"value\":%.0f", value);
 	if (total_ns >= 0)
-		printf(",\"total_ns\":%.0f", total_ns);
+		fprintf(f, ",\"total_ns\":%.0f", total_ns);
 	if (pid > 0)
-		printf(",\"pid\":%d", pid);
-	fputs("}\n", stdout);
+		fprintf(f, ",\"pid\":%d", pid);
+	fputs("}\n", f);
+	size_t len;
+	char *line = rec_end(f, &len);
+	/* The frame records it needs and the stack's own; a frame twice in the stack is counted twice
+	 * (a slight overestimate, never an excess). */
+	uint64_t need = len;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] >= 0 && (size_t)ids[i] < nfunctions && frame_lines[ids[i]])
+			need += frame_lens[ids[i]];
+	bool fits = written + need <= PTOP_STREAM_BUDGET;
+	for (size_t i = 0; fits && i < n; i++)
+		if (ids[i] >= 0 && (size_t)ids[i] < nfunctions && frame_lines[ids[i]]) {
+			put_line(frame_lines[ids[i]], frame_lens[ids[i]]);
+			free(frame_lines[ids[i]]);
+			frame_lines[ids[i]] = NULL;
+			frame_written[ids[i]] = true;
+		}
+	if (fits)
+		put_line(line, len);
+	free(line);
+	return fits;
 }
 
 static struct {
@@ -243,51 +360,53 @@ void out_summary(const char *const *axes, const double *samples, const double *l
 		 const char *partial_reason, int64_t ended_at_ms, double measured_sec, const char *const *notes,
 		 size_t nnotes, const char *extra_json)
 {
-	fputs("{\"type\":\"summary\",\"samples\":{", stdout);
+	FILE *f = rec_begin();
+	fputs("{\"type\":\"summary\",\"samples\":{", f);
 	for (size_t i = 0; i < naxes; i++)
-		printf("%s\"%s\":%.0f", i ? "," : "", axes[i], samples[i]);
-	fputs("},\"lost\":{", stdout);
+		fprintf(f, "%s\"%s\":%.0f", i ? "," : "", axes[i], samples[i]);
+	fputs("},\"lost\":{", f);
 	for (size_t i = 0; i < naxes; i++)
-		printf("%s\"%s\":%.0f", i ? "," : "", axes[i], lost[i]);
-	fputs("}", stdout);
+		fprintf(f, "%s\"%s\":%.0f", i ? "," : "", axes[i], lost[i]);
+	fputs("}", f);
 	if (incomplete) {
-		fputs(",\"incomplete\":{", stdout);
+		fputs(",\"incomplete\":{", f);
 		for (size_t i = 0; i < naxes; i++)
-			printf("%s\"%s\":%.0f", i ? "," : "", axes[i], incomplete[i]);
-		fputs("}", stdout);
+			fprintf(f, "%s\"%s\":%.0f", i ? "," : "", axes[i], incomplete[i]);
+		fputs("}", f);
 	}
 	if (ntotals) {
-		fputs(",\"totals\":{", stdout);
+		fputs(",\"totals\":{", f);
 		for (size_t i = 0; i < ntotals; i++)
-			printf("%s\"%s\":%.0f", i ? "," : "", totals[i].axis, totals[i].value);
-		fputs("}", stdout);
+			fprintf(f, "%s\"%s\":%.0f", i ? "," : "", totals[i].axis, totals[i].value);
+		fputs("}", f);
 	}
 	if (nnot_fired) {
-		fputs(",\"not_fired\":{", stdout);
+		fputs(",\"not_fired\":{", f);
 		for (size_t i = 0; i < nnot_fired; i++) {
-			printf("%s\"%s\":", i ? "," : "", not_fired[i].axis);
-			put_str(not_fired[i].reason);
+			fprintf(f, "%s\"%s\":", i ? "," : "", not_fired[i].axis);
+			put_str(f, not_fired[i].reason);
 		}
-		fputs("}", stdout);
+		fputs("}", f);
 	}
-	printf(",\"partial\":%s", partial ? "true" : "false");
+	fprintf(f, ",\"partial\":%s", partial ? "true" : "false");
 	if (partial_reason) {
-		fputs(",\"partial_reason\":", stdout);
-		put_str(partial_reason);
+		fputs(",\"partial_reason\":", f);
+		put_str(f, partial_reason);
 	}
-	printf(",\"ended_at_ms\":%" PRId64 ",\"measured_sec\":%.3f", ended_at_ms, measured_sec);
+	fprintf(f, ",\"ended_at_ms\":%" PRId64 ",\"measured_sec\":%.3f", ended_at_ms, measured_sec);
 	if (nnotes) {
-		fputs(",\"notes\":[", stdout);
+		fputs(",\"notes\":[", f);
 		for (size_t i = 0; i < nnotes; i++) {
 			if (i)
-				putchar(',');
-			put_str(notes[i]);
+				fputc(',', f);
+			put_str(f, notes[i]);
 		}
-		putchar(']');
+		fputc(']', f);
 	}
 	if (extra_json)
-		fputs(extra_json, stdout);
-	fputs("}\n", stdout);
+		fputs(extra_json, f);
+	fputs("}\n", f);
+	rec_write(f);
 }
 
 void out_flush(void)

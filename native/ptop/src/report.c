@@ -147,15 +147,36 @@ static void agg_add(struct agg *a, int pid, const int *ids, size_t n, double val
 		a->items[idx].total_ns += total_ns;
 }
 
-static void agg_emit(struct agg *a, const char *axis)
+static int by_value_desc(const void *x, const void *y)
 {
+	const struct agg_item *a = x, *b = y;
+	if (a->value != b->value)
+		return a->value < b->value ? 1 : -1;
+	return a->pid != b->pid ? (a->pid < b->pid ? -1 : 1) : (a->n < b->n ? -1 : a->n > b->n);
+}
+
+/* What a full stream left out of one axis (output.h, PTOP_STREAM_BUDGET). */
+struct left_out {
+	size_t stacks;
+	double value;
+};
+
+/* Largest stacks first: when the stream reaches its budget, what is left out is the rarest. */
+static struct left_out agg_emit(struct agg *a, const char *axis)
+{
+	struct left_out left = { 0, 0 };
+	qsort(a->items, a->n, sizeof(*a->items), by_value_desc);
 	for (size_t i = 0; i < a->n; i++) {
-		out_stack(axis, a->items[i].ids, a->items[i].n, a->items[i].value, a->items[i].total_ns, a->items[i].pid);
+		if (!out_stack(axis, a->items[i].ids, a->items[i].n, a->items[i].value, a->items[i].total_ns, a->items[i].pid)) {
+			left.stacks++;
+			left.value += a->items[i].value;
+		}
 		free(a->items[i].ids);
 	}
 	free(a->items);
 	strmap_free(&a->index);
 	memset(a, 0, sizeof(*a));
+	return left;
 }
 
 static struct strmap addr_frames; /* "pid:addr" / "k:addr" -> frame id */
@@ -288,6 +309,7 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 	bool any_kernel = false, incomplete;
 	/* Axis value (samples, ns) in stacks that did not reach their root, and the axis total. */
 	double inc[P__COUNT] = { 0 }, tot[P__COUNT] = { 0 };
+	struct left_out left[P__COUNT] = { 0 };
 	memset(&a, 0, sizeof(a));
 	for (size_t i = 0; i < r->ncpu; i++) {
 		size_t n = stack_frames(r, &r->cpu[i], ids, &incomplete);
@@ -296,7 +318,7 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		inc[P_CPU] += incomplete ? (double)r->cpu[i].value : 0;
 		agg_add(&a, (int)r->cpu[i].key.tgid, ids, n, (double)r->cpu[i].value, -1);
 	}
-	agg_emit(&a, "cpu");
+	left[P_CPU] = agg_emit(&a, "cpu");
 	for (size_t i = 0; i < r->noffcpu; i++) {
 		size_t n = stack_frames(r, &r->offcpu[i], ids, &incomplete);
 		any_kernel |= r->offcpu[i].key.kstack >= 0;
@@ -304,19 +326,19 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		inc[P_OFFCPU] += incomplete ? (double)r->offcpu[i].value : 0;
 		agg_add(&a, (int)r->offcpu[i].key.tgid, ids, n, (double)r->offcpu[i].value, -1);
 	}
-	agg_emit(&a, "offcpu");
+	left[P_OFFCPU] = agg_emit(&a, "offcpu");
 	for (size_t i = 0; p->attached[P_ALLOC] && i < r->nalloc; i++) {
 		size_t n = stack_frames(r, &r->alloc[i], ids, &incomplete);
 		tot[P_ALLOC] += (double)r->alloc[i].value;
 		inc[P_ALLOC] += incomplete ? (double)r->alloc[i].value : 0;
 		agg_add(&a, (int)r->alloc[i].key.tgid, ids, n, (double)r->alloc[i].value, -1);
 	}
-	agg_emit(&a, "alloc");
+	left[P_ALLOC] = agg_emit(&a, "alloc");
 	for (size_t i = 0; i < r->nsys; i++) {
 		int id = out_syscall_frame_id(r->sys[i].key.nr);
 		agg_add(&a, (int)r->sys[i].key.tgid, &id, 1, (double)r->sys[i].val.calls, (double)r->sys[i].val.total_ns);
 	}
-	agg_emit(&a, "syscalls");
+	left[P_SYSCALLS] = agg_emit(&a, "syscalls");
 	struct locks_table locks;
 	locks_table_init(&locks);
 	for (size_t i = 0; i < r->nlocks; i++) {
@@ -327,7 +349,7 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		agg_add(&a, (int)sc->key.tgid, ids, n, (double)sc->value, -1);
 		locks_table_add(&locks, (int)sc->key.tgid, sc->lock, sc->value, sc->events, ids, n);
 	}
-	agg_emit(&a, "locks");
+	left[P_LOCKS] = agg_emit(&a, "locks");
 
 	const char *axes[P__COUNT];
 	double samples[P__COUNT], lost[P__COUNT], incompl[P__COUNT];
@@ -342,8 +364,10 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 		axes[na] = probe_name(i);
 		samples[na] = (double)r->stat[slots[i][0]];
 		/* Lost: the sample or its stack did not reach the stream, in the kernel (ring buffer or map
-		 * full) or in the unwinder (aggregate full, out of memory): never dropped silently. */
-		lost[na] = (double)r->stat[slots[i][1]] + (double)r->unwound.full[i] + (double)r->unwound.no_memory[i];
+		 * full), in the unwinder (aggregate full, out of memory) or at the stream's budget: never
+		 * dropped silently. */
+		lost[na] = (double)r->stat[slots[i][1]] + (double)r->unwound.full[i] + (double)r->unwound.no_memory[i] +
+			   left[i].value;
 		incompl[na] = inc[i];
 		na++;
 	}
@@ -353,7 +377,7 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 			out_summary_not_fired(probe_name(i), never_ran[i]);
 			fprintf(stderr, "ptop: probe %s %s\n", probe_name(i), never_ran[i]);
 		}
-	const char *notes[2 * P__COUNT + 1 + 16 + 3 + 4];
+	const char *notes[3 * P__COUNT + 2 + 16 + 3 + 4];
 	static char incomplete_note[P__COUNT][160];
 	size_t nn = py_notes(notes, 16);
 	for (int i = 0; i < P__COUNT; i++)
@@ -372,6 +396,24 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 				 probe_name(i), r->unwound.full[i] + r->unwound.no_memory[i], r->unwound.full[i], r->unwound.no_memory[i]);
 			notes[nn++] = dropped_note[i];
 		}
+	static char left_note[P__COUNT][300], procs_note[200];
+	char budget[32];
+	unsigned long long b = PTOP_STREAM_BUDGET;
+	snprintf(budget, sizeof(budget), b >= 1ull << 20 ? "%llu MiB" : "%llu bytes", b >= 1ull << 20 ? b >> 20 : b);
+	for (int i = 0; i < P__COUNT; i++)
+		if (left[i].stacks) {
+			snprintf(left_note[i], sizeof(left_note[i]),
+				 "%s: %zu stacks holding %.0f of the axis's value are not in the stream (counted as lost): it "
+				 "reached ptop's limit of %s, and stacks went in largest first",
+				 probe_name(i), left[i].stacks, left[i].value, budget);
+			notes[nn++] = left_note[i];
+		}
+	if (out_processes_left_out()) {
+		snprintf(procs_note, sizeof(procs_note),
+			 "%zu target processes have no process record: the stream reached ptop's limit of %s",
+			 out_processes_left_out(), budget);
+		notes[nn++] = procs_note;
+	}
 	static char alloc_note[640];
 	if (p->attached[P_ALLOC]) {
 		/* Exact: every byte and call (BPF counters). Estimated: the split between stacks. */
