@@ -56,11 +56,12 @@ int parse_args(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->duration_sec = 60;
 	o->warmup_sec = 0;
-	/* The highest frequency whose measured target slowdown stays within 1% (bench/RESULTS.md,
-	 * "Default frequency": 0.76% and 0.30% at 199 Hz on a quiet host, 299 Hz 1.38% / -0.43%,
-	 * 499 Hz 1.60%); twice 99 Hz's samples, so a diff detects smaller changes. Odd, like perf's
-	 * 99, so sampling does not run in lockstep with 100/200 Hz timers. */
-	o->frequency_hz = 199;
+	/* The highest frequency whose measured target slowdown stays within 1% on both targets of the
+	 * paired bench (bench/RESULTS.md, "Default frequency, 399 Hz"): 0.57% on an FP-less C program,
+	 * 0.64% on CPython, where 499 Hz costs 1.05%. Four times 99 Hz's samples, so a diff detects
+	 * smaller changes. Odd, like perf's 99, so sampling does not run in lockstep with periodic
+	 * timers. */
+	o->frequency_hz = 399;
 	o->probes = PROBE_CPU | PROBE_OFFCPU | PROBE_SYSCALLS;
 	opterr = 0;
 	int c;
