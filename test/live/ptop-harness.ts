@@ -28,12 +28,36 @@ export function sharedTempDir(prefix: string): string {
 
 /** Copies ptop into dir and grants it exactly the five file capabilities. */
 export function setcapPtop(dir: string, caps = FIVE_CAPS): string {
+  return copyWithCaps(ptopSource(), dir, caps);
+}
+
+/** A test build of ptop (a Makefile target such as `smallagg`, with one bound made tiny; never
+ *  shipped), copied into dir with the five file capabilities. */
+export function setcapTestBuild(dir: string, target: string): string {
+  const make = Bun.spawnSync(["make", "-s", "-C", resolve(REPO_ROOT, "native/ptop"), target], { stderr: "pipe", stdout: "pipe" });
+  if (make.exitCode !== 0) throw new Error(`make ${target} failed: ${make.stderr.toString()}`);
+  return copyWithCaps(resolve(REPO_ROOT, `native/ptop/build/ptop-${target}`), dir, FIVE_CAPS);
+}
+
+function copyWithCaps(source: string, dir: string, caps: string): string {
   const bin = join(dir, "ptop");
-  copyFileSync(ptopSource(), bin);
+  copyFileSync(source, bin);
   chmodSync(bin, 0o755);
   const r = Bun.spawnSync(["setcap", caps, bin], { stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`setcap failed: ${r.stderr.toString()}`);
   return bin;
+}
+
+/** Runs fn while each command runs as uid 65534 (given 300 ms to start), then stops them all. */
+export async function whileRunning<T>(cmds: string[][], fn: () => Promise<T>): Promise<T> {
+  const work = cmds.map((cmd) => spawnAsNobody(cmd));
+  try {
+    await sleep(300);
+    return await fn();
+  } finally {
+    for (const w of work) w.kill("SIGTERM");
+    await Promise.all(work.map((w) => w.exited));
+  }
 }
 
 export function writeTargets(dir: string, body: unknown, name = "targets.json"): string {

@@ -5,17 +5,14 @@
 // stacks that are in went in largest first, every frame a stack uses is defined before it (witness
 // reads the stream), and what was left out is counted as lost and named in a note.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, copyFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { liveAvailable, REPO_ROOT, NOT_ROOT } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { parseStream as witnessParse } from "../../src/witness/stream.ts";
 import { axisTotal } from "../../src/witness/model.ts";
-import { buildHotloop, cleanup, FIVE_CAPS, runPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { buildHotloop, cleanup, runPtop, setcapTestBuild, sharedTempDir, stacksOf, whileRunning, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
-const PTOP_DIR = resolve(REPO_ROOT, "native/ptop");
 const BUDGET = 2560; // PTOP_STREAM_BUDGET of build/ptop-smallstream (Makefile)
 
 describeUnless(whyNot([!live, NOT_ROOT]))("ptop: the stream stays within its budget (live)", () => {
@@ -24,14 +21,8 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop: the stream stays within its bud
   let workload = "";
   const name = `sbud${process.pid}`.slice(0, 15);
   beforeAll(() => {
-    const make = Bun.spawnSync(["make", "-s", "-C", PTOP_DIR, "smallstream"], { stderr: "pipe", stdout: "pipe" });
-    if (make.exitCode !== 0) throw new Error(`make smallstream failed: ${make.stderr.toString()}`);
     dir = sharedTempDir("ptop-budget-");
-    ptop = join(dir, "ptop");
-    copyFileSync(join(PTOP_DIR, "build/ptop-smallstream"), ptop);
-    chmodSync(ptop, 0o755);
-    const r = Bun.spawnSync(["setcap", FIVE_CAPS, ptop], { stderr: "pipe" });
-    if (r.exitCode !== 0) throw new Error(`setcap failed: ${r.stderr.toString()}`);
+    ptop = setcapTestBuild(dir, "smallstream");
     workload = buildHotloop(dir, name);
   }, 300_000);
   afterAll(() => cleanup(dir));
@@ -39,9 +30,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop: the stream stays within its bud
   test("past the budget: the largest stacks are in, the rest counted as lost and named", async () => {
     // Six processes with three hot leaves each: the pid is part of a stack's identity, so at least
     // 18 heavy stacks, plus their kernel variants, for ~1 KiB left after the header and processes.
-    const work = [0, 1, 2, 3, 4, 5].map(() => spawnAsNobody([workload, "1", "30"]));
-    try {
-      await sleep(300);
+    await whileRunning([0, 1, 2, 3, 4, 5].map(() => [workload, "1", "30"]), async () => {
       const targets = writeTargets(dir, { targets: [{ workload: name }] });
       const run = await runPtop(ptop, ["--targets", targets, "--workload", name, "--duration", "3", "--warmup", "0", "--probes", "cpu,syscalls"]);
       expect({ exit: run.exitCode, stderr: run.exitCode ? run.stderr : "" }).toEqual({ exit: PTOP_EXIT.ok, stderr: "" });
@@ -70,9 +59,6 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop: the stream stays within its bud
       // Frames are written just before the first stack that uses them: witness reads the stream whole.
       const capture = witnessParse(run.stdout, "budget");
       expect(axisTotal(capture.axes.cpu!)).toBe(inStacks);
-    } finally {
-      for (const w of work) w.kill("SIGTERM");
-      await Promise.all(work.map((w) => w.exited));
-    }
+    });
   }, 120_000);
 });

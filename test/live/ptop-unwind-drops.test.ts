@@ -4,16 +4,13 @@
 // counted in the summary's `lost` (and named in a note), every sample taken must be in a stack or
 // in `lost`, and the capture's instrumentation must say that more than 5% of the samples are lost.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, copyFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { liveAvailable, REPO_ROOT, NOT_ROOT } from "../helpers/runner-bin.ts";
+import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { instrumentationFromStream } from "../../src/profiler/instrumentation.ts";
-import { buildHotloop, cleanup, FIVE_CAPS, runPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { buildHotloop, cleanup, runPtop, setcapTestBuild, sharedTempDir, stacksOf, whileRunning, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
-const PTOP_DIR = resolve(REPO_ROOT, "native/ptop");
 const BOUND = 8; // PTOP_UNWIND_MAX_ENTRIES of build/ptop-smallagg (Makefile)
 
 describeUnless(whyNot([!live, NOT_ROOT]))("ptop: samples the unwinder cannot aggregate are counted (live)", () => {
@@ -22,14 +19,8 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop: samples the unwinder cannot agg
   let workload = "";
   const name = `udrop${process.pid}`.slice(0, 15); // distinctive: parallel runs do not see each other's
   beforeAll(() => {
-    const make = Bun.spawnSync(["make", "-s", "-C", PTOP_DIR, "smallagg"], { stderr: "pipe", stdout: "pipe" });
-    if (make.exitCode !== 0) throw new Error(`make smallagg failed: ${make.stderr.toString()}`);
     dir = sharedTempDir("ptop-drops-");
-    ptop = join(dir, "ptop");
-    copyFileSync(join(PTOP_DIR, "build/ptop-smallagg"), ptop);
-    chmodSync(ptop, 0o755);
-    const r = Bun.spawnSync(["setcap", FIVE_CAPS, ptop], { stderr: "pipe" });
-    if (r.exitCode !== 0) throw new Error(`setcap failed: ${r.stderr.toString()}`);
+    ptop = setcapTestBuild(dir, "smallagg");
     workload = buildHotloop(dir, name);
   }, 300_000);
   afterAll(() => cleanup(dir));
@@ -38,9 +29,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop: samples the unwinder cannot agg
     // Six processes: the pid is part of the aggregate's key, and each has three hot leaves (hot_alpha,
     // hot_beta, hot_gamma at 50/30/20%): 18 heavy stacks for 8 places, so about half the samples
     // are past the bound (with three processes, 9 heavy stacks, 11-17% were in two runs).
-    const work = [0, 1, 2, 3, 4, 5].map(() => spawnAsNobody([workload, "1", "30"]));
-    try {
-      await sleep(300);
+    await whileRunning([0, 1, 2, 3, 4, 5].map(() => [workload, "1", "30"]), async () => {
       const targets = writeTargets(dir, { targets: [{ workload: name }] });
       const run = await runPtop(ptop, ["--targets", targets, "--workload", name, "--duration", "3", "--warmup", "0", "--probes", "cpu"]);
       expect({ exit: run.exitCode, stderr: run.exitCode ? run.stderr : "" }).toEqual({ exit: PTOP_EXIT.ok, stderr: "" });
@@ -66,9 +55,6 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop: samples the unwinder cannot agg
       const instr = instrumentationFromStream(run.stdout, ["cpu"]);
       expect(instr.lost).toEqual([{ axis: "cpu", share: Math.min(1, lost / samples) }]);
       expect(instr.lost![0]!.share).toBeGreaterThan(0.05);
-    } finally {
-      for (const w of work) w.kill("SIGTERM");
-      await Promise.all(work.map((w) => w.exited));
-    }
+    });
   }, 120_000);
 });
