@@ -68,11 +68,6 @@ static void rec_write(FILE *f)
 	free(line);
 }
 
-uint64_t out_written(void)
-{
-	return written;
-}
-
 /* JSON string with control characters escaped and invalid UTF-8 replaced by U+FFFD: names come
  * from target-controlled ELF and perf-map bytes. */
 static void put_str(FILE *f, const char *s)

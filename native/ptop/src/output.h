@@ -37,8 +37,6 @@ int out_syscall_frame_id(unsigned nr);
 bool out_stack(const char *axis, const int *ids, size_t n, double value, double total_ns, int pid);
 /* true once the frame's record is in the stream (a summary may then refer to the id). */
 bool out_frame_written(int id);
-/* Bytes written to stdout so far. */
-uint64_t out_written(void);
 /* incomplete (may be NULL): per axis, the value in stacks that did not reach their root.
  * extra_json (may be NULL): further members, written as given (",\"locks\":[…]"). */
 void out_summary(const char *const *axes, const double *samples, const double *lost, const double *incomplete,

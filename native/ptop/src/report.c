@@ -302,6 +302,31 @@ static size_t stack_frames(struct report *r, const struct stack_count *sc, int *
 	return n;
 }
 
+/* Notes for what the stream's budget left out (output.h): at most P__COUNT + 1. */
+static size_t budget_notes(const char **notes, const struct left_out *left)
+{
+	static char left_note[P__COUNT][300], procs_note[200];
+	char budget[32];
+	unsigned long long b = PTOP_STREAM_BUDGET;
+	snprintf(budget, sizeof(budget), b >= 1ull << 20 ? "%llu MiB" : "%llu bytes", b >= 1ull << 20 ? b >> 20 : b);
+	size_t n = 0;
+	for (int i = 0; i < P__COUNT; i++)
+		if (left[i].stacks) {
+			snprintf(left_note[i], sizeof(left_note[i]),
+				 "%s: %zu stacks holding %.0f of the axis's value are not in the stream (counted as lost): it "
+				 "reached ptop's limit of %s, and stacks went in largest first",
+				 probe_name(i), left[i].stacks, left[i].value, budget);
+			notes[n++] = left_note[i];
+		}
+	if (out_processes_left_out()) {
+		snprintf(procs_note, sizeof(procs_note),
+			 "%zu target processes have no process record: the stream reached ptop's limit of %s",
+			 out_processes_left_out(), budget);
+		notes[n++] = procs_note;
+	}
+	return n;
+}
+
 void report_emit(struct report *r, struct probes *p, const char *partial_reason, int64_t ended_ms, double measured)
 {
 	int ids[PTOP_MAX_UNWIND_DEPTH + PTOP_MAX_STACK_DEPTH + PY_MAX_FRAMES + 2];
@@ -396,24 +421,7 @@ void report_emit(struct report *r, struct probes *p, const char *partial_reason,
 				 probe_name(i), r->unwound.full[i] + r->unwound.no_memory[i], r->unwound.full[i], r->unwound.no_memory[i]);
 			notes[nn++] = dropped_note[i];
 		}
-	static char left_note[P__COUNT][300], procs_note[200];
-	char budget[32];
-	unsigned long long b = PTOP_STREAM_BUDGET;
-	snprintf(budget, sizeof(budget), b >= 1ull << 20 ? "%llu MiB" : "%llu bytes", b >= 1ull << 20 ? b >> 20 : b);
-	for (int i = 0; i < P__COUNT; i++)
-		if (left[i].stacks) {
-			snprintf(left_note[i], sizeof(left_note[i]),
-				 "%s: %zu stacks holding %.0f of the axis's value are not in the stream (counted as lost): it "
-				 "reached ptop's limit of %s, and stacks went in largest first",
-				 probe_name(i), left[i].stacks, left[i].value, budget);
-			notes[nn++] = left_note[i];
-		}
-	if (out_processes_left_out()) {
-		snprintf(procs_note, sizeof(procs_note),
-			 "%zu target processes have no process record: the stream reached ptop's limit of %s",
-			 out_processes_left_out(), budget);
-		notes[nn++] = procs_note;
-	}
+	nn += budget_notes(&notes[nn], left);
 	static char alloc_note[640];
 	if (p->attached[P_ALLOC]) {
 		/* Exact: every byte and call (BPF counters). Estimated: the split between stacks. */
