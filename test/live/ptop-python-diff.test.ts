@@ -101,8 +101,14 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
     witnessChange = own.relative_change;
     console.log(JSON.stringify({ verdict: out.verdict, apply_discounts: { flagged: own.flagged, adjusted_p: own.adjusted_p, share: own.normalisations.share } }));
     expect({ verdict: out.verdict, flagged: own.flagged, direction: own.direction, counts }).toEqual({ verdict: "changed", flagged: true, direction: "up", counts });
+    // The true share change, from py_svc.py's loop counts: apply_discounts is 20,000 of handle()'s
+    // 100,000 in v1 and 26,000 of 106,000 in v2, so (26/106) / (20/100) − 1 = +22.6%. Fourteen CI
+    // runs measured +18.3% … +24.8%. The estimate must be near it; the interval is not asked to
+    // cover it, which a 95% interval fails in about one run of twenty by design (+18.3%, interval
+    // [14.4%, 22.4%], was such a run).
+    const TRUE_CHANGE = 26 / 106 / (20 / 100) - 1;
     const share = own.normalisations.share!;
-    expect({ low: share.interval[0] > 0, high: share.interval[1] > 0.23, change: share.relative_change > 0.1 }).toEqual({ low: true, high: true, change: true });
+    expect({ low: share.interval[0] > 0, near: Math.abs(share.relative_change - TRUE_CHANGE) < 0.08 }).toEqual({ low: true, near: true });
     for (const f of ["parse_order", "compute_tax", "format_receipt"]) {
       const c = step(f)!;
       expect({ f, down: c.normalisations.share!.relative_change < 0, flaggedUp: c.flagged && c.direction === "up" }).toEqual({ f, down: true, flaggedUp: false });
