@@ -89,13 +89,13 @@ const cpuOf = (p: ReturnType<typeof Bun.spawn>) => {
   return (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6;
 };
 
-interface OnPeriod { a: number; b: number; toolCpuPerSec: number; pythonFrames: boolean }
+interface OnPeriod { a: number; b: number; toolCpuPerSec: number; leafNamed: boolean }
 
 async function onPeriod(mode: Mode): Promise<OnPeriod> {
   if (mode === "none") {
     const a = monotonicNow() + TRIM;
     await Bun.sleep(ON * 1000);
-    return { a, b: monotonicNow() - TRIM, toolCpuPerSec: NaN, pythonFrames: false };
+    return { a, b: monotonicNow() - TRIM, toolCpuPerSec: NaN, leafNamed: false };
   }
   if (mode === "perf" || mode === "perf-nog" || mode === "perf-dwarf") {
     // perf attaches within tens of ms on a quiet host; its window is taken from 1 s after the
@@ -107,12 +107,12 @@ async function onPeriod(mode: Mode): Promise<OnPeriod> {
     const end = monotonicNow();
     tool.kill("SIGINT");
     await tool.exited;
-    return { a: t0 + 1, b: end - TRIM, toolCpuPerSec: cpuOf(tool) / (end - t0), pythonFrames: false };
+    return { a: t0 + 1, b: end - TRIM, toolCpuPerSec: cpuOf(tool) / (end - t0), leafNamed: false };
   }
   const run = startPtop(Number(mode.slice(5)), ON);
   const open = await run.open;
   const { text, cpu } = await run.done;
-  return { a: open + TRIM, b: open + ON - TRIM, toolCpuPerSec: cpu / ON, pythonFrames: text.includes('"function":"leaf"') };
+  return { a: open + TRIM, b: open + ON - TRIM, toolCpuPerSec: cpu / ON, leafNamed: text.includes('"function":"leaf"') };
 }
 
 /** Nothing but the targets runs: from --settle s after the previous tool exited, OFF seconds. */
@@ -166,7 +166,7 @@ for (const m of MODES) {
   console.log(`| ${m} | ${ps.length} | ${cells(ps.map((p) => p.steadySlowdown))} | ${cells(ps.map((p) => p.slowdown))} | ${tool} | ${f2(summarize(ps.map((p) => p.share * 100)).median)}% |`);
 }
 const ptopModes = MODES.filter((m) => m.startsWith("ptop-"));
-if (ptopModes.length) console.log(`leaf() named in every ptop capture (on the Python target: a Python frame): ${pairs.filter((p) => p.mode.startsWith("ptop-")).every((p) => p.on.pythonFrames)}`);
+if (ptopModes.length) console.log(`leaf() named in every ptop capture (on the Python target: a Python frame): ${pairs.filter((p) => p.mode.startsWith("ptop-")).every((p) => p.on.leafNamed)}`);
 // How the choice of quantile for the steady speed affects each mode (the A/A row says which is tightest).
 for (const q of [0.5, 0.75, 0.9])
   console.log(`steady speed at quantile ${q}: ${MODES.map((m) => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
-import { buildHotloop, cleanup, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { buildHotloop, cleanup, runPtop, runPtopBeside, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { HOT, HOT_SHARES, expectHotShares, expectSigtermPartial } from "./ptop-checks.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 
@@ -59,12 +59,9 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop cpu probe (live)", () => {
       await sleep(500);
       const perfData = join(dir, "perf.data");
       // perf starts when ptop's window opens (its header), so that both measure the same 25 s.
-      const peer: { recorder?: ReturnType<typeof Bun.spawn> } = {};
-      const startPerf = () => {
-        peer.recorder = Bun.spawn(["perf", "record", "-q", "-F", "99", "-g", "-p", String(work.pid), "-o", perfData, "--", "sleep", "25"], { stdout: "pipe", stderr: "pipe" });
-      };
-      const run = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "25", "--probes", "cpu"], { onHeader: startPerf });
-      expect(await peer.recorder?.exited).toBe(0);
+      const recorder = ["perf", "record", "-q", "-F", "99", "-g", "-p", String(work.pid), "-o", perfData, "--", "sleep", "25"];
+      const run = await runPtopBeside(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "25", "--probes", "cpu"], recorder);
+      expect(run.peerExit).toBe(0);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
 
       const procs = run.records.filter((r) => r.type === "process");

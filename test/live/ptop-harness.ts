@@ -145,6 +145,15 @@ export async function runPtop(
   return { exitCode, stdout, stderr, records: parseStream(stdout) };
 }
 
+/** runPtop with a peer tool (perf record … -- sleep S) started when ptop's window opens (its
+ *  header), so that the two measure the same seconds; resolves once both have ended. peerExit is
+ *  -1 when ptop never opened its window. */
+export async function runPtopBeside(bin: string, args: string[], peer: string[]): Promise<PtopRun & { peerExit: number }> {
+  let proc: ReturnType<typeof Bun.spawn> | undefined;
+  const run = await runPtop(bin, args, { onHeader: () => (proc = Bun.spawn(peer, { stdout: "ignore", stderr: "ignore" })) });
+  return { ...run, peerExit: proc ? await proc.exited : -1 };
+}
+
 async function readStdout(stream: ReadableStream<Uint8Array>, atHeader: () => void): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";

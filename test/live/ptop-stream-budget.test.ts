@@ -3,7 +3,8 @@
 // A test build of ptop (make smallstream: a budget of 2,560 bytes, never shipped) profiles six busy
 // processes, far more stacks than fit: everything before the summary stays within the budget, the
 // stacks that are in went in largest first, every frame a stack uses is defined before it (witness
-// reads the stream), and what was left out is counted as lost and named in a note.
+// reads the stream), and what was left out is counted as lost and named in a note; process records
+// past the budget are counted in a note too.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
@@ -59,6 +60,26 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop: the stream stays within its bud
       // Frames are written just before the first stack that uses them: witness reads the stream whole.
       const capture = witnessParse(run.stdout, "budget");
       expect(axisTotal(capture.axes.cpu!)).toBe(inStacks);
+    });
+  }, 120_000);
+
+  test("past the budget already with the process records: the rest are counted in a note, the stream stays readable", async () => {
+    // 24 processes: ~24 × 110 bytes of process records beside the header pass 2,560 bytes.
+    const count = 24;
+    await whileRunning(Array.from({ length: count }, () => [workload, "1", "30"]), async () => {
+      const targets = writeTargets(dir, { targets: [{ workload: name }] });
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", name, "--duration", "1", "--warmup", "0", "--probes", "cpu"]);
+      expect({ exit: run.exitCode, stderr: run.exitCode ? run.stderr : "" }).toEqual({ exit: PTOP_EXIT.ok, stderr: "" });
+      const lines = run.stdout.split("\n").filter((l) => l.length > 0);
+      expect(lines.slice(0, -1).reduce((s, l) => s + Buffer.byteLength(l) + 1, 0)).toBeLessThanOrEqual(BUDGET);
+      const summary = run.records.at(-1)!;
+      if (summary.type !== "summary") throw new Error("no summary record");
+      const written = run.records.filter((r) => r.type === "process").length;
+      const m = (summary.notes ?? []).map((n) => n.match(/^(\d+) target processes have no process record: the stream reached ptop's limit of 2560 bytes$/)).find((x) => x !== null);
+      console.log(JSON.stringify({ written, note: m?.[0] }));
+      expect(m).toBeTruthy();
+      expect(written + Number(m![1])).toBe(count);
+      witnessParse(run.stdout, "budget-processes");
     });
   }, 120_000);
 });

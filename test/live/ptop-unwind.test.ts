@@ -8,7 +8,7 @@ import { chmodSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { liveAvailable, REPO_ROOT, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type FrameRecord, type StreamRecord } from "../../src/protocol/profile-stream.ts";
-import { cleanup, framesById, NOBODY, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { cleanup, framesById, NOBODY, runPtop, runPtopBeside, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
@@ -86,12 +86,9 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop unwinds programs without frame p
       // before ptop's start-up, perf's window led ptop's by up to seconds on a loaded host, and a
       // workload whose shares drift with the other CPU's load (unwind_rust: leaf_a 62-76% from one
       // run to the next) then disagreed by more than sampling allows (0.707 vs 0.613 once in CI).
-      const peer: { perf?: ReturnType<typeof Bun.spawn> } = {};
-      const startPerf = () => {
-        peer.perf = Bun.spawn(["perf", "record", "-q", "--call-graph", "dwarf", "-F", "99", "-p", String(work.pid), "-o", data, "--", "sleep", String(seconds)], { stdout: "pipe", stderr: "pipe" });
-      };
-      const run = await runPtop(ptop, ["--targets", targets, "--workload", workload, "--duration", String(seconds), "--probes", probes], withPerf ? { onHeader: startPerf } : {});
-      await peer.perf?.exited;
+      const args = ["--targets", targets, "--workload", workload, "--duration", String(seconds), "--probes", probes];
+      const perf = ["perf", "record", "-q", "--call-graph", "dwarf", "-F", "99", "-p", String(work.pid), "-o", data, "--", "sleep", String(seconds)];
+      const run = withPerf ? await runPtopBeside(ptop, args, perf) : await runPtop(ptop, args);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
       return {
         records: run.records,

@@ -15,10 +15,10 @@ static struct strmap frame_ids;
 static int next_frame_id;
 static char **functions; /* frame id -> function name (NULL when unresolved) */
 static size_t nfunctions;
-/* frame id -> its record, held back until a written stack needs it (NULL once written) */
+/* frame id -> its record, held back until a written stack needs it (NULL once written: every id
+ * below next_frame_id has a record until then) */
 static char **frame_lines;
 static size_t *frame_lens;
-static bool *frame_written;
 
 const char *out_frame_function(int id)
 {
@@ -209,12 +209,10 @@ static int frame_id_for_key(const char *key, int *is_new)
 		functions = xrealloc(functions, cap, sizeof(*functions));
 		frame_lines = xrealloc(frame_lines, cap, sizeof(*frame_lines));
 		frame_lens = xrealloc(frame_lens, cap, sizeof(*frame_lens));
-		frame_written = xrealloc(frame_written, cap, sizeof(*frame_written));
 		size_t more = cap - nfunctions;
 		memset(functions + nfunctions, 0, more * sizeof(*functions));
 		memset(frame_lines + nfunctions, 0, more * sizeof(*frame_lines));
 		memset(frame_lens + nfunctions, 0, more * sizeof(*frame_lens));
-		memset(frame_written + nfunctions, 0, more * sizeof(*frame_written));
 		nfunctions = cap;
 	}
 	return id;
@@ -289,7 +287,7 @@ int out_syscall_frame_id(unsigned nr)
 
 bool out_frame_written(int id)
 {
-	return id >= 0 && (size_t)id < nfunctions && frame_written[id];
+	return id >= 0 && id < next_frame_id && !frame_lines[id];
 }
 
 bool out_stack(const char *axis, const int *ids, size_t n, double value, double total_ns, int pid)
@@ -318,7 +316,6 @@ bool out_stack(const char *axis, const int *ids, size_t n, double value, double 
 			put_line(frame_lines[ids[i]], frame_lens[ids[i]]);
 			free(frame_lines[ids[i]]);
 			frame_lines[ids[i]] = NULL;
-			frame_written[ids[i]] = true;
 		}
 	if (fits)
 		put_line(line, len);
