@@ -5,7 +5,7 @@
 // ptop needs clang, bpftool and libbpf/libelf headers; without them the build says so and, unless
 // RUNNER_REQUIRE_PTOP=1, goes on so that the TypeScript side stays usable on any machine.
 import { $ } from "bun";
-import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 
 // A checkout owned by someone else (root, typically) cannot be built into: say what is missing and
 // how to go on, instead of dying on EACCES with a stack trace halfway through.
@@ -72,6 +72,7 @@ async function buildArm64Ptop(bpftool: string): Promise<void> {
     // e.g. one of the arm64 libraries ptop links (libdw, liblzma, libbz2: see .ci/run) is missing
     if (process.env.RUNNER_REQUIRE_PTOP === "1") throw new Error("cross-building the arm64 ptop failed (see make's output above)");
     console.warn("build: dist/arm64/ptop did not build (see make's output above); the arm64 kernel guests will be skipped");
+    rmSync("dist/arm64/ptop", { force: true }); // not an older build in its place: the guests would test that
     return;
   }
   mkdirSync("dist/arm64", { recursive: true });

@@ -117,6 +117,12 @@ export function buildInitramfs(g: GuestInputs): string {
     ["-fomit-frame-pointer", "-fno-inline", "-fno-optimize-sibling-calls", "-pthread"]);
   const allocratio = compileStatic(g.arch, join(WORKLOADS, "allocratio.c"), join(g.workDir, `allocratio-${g.arch}`),
     ["-O2", "-fomit-frame-pointer"]);
+  // A worker that exec's itself (same pid): static-pie, so each image lies at a new address and
+  // its samples need the table of that image (ptop's exec records).
+  const exitsym = compileStatic(g.arch, join(WORKLOADS, "exitsym_worker.c"), join(g.workDir, `exitsym-${g.arch}`),
+    ["-static-pie", "-fomit-frame-pointer", "-fno-inline"]);
+  const vdspin = compileStatic(g.arch, join(WORKLOADS, "unwind-vdso.c"), join(g.workDir, `vdspin-${g.arch}`),
+    ["-fomit-frame-pointer"]);
   const allocgo = compileGo(g.arch, join(WORKLOADS, "allocgo.go"), join(g.workDir, `allocgo-${g.arch}`), g.workDir);
   const watch = compileStatic(g.arch, join(HERE, "guest/ptop-watch.c"), join(g.workDir, `ptop-watch-${g.arch}`), ["-Wall"]);
   const file = (path: string, src: string): Entry => ({ path, kind: "file", data: readFileSync(src), mode: 0o755 });
@@ -131,6 +137,8 @@ export function buildInitramfs(g: GuestInputs): string {
     file("opt/lockwait", lockwait),
     file("opt/allocratio", allocratio),
     file("opt/allocgo", allocgo),
+    file("opt/exitsym", exitsym),
+    file("opt/vdspin", vdspin),
     file("opt/ptop-watch", watch),
     file("opt/py_shares.py", join(WORKLOADS, "py_shares.py")),
     { path: "init", kind: "file", data: new TextEncoder().encode(guestScript(g.scenarios)), mode: 0o755 },

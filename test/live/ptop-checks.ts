@@ -399,3 +399,38 @@ export function expectGoAllocSite(records: StreamRecord[], pid: number, binary: 
   expect({ sited: all > 0 && site / all > 0.9, unnamed, sizeRead: Math.abs(bytesPerCall / 4096 - 1) < 0.1 })
     .toEqual({ sited: true, unnamed: 0, sizeRead: true });
 }
+
+/** Of the cpu samples of `pids`, how many and which share are named exitsym_spin called from main,
+ *  in a module whose path ends with `binary` (test/fixtures/workloads/exitsym_worker.c, which may
+ *  exec itself: each image's frames must be named too). The five largest others, for the message. */
+export function exitsymNamedShare(records: StreamRecord[], pids: Set<number>, binary: string) {
+  const frames = framesById(records);
+  let total = 0, named = 0;
+  const other = new Map<string, number>();
+  for (const s of stacksOf(records, "cpu")) {
+    if (s.pid === undefined || !pids.has(s.pid)) continue;
+    total += s.value;
+    const names = s.frames.map((id) => frames.get(id)?.function ?? "?");
+    const spin = names.lastIndexOf("exitsym_spin");
+    const mods = s.frames.map((id) => frames.get(id)?.module ?? "");
+    if (spin > 0 && names.slice(0, spin).includes("main") && mods[spin]?.endsWith(binary)) named += s.value;
+    else {
+      const key = names.join(" <- ");
+      other.set(key, (other.get(key) ?? 0) + s.value);
+    }
+  }
+  return { total, named, share: total ? named / total : 0, other: [...other].sort((a, b) => b[1] - a[1]).slice(0, 5) };
+}
+
+/** Of the cpu samples with a [vdso] frame, how many reach main. */
+export function throughVdso(records: StreamRecord[]): { total: number; rooted: number } {
+  const frames = framesById(records);
+  let total = 0, rooted = 0;
+  for (const s of stacksOf(records, "cpu")) {
+    const names = s.frames.map((id) => frames.get(id)?.function ?? "?");
+    if (!names.includes("[vdso]")) continue;
+    total += s.value;
+    if (names.includes("main")) rooted += s.value;
+  }
+  return { total, rooted };
+}

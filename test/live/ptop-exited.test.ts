@@ -7,32 +7,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT, liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
-import { PTOP_EXIT, type StreamRecord } from "../../src/protocol/profile-stream.ts";
-import { cleanup, framesById, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
+import { cleanup, runPtop, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets } from "./ptop-harness.ts";
+import { exitsymNamedShare } from "./ptop-checks.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
 const NAME = "exitsym_worker";
-
-/** Of the samples of `pids`, how many and which share are named exitsym_spin called from main. */
-function namedShare(records: StreamRecord[], pids: Set<number>) {
-  const frames = framesById(records);
-  let total = 0, named = 0;
-  const other = new Map<string, number>();
-  for (const s of stacksOf(records, "cpu")) {
-    if (s.pid === undefined || !pids.has(s.pid)) continue;
-    total += s.value;
-    const names = s.frames.map((id) => frames.get(id)?.function ?? "?");
-    const spin = names.lastIndexOf("exitsym_spin");
-    const mods = s.frames.map((id) => frames.get(id)?.module ?? "");
-    if (spin > 0 && names.slice(0, spin).includes("main") && mods[spin]?.endsWith(NAME)) named += s.value;
-    else {
-      const key = names.join(" <- ");
-      other.set(key, (other.get(key) ?? 0) + s.value);
-    }
-  }
-  return { total, named, share: total ? named / total : 0, other: [...other].sort((a, b) => b[1] - a[1]).slice(0, 5) };
-}
 
 describeUnless(whyNot([!live, NOT_ROOT]))("ptop on processes that exit during the window (live)", () => {
   let dir = "", ptop = "", worker = "", targets = "";
@@ -50,16 +31,16 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop on processes that exit during th
   }, 30_000);
   afterAll(() => cleanup(dir));
 
-  /** One worker (args to exitsym_worker) under a 6 s cpu capture: ≥ 90% of its samples named. */
-  async function expectOneWorkerNamed(args: string[], settleMs: number) {
+  /** One worker (args to exitsym_worker) under a 6 s cpu capture: at least `share` of its samples named. */
+  async function expectOneWorkerNamed(args: string[], settleMs: number, share = 0.9) {
     const work = spawnAsNobody([worker, ...args]);
     try {
       await sleep(settleMs);
       const run = await runPtop(ptop, ["--targets", targets, "--workload", NAME, "--duration", "6", "--probes", "cpu"]);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
-      const r = namedShare(run.records, new Set([work.pid]));
+      const r = exitsymNamedShare(run.records, new Set([work.pid]), NAME);
       expect(r.total).toBeGreaterThan(20);
-      expect({ ok: r.share >= 0.9, ...r }).toMatchObject({ ok: true });
+      expect({ ok: r.share >= share, ...r }).toMatchObject({ ok: true });
     } finally {
       work.kill("SIGTERM");
       await work.exited;
@@ -68,7 +49,11 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop on processes that exit during th
 
   test("a worker running at the start that exits halfway through the window", () => expectOneWorkerNamed(["3500"], 300), 60_000);
 
-  test("a worker that replaces itself (execve, same pid) every 0.4 s and exits within the window", () => expectOneWorkerNamed(["400", "8"], 0), 60_000);
+  // The unwinder holds each new image's samples until it has a table read after the exec (exec
+  // records in the ring buffer, native/ptop/src/unwind_child.c): 99.7-100% named in 6 runs here,
+  // where the first 1-2% of an image's samples may fall in the dynamic loader before main. Without
+  // holding, 61-88%: every sample between an exec and ptop's next look at the maps was lost.
+  test("a worker that replaces itself (execve, same pid) every 0.4 s and exits within the window", () => expectOneWorkerNamed(["400", "8"], 0, 0.95), 60_000);
 
   test("workers recycled during the window, each living 0.6 s", async () => {
     const pids = new Set<number>();
@@ -83,7 +68,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop on processes that exit during th
     try {
       const run = await runPtop(ptop, ["--targets", targets, "--workload", NAME, "--duration", "6", "--probes", "cpu"]);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
-      const r = namedShare(run.records, pids);
+      const r = exitsymNamedShare(run.records, pids, NAME);
       expect(r.total).toBeGreaterThan(20);
       expect({ ok: r.share >= 0.9, ...r }).toMatchObject({ ok: true });
     } finally {

@@ -1,7 +1,8 @@
 // Unit harnesses in C for what a live capture cannot provoke on demand (native/ptop/unit), under
-// ASan + UBSan: the unwinder child when malloc/realloc/calloc fail (the harness checks its own
-// conditions and prints "ok"); the summary of a probe that attached but whose program the kernel
-// never ran (read here by the Profiler's instrumentation and by witness, as a real capture is).
+// ASan + UBSan: the unwinder child when malloc/realloc/calloc fail and across a target's execve
+// (each harness checks its own conditions and prints "ok"); the summary of a probe that attached
+// but whose program the kernel never ran (read here by the Profiler's instrumentation and by
+// witness, as a real capture is).
 import { beforeAll, expect, test } from "bun:test";
 import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
@@ -32,6 +33,10 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with ASan (Debian c
   test("unwinder child: every table it grows survives a failed allocation; each sample is aggregated or counted as dropped", () => {
     expect(run("unit_unwind_oom")).toMatch(/^ok: \d+ allocations in a run, [1-9]\d* runs with failures/);
   }, 120_000);
+
+  test("unwinder child across an execve: the new image's samples wait for a table read after the exec, within a bound", () => {
+    expect(run("unit_unwind_exec")).toMatch(/^ok: 8 cases/);
+  }, 60_000);
 
   const REQUESTED = ["cpu", "offcpu", "syscalls", "locks"] as const;
   /** A whole stream around the summary line ptop's own output code writes: every probe attached. */

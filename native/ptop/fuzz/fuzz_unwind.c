@@ -14,6 +14,7 @@
  * Pid 1 starts every input with this binary mapped at its link-time addresses. At the end every
  * aggregated record the child would send must pass the parent's check. */
 #include "unwind_child.h"
+#include "sample_regs.h"
 #include "self_segment.h"
 #include "unwind_wire.h"
 #include <linux/types.h>
@@ -97,15 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			h->kstack = -1;
 			h->stack_len = (uint32_t)stack_len;
 			uint64_t pc = seg.start + pcoff % (seg.end - seg.start);
-#if defined(__x86_64__)
-			h->regs[16] = pc;
-			h->regs[19] = sp;
-			h->regs[4] = sp + 64; /* rbp near the stack, as frame-pointer fallbacks expect */
-#elif defined(__aarch64__)
-			h->regs[32] = pc;
-			h->regs[31] = sp;
-			h->regs[29] = sp + 64;
-#endif
+			sample_set_regs(h, pc, sp);
 			memcpy((uint8_t *)(h + 1), b + 16, stack_len);
 			uwc_sample(NULL, h, sizeof(*h) + stack_len);
 			struct sample_hdr w = { .kind = SAMPLE_OFFCPU_WAKE, .tgid = 1, .tid = h->tid, .value = pcoff };

@@ -4,6 +4,7 @@
 #include "args.h"
 #include "caps.h"
 #include "kernel_features.h"
+#include "monoclock.h"
 #include "output.h"
 #include "phase.h"
 #include "probes.h"
@@ -73,8 +74,9 @@ static void register_new(size_t first)
 	{
 		/* Open its files now (privileged, no parsing) and pass them to the unwinder; a process
 		 * that exits before the end still has its mappings, so its frames keep their names. */
+		uint64_t read_ns = mono_ns();
 		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid);
-		unwind_send_process(scan.procs[i].pid, true);
+		unwind_send_process(scan.procs[i].pid, true, read_ns);
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
 		else {
@@ -111,6 +113,22 @@ static void emit_preamble(const struct options *o, int64_t started_ms)
 	emit_new_processes();
 }
 
+/* Libraries and JIT code mapped since, and a whole new image after an execve (same pid): the
+ * unwinder must know every executable mapping. During the window: sent when they changed. At its
+ * end (last = true): read again for every process (what symbolization opens, while privileged)
+ * and sent for every live one, since the unwinder holds back the samples of an image whose table
+ * it has not had yet (unwind_child.c) and this is their last chance. */
+static void refresh_mappings(size_t n, bool last)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct proc *pr = &scan.procs[i];
+		uint64_t read_ns = mono_ns(); /* before the maps are read: a change after it is seen next time */
+		bool changed = last ? sym_prepare_process(pr->pid, pr->nspid) : sym_refresh_process(pr->pid, pr->nspid);
+		if (pr->alive && (changed || last))
+			unwind_send_process(pr->pid, false, read_ns);
+	}
+}
+
 /* Sleeps until `until` (monotonic seconds) or a signal, rescanning /proc every 250 ms. */
 static void wait_rescanning(double until)
 {
@@ -122,14 +140,9 @@ static void wait_rescanning(double until)
 		struct timespec ts = { (time_t)step, (long)((step - (double)(time_t)step) * 1e9) };
 		nanosleep(&ts, NULL);
 		size_t first = procscan_scan(&scan, on_gone, NULL);
-		/* Libraries and JIT code mapped since, and a whole new image after an execve (same pid):
-		 * the unwinder must know every executable mapping. Every scan, not once a second: the
-		 * unwinder reads each sample as it arrives, so a sample taken before the refresh that
-		 * tells it of an execve is lost (a worker that exec'd and lived 0.4 s per image had 50%
-		 * of its samples named with a 1 s refresh). */
-		for (size_t i = 0; i < first; i++)
-			if (scan.procs[i].alive && sym_refresh_process(scan.procs[i].pid, scan.procs[i].nspid))
-				unwind_send_process(scan.procs[i].pid, false);
+		/* Every scan, not once a second: a library's samples are unwound only once its mapping
+		 * is known (and an exec'd image's are held back until then). */
+		refresh_mappings(first, false);
 		register_new(first);
 		alloc_retry(&probes);
 		if (header_done)
@@ -269,6 +282,7 @@ int main(int argc, char **argv)
 	double measured = now_mono() - start;
 	probes_end_window(&probes);
 	phase("window closed, probes detached");
+	refresh_mappings(scan.n, true);
 	unwind_stop();
 	bool partial = stop_signal != 0;
 	char reason[128] = { 0 };
@@ -278,9 +292,8 @@ int main(int argc, char **argv)
 
 	struct report rep;
 	report_collect(&rep, &probes);
-	/* Everything a target controls is opened now, while privileged, and parsed only after the drop. */
-	for (size_t i = 0; i < scan.n; i++)
-		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid);
+	/* Everything a target controls is opened by now (refresh_mappings above), while privileged,
+	 * and parsed only after the drop. */
 	py_prepare();
 	pyhelper_stop();
 	if (caps_drop_all(msg, sizeof(msg))) {

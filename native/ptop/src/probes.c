@@ -1,4 +1,5 @@
 #include "probes.h"
+#include "monoclock.h"
 #include "alloc.h"
 #include "ptop.skel.h"
 #include <bpf/bpf.h>
@@ -179,6 +180,18 @@ static void attach_locks(struct probes *p)
 	}
 }
 
+/* Not a probe of its own: without it the unwinder learns of a target's execve only from ptop's
+ * next look at its maps (every 250 ms), and the samples in between end [truncated]. */
+static void attach_exec(struct probes *p)
+{
+	struct bpf_link *l = bpf_program__attach(p->skel->progs.on_exec);
+	if (l)
+		p->links[p->nlinks++] = l;
+	else
+		fprintf(stderr, "ptop: cannot attach to sched_process_exec (%s): samples taken just after a target's "
+			"execve may end [truncated]\n", strerror(errno));
+}
+
 int probes_start(struct probes *p, int mask, int freq)
 {
 	memset(p, 0, sizeof(*p));
@@ -206,6 +219,8 @@ int probes_start(struct probes *p, int mask, int freq)
 	locks_autoload(p, want_tp[P_LOCKS]);
 	bool want_alloc = p->requested[P_ALLOC] && uprobes_supported(p->reason[P_ALLOC], sizeof(p->reason[0]));
 	bpf_program__set_autoload(p->skel->progs.on_alloc, want_alloc);
+	bool unwinds = p->requested[P_CPU] || want_tp[P_OFFCPU] || want_tp[P_LOCKS] || want_alloc;
+	bpf_program__set_autoload(p->skel->progs.on_exec, unwinds);
 	if (ptop_bpf__load(p->skel)) {
 		int e = errno;
 		for (int i = 0; i < P__COUNT; i++)
@@ -229,6 +244,8 @@ int probes_start(struct probes *p, int mask, int freq)
 	 * at least one uprobe is in place when the window starts (main.c). */
 	if (want_alloc)
 		p->attached[P_ALLOC] = alloc_setup(p, PTOP_ALLOC_PERIOD, p->reason[P_ALLOC], sizeof(p->reason[0])) == 0;
+	if (unwinds)
+		attach_exec(p);
 	for (int i = 0; i < P__COUNT; i++)
 		if (p->attached[i])
 			return 0;
@@ -244,13 +261,6 @@ int probes_add_target(struct probes *p, uint32_t tgid)
 void probes_remove_target(struct probes *p, uint32_t tgid)
 {
 	bpf_map__delete_elem(p->skel->maps.targets, &tgid, sizeof(tgid), 0);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 void probes_begin_window(struct probes *p)

@@ -164,6 +164,7 @@ static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s3
 	h->kstack = kstack;
 	h->seq = seq;
 	h->value = value;
+	h->time_ns = bpf_ktime_get_ns();
 	h->stack_len = 0;
 	h->interp_len = 0;
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -268,6 +269,23 @@ int on_sched_switch(struct trace_event_raw_sched_switch *ctx)
 		}
 		bpf_map_delete_elem(&offcpu_start, &next_tid);
 	}
+	return 0;
+}
+
+/* A target's execve: the unwinder must not read the new image's samples against the old image's
+ * mappings, nor drop them as unmapped until ptop's next look at /proc (unwind_child.c). A BTF
+ * tracepoint, not a tracefs one: the cpu probe needs no tracefs and neither does this. It runs
+ * whenever a probe that unwinds is attached, inside the window or not (an exec in the warmup
+ * changes the mappings too), and costs untargeted execs one hash lookup. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	if (stopped || !is_target(tgid))
+		return 0;
+	struct sample_hdr e = { .kind = SAMPLE_EXEC, .tgid = tgid, .tid = (__u32)old_pid, .kstack = -1,
+				.time_ns = bpf_ktime_get_ns() };
+	bpf_ringbuf_output(&samples, &e, sizeof(e), ringbuf_wakeup());
 	return 0;
 }
 

@@ -38,11 +38,14 @@ enum sample_kind { SAMPLE_CPU = 1, SAMPLE_OFFCPU_BLOCK = 2, SAMPLE_OFFCPU_WAKE =
 	/* a finished futex lock wait (locks.bpf.h): value = ns waited, seq = the futex address */
 	SAMPLE_LOCK_WAIT = 4,
 	/* value = bytes allocated on this CPU since its previous alloc sample (alloc.bpf.h) */
-	SAMPLE_ALLOC = 5 };
+	SAMPLE_ALLOC = 5,
+	/* a target replaced its image (execve, same pid) at time_ns: a header only. The samples after
+	 * it in the ring buffer are of the new image, whose mappings the unwinder does not have yet. */
+	SAMPLE_EXEC = 6 };
 
 /* One ring-buffer record: the header, stack_len bytes of user stack starting at the user sp, then
  * interp_len bytes of interpreter frames. A wake record is a header only: the thread `tid` was
- * blocked `value` ns since its block record with the same `seq`. */
+ * blocked `value` ns since its block record with the same `seq`; so is an exec record. */
 struct sample_hdr {
 	__u32 kind;
 	__u32 tgid;
@@ -50,6 +53,7 @@ struct sample_hdr {
 	__s32 kstack; /* id in the `stacks` map, < 0 none */
 	__u64 seq;
 	__u64 value;
+	__u64 time_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns), the clock of the parent's mapping reads */
 	__u64 regs[PTOP_REGS];
 	__u32 stack_len;
 	__u32 interp_len;

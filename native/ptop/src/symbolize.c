@@ -7,6 +7,7 @@
 #include "proctext.h"
 #include "rootfs.h"
 #include "strtab.h"
+#include "vdso.h"
 #include <fcntl.h>
 #include <stdbool.h>
 #include <inttypes.h>
@@ -355,13 +356,15 @@ static const struct mapping *find_mapping(const struct proc_syms *ps, uint64_t a
 	return NULL;
 }
 
-void sym_foreach_mapping(int pid, void (*fn)(int pid, uint64_t start, uint64_t end, uint64_t off, int fd, void *arg),
+void sym_foreach_mapping(int pid,
+			 void (*fn)(int pid, uint64_t start, uint64_t end, uint64_t off, int fd, bool vdso, void *arg),
 			 void *arg)
 {
 	const struct proc_syms *ps = find_proc(pid);
 	for (size_t i = 0; ps && i < ps->n; i++) {
 		const struct mapping *m = &ps->maps[i];
-		fn(pid, m->start, m->end, m->off, m->mod >= 0 ? modules[m->mod].fd : -1, arg);
+		int fd = m->mod >= 0 ? modules[m->mod].fd : m->vdso ? vdso_fd(m->end - m->start) : -1;
+		fn(pid, m->start, m->end, m->off, fd, m->vdso, arg);
 	}
 }
 

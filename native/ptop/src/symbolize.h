@@ -25,8 +25,10 @@ bool sym_refresh_process(int pid, int nspid);
 /* Opens /proc/kallsyms while privileged (addresses are shown according to the opener). */
 void sym_prepare_kernel(void);
 /* Calls fn for each executable mapping of pid with the file opened for it (-1: anonymous or not
- * openable). The fd stays owned by symbolize.c. */
-void sym_foreach_mapping(int pid, void (*fn)(int pid, uint64_t start, uint64_t end, uint64_t off, int fd, void *arg),
+ * openable; [vdso]: ptop's own image, vdso.h, and vdso true). The fd stays owned by symbolize.c
+ * (vdso.c). */
+void sym_foreach_mapping(int pid,
+			 void (*fn)(int pid, uint64_t start, uint64_t end, uint64_t off, int fd, bool vdso, void *arg),
 			 void *arg);
 /* 1 when addr is inside an executable mapping of pid, 0 when not, -1 when pid's mappings are unknown. */
 int sym_in_mapping(int pid, uint64_t addr);

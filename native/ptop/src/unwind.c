@@ -48,30 +48,34 @@ static int send_msg(const struct umsg *m, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -1;
 }
 
-static void send_mapping(int pid, uint64_t start, uint64_t end, uint64_t off, int fd, void *arg)
+static void send_mapping(int pid, uint64_t start, uint64_t end, uint64_t off, int fd, bool vdso, void *arg)
 {
 	(void)arg;
-	struct umsg m = { MSG_MAP, pid, start, end, off };
+	struct umsg m = { .type = MSG_MAP, .pid = pid, .start = start, .end = end, .off = off, .flags = vdso ? UMAP_VDSO : 0 };
 	if (send_msg(&m, fd))
 		fprintf(stderr, "ptop: cannot pass a mapping of pid %d to the unwinder: %s\n", pid, strerror(errno));
 }
 
-void unwind_send_process(int pid, bool first)
+void unwind_send_process(int pid, bool first, uint64_t read_ns)
 {
 	if (sock < 0)
 		return;
-	/* First time: a fresh process state (the pid may be reused). Later: the mapping table is
-	 * replaced and the files already known to the unwinder are kept with their parsed CFI. */
-	struct umsg m = { first ? MSG_GONE : MSG_MAPS_BEGIN, pid, 0, 0, 0 };
+	/* First time: a fresh process state (the pid may be reused). Later: a new mapping table; the
+	 * files already known to the unwinder are kept with their parsed CFI. */
+	struct umsg m = { .type = first ? MSG_GONE : MSG_MAPS_BEGIN, .pid = pid, .read_ns = read_ns };
 	send_msg(&m, -1);
 	sym_foreach_mapping(pid, send_mapping, NULL);
+	if (!first) {
+		struct umsg end = { .type = MSG_MAPS_END, .pid = pid };
+		send_msg(&end, -1);
+	}
 }
 
 void unwind_stop(void)
 {
 	if (sock < 0)
 		return;
-	struct umsg m = { MSG_STOP, 0, 0, 0, 0 };
+	struct umsg m = { .type = MSG_STOP };
 	send_msg(&m, -1);
 }
 
@@ -204,7 +208,12 @@ static void child_main(struct probes *p)
 		drain_socket(false);
 		if (stopping)
 			break;
-		if (ring_buffer__poll(rb, 100) > 0 && first) {
+		/* The programs wake this process only once the buffer is a quarter full; on a quiet one
+		 * that takes seconds, and a table from the parent would overtake the samples it is for. */
+		int n = ring_buffer__poll(rb, 100);
+		if (n == 0)
+			n = ring_buffer__consume(rb);
+		if (n > 0 && first) {
 			first = false;
 			phase("unwinder: first samples unwound"); /* (CPU: the child's own) */
 		}

@@ -30,8 +30,10 @@ struct unwound_hdr {
 
 int unwind_start(struct probes *p, char *err, size_t len);
 /* Passes pid's executable mappings and their open files (prepared by symbolize.c) to the child;
- * first = newly found process, else an update after its mappings changed. */
-void unwind_send_process(int pid, bool first);
+ * first = newly found process, else an update after its mappings changed. read_ns: CLOCK_MONOTONIC
+ * ns (monoclock.h) taken before symbolize.c last read pid's maps: the child uses a table only for
+ * samples of the image that was running then. */
+void unwind_send_process(int pid, bool first, uint64_t read_ns);
 /* The window ended: the child drains the ring buffer and writes its aggregate. */
 void unwind_stop(void);
 struct unwind_trailer;

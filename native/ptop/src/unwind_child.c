@@ -1,6 +1,16 @@
 /* The unwinder child's work (unwind_child.h): per-process libdwfl state built from the mappings
- * the parent passes, unwinding of each stack snapshot over the files' CFI, aggregation. */
+ * the parent passes, unwinding of each stack snapshot over the files' CFI, aggregation.
+ *
+ * Tables and execve. A process's executable mappings come as tables, each read by the parent at a
+ * known time (umsg.read_ns) on the clock of the samples' time_ns. Samples reach the child through
+ * the ring buffer and tables through the socket, so one can overtake the other; each table is
+ * therefore used from the first sample taken after it was read. An exec record (ring-buffer order:
+ * after the old image's samples, before the new one's) marks the table as the old image's; until a
+ * table read after the exec arrives, the new image's samples are held back (unwind_park.h), then
+ * unwound. Without this, a worker that exec'd every 0.4 s lost an eighth to a third of its samples
+ * to [truncated]: those taken between its exec and the parent's next look at its maps. */
 #include "unwind_child.h"
+#include "unwind_park.h"
 #include "unwind_wire.h"
 #include <linux/types.h>
 #include "ptop.h"
@@ -16,14 +26,33 @@
 
 struct umap {
 	uint64_t start, end;
+	bool vdso;
+};
+
+#if defined(__aarch64__)
+/* User addresses are below 2^48 (4 KiB pages, Debian's and most distributions' arm64 kernels); the
+ * bits above hold a pointer-authentication code when the value was signed. */
+#define ARM64_USER_VA_MASK ((1ull << 48) - 1)
+#endif
+
+struct maptable {
+	struct umap *v;
+	size_t n, cap;
+	uint64_t read_ns;
 };
 
 struct uproc {
 	int pid;
 	Dwfl *dwfl;
 	bool attached;
-	struct umap *maps;
-	size_t n, cap;
+	struct maptable table; /* what samples are unwound against */
+	/* A table read later than `table`: used from the first sample taken after its read, or for a
+	 * sample whose pc `table` does not hold (a library mapped just before it, read just after). */
+	struct maptable next;
+	bool filling_next; /* between MAPS_BEGIN and MAPS_END: MAPs go to `next` */
+	bool next_ready;
+	bool awaiting;     /* exec'd at exec_ns and no table read since: its samples are held */
+	uint64_t exec_ns;
 	struct file_id { /* a file at one load address: after an execve the same binary lies elsewhere */
 		dev_t dev;
 		ino_t ino;
@@ -32,6 +61,7 @@ struct uproc {
 	size_t nfiles;
 };
 
+static bool debug; /* PTOP_DEBUG: why a stack ended early, or a file gave no CFI, on stderr */
 static struct uproc *uprocs;
 static size_t nuprocs;
 /* Out of memory: what could not be kept is dropped and counted, never half-written (uwc_dropped). */
@@ -72,17 +102,28 @@ static void uproc_forget(int pid)
 		return;
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
-	free(u->maps);
+	free(u->table.v);
+	free(u->next.v);
 	free(u->files);
 	*u = uprocs[--nuprocs];
 }
 
-static bool in_maps(const struct uproc *u, uint64_t a)
+static bool in_table(const struct maptable *t, uint64_t a)
 {
-	for (size_t i = 0; i < u->n; i++)
-		if (a >= u->maps[i].start && a < u->maps[i].end)
+	for (size_t i = 0; i < t->n; i++)
+		if (a >= t->v[i].start && a < t->v[i].end)
 			return true;
 	return false;
+}
+
+/* `next` becomes the table (the old one's array is reused for the one after). */
+static void promote_next(struct uproc *u)
+{
+	struct maptable old = u->table;
+	u->table = u->next;
+	u->next = old;
+	u->next.n = 0;
+	u->next_ready = false;
 }
 
 /* Where the file's vaddr 0 lies in the process: the executable PT_LOAD whose page-aligned file
@@ -162,14 +203,16 @@ static struct {
 	const uint8_t *stack;
 	uint64_t sp;
 	struct uproc *u;
+	const struct maptable *t; /* u's table this sample is unwound against */
 	uint64_t pcs[PTOP_MAX_UNWIND_DEPTH];
 	uint32_t n;
 	bool truncated;
-	/* An alloc sample is taken on a function's first instruction, where the return address is
-	 * where the ABI puts it whatever the function's CFI (musl's allocator has none): the walk
-	 * starts in the caller, and the entry point is recorded as the leaf. */
-	bool entry;
-	uint64_t entry_pc;
+	/* The walk starts in the caller, and the sample's pc is recorded as the leaf: for an alloc
+	 * sample, taken on a function's first instruction, where the return address is where the ABI
+	 * puts it whatever the function's CFI (musl's allocator has none); on arm64, for a pc in a
+	 * vDSO function without CFI (vdso_leaf_without_cfi). */
+	bool from_caller;
+	uint64_t leaf_pc;
 } cur;
 
 static pid_t next_thread(Dwfl *d, void *a, void **targ)
@@ -204,7 +247,7 @@ static bool set_initial_registers(Dwfl_Thread *t, void *a)
 	 * DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip. */
 	Dwarf_Word r[17] = { p[10], p[12], p[11], p[5], p[13], p[14], p[4], p[19],
 			     p[9],  p[8],  p[7],  p[6], p[3],  p[2],  p[1], p[0], p[16] };
-	if (cur.entry) { /* the caller's frame: pc = the return address at [sp], sp above it */
+	if (cur.from_caller) { /* the caller's frame: pc = the return address at [sp], sp above it */
 		uint64_t ret;
 		memcpy(&ret, cur.stack, 8);
 		r[7] = p[19] + 8;
@@ -217,7 +260,9 @@ static bool set_initial_registers(Dwfl_Thread *t, void *a)
 	Dwarf_Word r[32];
 	for (int i = 0; i < 32; i++)
 		r[i] = p[i];
-	dwfl_thread_state_register_pc(t, cur.entry ? p[30] : p[32]); /* entry: the caller, at the link register */
+	/* from_caller: the caller, at the link register (PAC bits cleared: a function that signs it,
+	 * as arm64's vDSO does, holds it signed until its return) */
+	dwfl_thread_state_register_pc(t, cur.from_caller ? p[30] & ARM64_USER_VA_MASK : p[32]);
 	return dwfl_thread_state_registers(t, 0, 32, r);
 #else
 #error "unsupported architecture"
@@ -249,14 +294,14 @@ static int frame_cb(Dwfl_Frame *st, void *a)
 		return DWARF_CB_ABORT;
 	if (pc == 0)
 		return DWARF_CB_ABORT;
-	if (cur.entry && cur.n == 0) {
-		/* the entry point itself, then the caller's call site (pc is a return address) */
-		cur.pcs[cur.n++] = cur.entry_pc;
+	if (cur.from_caller && cur.n == 0) {
+		/* the sample's pc itself, then the caller's call site (pc is a return address) */
+		cur.pcs[cur.n++] = cur.leaf_pc;
 		activation = false;
 	}
 	uint64_t look = activation ? pc : pc - 1;
 	/* A pc in no executable mapping is a bad rule or stale data: the stack ends before it. */
-	if (!in_maps(cur.u, look) || cur.n == PTOP_MAX_UNWIND_DEPTH) {
+	if (!in_table(cur.t, look) || cur.n == PTOP_MAX_UNWIND_DEPTH) {
 		cur.truncated = true;
 		return DWARF_CB_ABORT;
 	}
@@ -264,11 +309,34 @@ static int frame_cb(Dwfl_Frame *st, void *a)
 	return DWARF_CB_OK;
 }
 
+#if defined(__aarch64__)
+/* arm64's vDSO (6.1 among others) has no CFI for its C functions (clock_gettime & co.): leaves
+ * that set up no frame and return through the link register. elfutils' frame-pointer fallback
+ * then reads the caller's frame pointer, which a program built without them does not keep, and the
+ * stack ended at [vdso]. Such a pc is walked from the caller instead (cur.from_caller). */
+static bool vdso_leaf_without_cfi(struct uproc *u, const struct maptable *t, uint64_t pc)
+{
+	bool vdso = false;
+	for (size_t i = 0; i < t->n && !vdso; i++)
+		vdso = t->v[i].vdso && pc >= t->v[i].start && pc < t->v[i].end;
+	if (!vdso)
+		return false;
+	Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, pc);
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
+	Dwarf_Frame *frame = NULL;
+	bool cfi_here = cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0;
+	free(frame);
+	return !cfi_here;
+}
+#endif
+
 static void child_map(const struct umsg *m, int fd)
 {
 	struct uproc *u = uproc_get(m->pid, true);
-	size_t cap = u && u->n == u->cap ? (u->cap ? u->cap * 2 : 32) : 0;
-	if (!u || (cap && !grow(&u->maps, cap, sizeof(*u->maps)))) {
+	struct maptable *t = u && u->filling_next ? &u->next : u ? &u->table : NULL;
+	size_t cap = t && t->n == t->cap ? (t->cap ? t->cap * 2 : 32) : 0;
+	if (!t || (cap && !grow(&t->v, cap, sizeof(*t->v)))) {
 		/* Without it, samples in its range end there ([truncated]): counted, not a crash. */
 		maps_dropped++;
 		if (fd >= 0)
@@ -276,13 +344,17 @@ static void child_map(const struct umsg *m, int fd)
 		return;
 	}
 	if (cap)
-		u->cap = cap;
-	u->maps[u->n++] = (struct umap){ m->start, m->end };
+		t->cap = cap;
+	t->v[t->n++] = (struct umap){ m->start, m->end, (m->flags & UMAP_VDSO) != 0 };
 	if (fd < 0)
 		return; /* anonymous executable memory (JIT): frame pointers, through elfutils' fallback */
 	struct stat st;
 	uint64_t base;
 	if (fstat(fd, &st) || load_base(fd, m->start, m->off, &base)) {
+		if (debug)
+			fprintf(stderr, "ptop: unwinder: pid %d, %#llx-%#llx: no load address (not an ELF file, or no "
+				"executable segment at offset %#llx)\n", m->pid, (unsigned long long)m->start,
+				(unsigned long long)m->end, (unsigned long long)m->off);
 		close(fd);
 		return;
 	}
@@ -306,8 +378,12 @@ static void child_map(const struct umsg *m, int fd)
 	char name[64];
 	snprintf(name, sizeof(name), "m%zu", u->nfiles);
 	dwfl_report_begin_add(u->dwfl);
-	if (!dwfl_report_elf(u->dwfl, name, name, fd, base, false))
+	if (!dwfl_report_elf(u->dwfl, name, name, fd, base, false)) {
+		if (debug)
+			fprintf(stderr, "ptop: unwinder: pid %d, %#llx-%#llx: libdwfl refused the file: %s\n", m->pid,
+				(unsigned long long)m->start, (unsigned long long)m->end, dwfl_errmsg(-1));
 		close(fd);
+	}
 	dwfl_report_end(u->dwfl, NULL, NULL);
 	if (!u->attached)
 		u->attached = dwfl_attach_state(u->dwfl, NULL, u->pid, &thread_cb, NULL);
@@ -434,13 +510,55 @@ static void add_capped(double *sum, uint64_t value)
 }
 
 static void (*poll_messages)(void);
-static bool debug; /* PTOP_DEBUG: why a stack ended early, on stderr */
 
-int uwc_sample(void *ctx, void *data, size_t size)
+static void unwind_record(const void *data, size_t size, bool may_hold);
+
+/* The held samples of a process, unwound now (against its table, whatever it is by then). */
+static void unwind_held(const void *rec, size_t size)
 {
-	(void)ctx;
+	unwind_record(rec, size, false);
+}
+
+/* Ring-buffer order puts the record after the old image's samples and before the new one's. A
+ * table read after the exec serves the new image and every one before it: the parent keeps the
+ * mappings of an earlier image wherever no later one covers their range (symbolize.c). */
+static void on_exec(const struct sample_hdr *h)
+{
+	struct uproc *u = uproc_get((int)h->tgid, false);
+	if (!u || u->awaiting || u->table.read_ns > h->time_ns)
+		return; /* already holding since an earlier exec, or the table was read after this one */
+	if (u->next_ready && u->next.read_ns > h->time_ns) {
+		promote_next(u); /* read after the exec, arrived ahead of the record */
+		return;
+	}
+	u->awaiting = true;
+	u->exec_ns = h->time_ns;
+}
+
+/* A table has just arrived whole in `next`. */
+static void on_table(struct uproc *u)
+{
+	u->next_ready = true;
+	if (!u->awaiting || u->next.read_ns <= u->exec_ns)
+		return; /* used from the first sample taken after its read (unwind_record) */
+	promote_next(u);
+	u->awaiting = false;
+	park_release(u->pid, unwind_held);
+}
+
+static uint64_t sample_pc(const struct sample_hdr *h)
+{
+#if defined(__x86_64__)
+	return h->regs[16];
+#else
+	return h->regs[32];
+#endif
+}
+
+static void unwind_record(const void *data, size_t size, bool may_hold)
+{
 	if (size < sizeof(struct sample_hdr))
-		return 0;
+		return;
 	const struct sample_hdr *h = data;
 	if (h->kind == SAMPLE_OFFCPU_WAKE) {
 		struct pend *p = pend_slot(h->tid);
@@ -448,28 +566,42 @@ int uwc_sample(void *ctx, void *data, size_t size)
 			add_capped(&entries[p->entry].value, h->value); /* ns blocked */
 			p->entry = -1;
 		}
-		return 0;
+		return;
+	}
+	if (h->kind == SAMPLE_EXEC) {
+		on_exec(h);
+		return;
 	}
 	if (h->interp_len > PTOP_INTERP_MAX || sizeof(*h) + (size_t)h->interp_len + h->stack_len > size)
-		return 0;
+		return;
 	struct uproc *u = uproc_get((int)h->tgid, false);
-	if (!u || !u->attached) {
+	if (may_hold && (!u || !u->attached)) {
 		if (poll_messages)
 			poll_messages(); /* its mappings may be in flight */
 		u = uproc_get((int)h->tgid, false);
 	}
+	if (u && u->next_ready && u->next.read_ns <= h->time_ns && !u->awaiting)
+		promote_next(u);
+	if (u && u->awaiting && may_hold && park_hold(u->pid, data, size))
+		return;
+
 	cur.n = 0;
 	cur.truncated = false;
 	cur.h = h;
 	cur.u = u;
 	cur.stack = (const uint8_t *)data + sizeof(*h);
 	cur.sp = user_sp(h);
-	cur.entry = h->kind == SAMPLE_ALLOC && h->stack_len >= 8;
-#if defined(__x86_64__)
-	cur.entry_pc = h->regs[16];
-#else
-	cur.entry_pc = h->regs[32];
+	cur.from_caller = h->kind == SAMPLE_ALLOC && h->stack_len >= 8;
+	cur.leaf_pc = sample_pc(h);
+	cur.t = NULL;
+	if (u) {
+		cur.t = &u->table;
+		if (u->next_ready && !in_table(&u->table, cur.leaf_pc) && in_table(&u->next, cur.leaf_pc))
+			cur.t = &u->next;
+#if defined(__aarch64__)
+		cur.from_caller = cur.from_caller || (u->attached && vdso_leaf_without_cfi(u, cur.t, cur.leaf_pc));
 #endif
+	}
 	if (u && u->attached && h->stack_len > 0) {
 		int rc = dwfl_getthread_frames(u->dwfl, (pid_t)h->tid, frame_cb, NULL);
 		if (rc != 0) {
@@ -492,7 +624,7 @@ int uwc_sample(void *ctx, void *data, size_t size)
 			samples_oom[axis]++;
 		else
 			agg_lost[axis]++;
-		return 0;
+		return;
 	}
 	entries[e].events += entries[e].events < VALUE_MAX;
 	if (axis == P_CPU) {
@@ -505,6 +637,12 @@ int uwc_sample(void *ctx, void *data, size_t size)
 		if (p)
 			*p = (struct pend){ h->tid, h->seq, e };
 	}
+}
+
+int uwc_sample(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	unwind_record(data, size, true);
 	return 0;
 }
 
@@ -521,18 +659,35 @@ bool uwc_message(const void *buf, size_t n, int fd)
 		child_map(&m, fd);
 	else if (fd >= 0)
 		close(fd);
-	if (m.type == MSG_GONE)
+	struct uproc *u = NULL;
+	switch (m.type) {
+	case MSG_GONE: /* a fresh state (the pid may be reused): what was held is of the one before */
+		park_release(m.pid, unwind_held);
 		uproc_forget(m.pid);
-	if (m.type == MSG_MAPS_BEGIN) {
-		struct uproc *u = uproc_get(m.pid, false);
-		if (u)
-			u->n = 0;
+		if ((u = uproc_get(m.pid, true)))
+			u->table.read_ns = m.read_ns;
+		break;
+	case MSG_MAPS_BEGIN:
+		if ((u = uproc_get(m.pid, true))) {
+			u->next.n = 0;
+			u->next.read_ns = m.read_ns;
+			u->filling_next = true;
+			u->next_ready = false;
+		}
+		break;
+	case MSG_MAPS_END:
+		if ((u = uproc_get(m.pid, false)) && u->filling_next) {
+			u->filling_next = false;
+			on_table(u);
+		}
+		break;
 	}
 	return m.type == MSG_STOP;
 }
 
 void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg)
 {
+	park_release(-1, unwind_held); /* no table came for them: [truncated], counted */
 	for (size_t i = 0; i < nentries; i++) {
 		struct entry *e = &entries[i];
 		struct unwound_hdr h;
@@ -561,6 +716,7 @@ int uwc_init(bool dbg, void (*poll)(void))
 
 void uwc_reset(void)
 {
+	park_clear();
 	while (nuprocs)
 		uproc_forget(uprocs[0].pid);
 	free(uprocs);

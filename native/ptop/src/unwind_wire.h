@@ -10,13 +10,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { MSG_MAP = 1, MSG_GONE = 2, MSG_STOP = 3, MSG_MAPS_BEGIN = 4 };
+/* GONE: a fresh process state, its table follows (MAPs). MAPS_BEGIN .. MAPS_END: a new table for
+ * a known process, read at read_ns; the child switches to it only for the samples taken after
+ * read_ns (unwind_child.c, "Tables and execve"). */
+enum { MSG_MAP = 1, MSG_GONE = 2, MSG_STOP = 3, MSG_MAPS_BEGIN = 4, MSG_MAPS_END = 5 };
 
 struct umsg {
 	uint32_t type;
 	int32_t pid;
 	uint64_t start, end, off;
+	uint64_t read_ns; /* GONE and MAPS_BEGIN: CLOCK_MONOTONIC ns before the maps were read */
+	uint64_t flags;   /* MAP: UMAP_* */
 };
+
+#define UMAP_VDSO 1 /* the kernel's [vdso] (its file: ptop's own image, vdso.h) */
 
 /* The largest child -> parent record. */
 #define UNWIND_RESULT_MAX (sizeof(struct unwound_hdr) + PTOP_MAX_UNWIND_DEPTH * 8 + PTOP_INTERP_MAX)

@@ -1,11 +1,12 @@
 /* The unwinder child (unwind_child.c) when memory runs out: every malloc/realloc/calloc it makes is
  * routed here (-Wl,--wrap) and made to fail on a schedule — one call, or every call from one on —
  * over a run that grows each of its tables (processes, mappings, files, aggregate entries, hash
- * slots, keys). Under ASan + UBSan, for every schedule: no crash, no bad access, every record it
+ * slots, keys, samples held after an exec). Under ASan + UBSan, for every schedule: no crash, no bad access, every record it
  * would send passes the parent's check, each sample is either in the aggregate or counted as
  * dropped (uwc_dropped), and the trailer the parent receives carries those counts per axis (the
  * summary's `lost`). Exit 0 and "ok" when all hold. */
 #include "unwind_child.h"
+#include "sample_regs.h"
 #include "self_segment.h"
 #include "unwind_wire.h"
 #include <linux/types.h>
@@ -82,6 +83,23 @@ static void message(uint32_t type, int32_t pid, uint64_t start, uint64_t end, ui
 #define SAMPLES 5000
 #define WALKED 50 /* samples with stack bytes: libdwfl walks them */
 
+/* Pid 2 exec's a third of the way through: its samples are held (a list that grows) until a table
+ * read after the exec arrives, two thirds of the way through. */
+static void exec_midway(int i)
+{
+	if (i == SAMPLES / 3) {
+		struct sample_hdr e = { .kind = SAMPLE_EXEC, .tgid = 2, .tid = 2, .kstack = -1, .time_ns = 10 * (uint64_t)i + 5 };
+		uwc_sample(NULL, &e, sizeof(e));
+	}
+	if (i == 2 * SAMPLES / 3) {
+		struct umsg m = { MSG_MAPS_BEGIN, 2, 0, 0, 0, 10 * (uint64_t)i + 5 };
+		uwc_message(&m, sizeof(m), -1);
+		message(MSG_MAP, 2, seg.start, seg.end, seg.off, true);
+		m.type = MSG_MAPS_END;
+		uwc_message(&m, sizeof(m), -1);
+	}
+}
+
 /* One run; returns the number of wrapped calls it made. */
 static long run(long from, long to)
 {
@@ -114,20 +132,14 @@ static long run(long from, long to)
 		h->tid = h->tgid;
 		h->kstack = i % PTOP_MAX_STACKS; /* part of the key: SAMPLES distinct stacks */
 		h->stack_len = i < WALKED ? 512 : 0;
+		h->time_ns = 10 * (uint64_t)i;
 		uint64_t pc = seg.start + (uint64_t)(i * 37) % (seg.end - seg.start), sp = 0x7ffd00000000ull;
-#if defined(__x86_64__)
-		h->regs[16] = pc;
-		h->regs[19] = sp;
-		h->regs[4] = sp + 64;
-#elif defined(__aarch64__)
-		h->regs[32] = pc;
-		h->regs[31] = sp;
-		h->regs[29] = sp + 64;
-#endif
+		sample_set_regs(h, pc, sp);
 		for (int b = 0; b < 512; b++)
 			buf[sizeof(*h) + b] = (uint8_t)(i * 131 + b * 7);
 		uwc_sample(NULL, buf, sizeof(*h) + h->stack_len);
 		sent++;
+		exec_midway(i);
 		axis_sent[h->kind == SAMPLE_ALLOC ? P_ALLOC : P_CPU]++;
 	}
 	uwc_results(check_record, NULL);

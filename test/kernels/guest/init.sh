@@ -25,8 +25,8 @@ cp /opt/ptop $W/ptop-bare && chmod 755 $W/ptop-bare
 cp /opt/hotloop $W/hotloop && chmod 755 $W/hotloop
 mkdir -p $W/nofp && chmod 755 $W/nofp  # same name (the workload is "hotloop"), no frame pointers
 cp /opt/hotloop-nofp $W/nofp/hotloop && chmod 755 $W/nofp/hotloop
-# The locks and alloc workloads (C, Go) under the same name too: the workload of every run is "hotloop".
-for w in lockwait allocratio allocgo; do mkdir -p $W/$w && chmod 755 $W/$w && cp /opt/$w $W/$w/hotloop && chmod 755 $W/$w/hotloop; done
+# The locks, alloc (C, Go), exec and vDSO workloads under the same name too: the workload of every run is "hotloop".
+for w in lockwait allocratio allocgo exitsym vdspin; do mkdir -p $W/$w && chmod 755 $W/$w && cp /opt/$w $W/$w/hotloop && chmod 755 $W/$w/hotloop; done
 # Debian's python3.11 (in the archive at /usr/bin) under that name too: a symlink, so that the
 # process's comm is "hotloop" and the interpreter still finds its stdlib from the link's target.
 mkdir -p $W/python && chmod 755 $W/python && ln -s /usr/bin/python3.11 $W/python/hotloop
@@ -34,6 +34,7 @@ cp /opt/py_shares.py $W/python/ && chmod 644 $W/python/py_shares.py
 echo '{"targets":[{"workload":"hotloop"}]}' > $W/targets.json && chmod 644 $W/targets.json
 PTOP=$W/ptop HOTLOOP=$W/hotloop HOTLOOP_NOFP=$W/nofp/hotloop TARGETS=$W/targets.json
 LOCKWAIT=$W/lockwait/hotloop ALLOCRATIO=$W/allocratio/hotloop ALLOCGO=$W/allocgo/hotloop
+EXITSYM=$W/exitsym/hotloop VDSPIN=$W/vdspin/hotloop
 PYTHON=$W/python/hotloop
 
 # $NOBODY CMD... &: CMD as uid/gid 65534 (busybox's setpriv cannot change uid); $! is CMD's pid.
