@@ -4,6 +4,8 @@
 // the figure the default sampling frequency rests on (bench/RESULTS.md, "Default frequency").
 //   bun bench/ptop-python-overhead.ts [--target python|c] [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9]
 //                                     [--settle 0.5] [--procs N] [--modes none,ptop-99,ptop-199,perf] [--skip-stats]   (root)
+//   mode baseline-HZ: the ptop binary at $PTOP_BASELINE (an earlier build) at HZ, in the same rotation
+//   as ptop-HZ, so that two builds are compared on the same processes in the same minutes.
 // 1. Target slowdown, paired on the same processes: one Python target per CPU (every CPU busy in
 //    every mode) starts once and reports (time, CPU time, rounds) every 0.1 s. Tool-off periods
 //    alternate with tool-on periods — ptop (cpu probe, uid 65534 with the five file capabilities;
@@ -23,7 +25,7 @@
 import { mkdtempSync, chmodSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { NOBODY, setcapPtop, writeTargets } from "../test/live/ptop-harness.ts";
+import { NOBODY, setcapPtop, setcapPtopFrom, writeTargets } from "../test/live/ptop-harness.ts";
 import { monotonicNow } from "./monotonic-clock.ts";
 import { progressBetween, readLines, startPythonTargets } from "./python-progress-targets.ts";
 import { startCTargets } from "./c-progress-targets.ts";
@@ -44,9 +46,10 @@ const OFF = arg("off", ON - 2 * TRIM);
 const PROCS = arg("procs", cpus().length);
 const STEADY_Q = arg("q", 0.9);
 const SETTLE = arg("settle", 0.5); // seconds from a tool's exit to the next off period
-type Mode = "none" | "perf" | "perf-nog" | "perf-dwarf" | `ptop-${number}`;
+type Mode = "none" | "perf" | "perf-nog" | "perf-dwarf" | `ptop-${number}` | `baseline-${number}`;
 const MODES = (argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1]! : "none,ptop-99,ptop-199,perf").split(",") as Mode[];
-for (const m of MODES) if (!/^(none|perf|perf-nog|perf-dwarf|ptop-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, perf-nog, perf-dwarf, ptop-HZ)`);
+for (const m of MODES) if (!/^(none|perf|perf-nog|perf-dwarf|ptop-\d+|baseline-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, perf-nog, perf-dwarf, ptop-HZ, baseline-HZ)`);
+if (MODES.some((m) => m.startsWith("baseline-")) && !process.env.PTOP_BASELINE) throw new Error("--modes baseline-HZ: set PTOP_BASELINE to the earlier ptop binary");
 const TARGET = argv.includes("--target") ? argv[argv.indexOf("--target") + 1]! : "python";
 if (TARGET !== "python" && TARGET !== "c") throw new Error(`--target: "${TARGET}" is not python or c`);
 const TARGET_DESC = TARGET === "c" ? "C targets (-O2, no frame pointers" : "Python targets (Debian python3";
@@ -55,6 +58,7 @@ const NAME = "pyovhpair"; // distinctive: ptop finds its targets by name machine
 const dir = mkdtempSync(join(tmpdir(), "ptop-pypair-"));
 chmodSync(dir, 0o755);
 const ptop = setcapPtop(dir);
+const baselinePtop = process.env.PTOP_BASELINE ? setcapPtopFrom(process.env.PTOP_BASELINE, join(dir, "baseline")) : "";
 const targetsFile = writeTargets(dir, { targets: [{ workload: NAME }] });
 const loadavg = async () => (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
 const loadBefore = await loadavg();
@@ -64,8 +68,8 @@ const targets = (TARGET === "c" ? startCTargets : startPythonTargets)(dir, NAME,
 await Bun.sleep(2000); // the interpreters past start-up
 
 /** Starts ptop; resolves `open` at the monotonic time its header (written at window open) arrives. */
-function startPtop(freq: number, duration: number) {
-  const tool = Bun.spawn([...NOBODY, ptop, "--targets", targetsFile, "--workload", NAME, "--duration", String(duration), "--frequency", String(freq), "--probes", "cpu"], { stdout: "pipe", stderr: "pipe" });
+function startPtop(freq: number, duration: number, bin = ptop) {
+  const tool = Bun.spawn([...NOBODY, bin, "--targets", targetsFile, "--workload", NAME, "--duration", String(duration), "--frequency", String(freq), "--probes", "cpu"], { stdout: "pipe", stderr: "pipe" });
   let text = "";
   let markOpen: (t: number) => void = () => {};
   const open = new Promise<number>((resolve) => (markOpen = resolve));
@@ -109,7 +113,8 @@ async function onPeriod(mode: Mode): Promise<OnPeriod> {
     await tool.exited;
     return { a: t0 + 1, b: end - TRIM, toolCpuPerSec: cpuOf(tool) / (end - t0), leafNamed: false };
   }
-  const run = startPtop(Number(mode.slice(5)), ON);
+  const baseline = mode.startsWith("baseline-");
+  const run = startPtop(Number(mode.slice(baseline ? 9 : 5)), ON, baseline ? baselinePtop : ptop);
   const open = await run.open;
   const { text, cpu } = await run.done;
   return { a: open + TRIM, b: open + ON - TRIM, toolCpuPerSec: cpu / ON, leafNamed: text.includes('"function":"leaf"') };
@@ -166,7 +171,7 @@ for (const m of MODES) {
   console.log(`| ${m} | ${ps.length} | ${cells(ps.map((p) => p.steadySlowdown))} | ${cells(ps.map((p) => p.slowdown))} | ${tool} | ${f2(summarize(ps.map((p) => p.share * 100)).median)}% |`);
 }
 const ptopModes = MODES.filter((m) => m.startsWith("ptop-"));
-if (ptopModes.length) console.log(`leaf() named in every ptop capture (on the Python target: a Python frame): ${pairs.filter((p) => p.mode.startsWith("ptop-")).every((p) => p.on.leafNamed)}`);
+if (ptopModes.length) console.log(`leaf() named in every ptop capture (on the Python target: a Python frame): ${pairs.filter((p) => /^(ptop|baseline)-/.test(p.mode)).every((p) => p.on.leafNamed)}`);
 // How the choice of quantile for the steady speed affects each mode (the A/A row says which is tightest).
 for (const q of [0.5, 0.75, 0.9])
   console.log(`steady speed at quantile ${q}: ${MODES.map((m) => {

@@ -1,7 +1,7 @@
 // Shared set-up for ptop's live tests: build ptop, give a private copy the five file capabilities,
 // run workloads and ptop as a non-root user (uid 65534), and read the stream back.
 import { Value } from "@sinclair/typebox/value";
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
@@ -29,6 +29,14 @@ export function sharedTempDir(prefix: string): string {
 /** Copies ptop into dir and grants it exactly the five file capabilities. */
 export function setcapPtop(dir: string, caps = FIVE_CAPS): string {
   return copyWithCaps(ptopSource(), dir, caps);
+}
+
+/** Another ptop binary (an earlier build a benchmark compares against), copied into dir (made
+ *  world-readable) with the five file capabilities. */
+export function setcapPtopFrom(source: string, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o755);
+  return copyWithCaps(source, dir, FIVE_CAPS);
 }
 
 /** A test build of ptop (a Makefile target such as `smallagg`, with one bound made tiny; never
