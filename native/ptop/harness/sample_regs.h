@@ -8,16 +8,8 @@
 
 static inline void sample_set_regs(struct sample_hdr *h, uint64_t pc, uint64_t sp)
 {
-#if defined(__x86_64__)
-	h->regs[16] = pc;
-	h->regs[19] = sp;
-	h->regs[4] = sp + 64;
-#elif defined(__aarch64__)
-	h->regs[32] = pc;
-	h->regs[31] = sp;
-	h->regs[29] = sp + 64;
-#else
-#error "unsupported architecture"
-#endif
+	h->regs[PTOP_REG_PC] = pc;
+	h->regs[PTOP_REG_SP] = sp;
+	h->regs[PTOP_REG_FP] = sp + 64;
 }
 #endif

@@ -59,6 +59,13 @@ struct sample_hdr {
 	__u32 interp_len;
 };
 
+/* The slots of sample_hdr.regs that user space reads by name (the arch's user pt_regs order). */
+#if defined(__x86_64__)
+enum { PTOP_REG_FP = 4, PTOP_REG_PC = 16, PTOP_REG_SP = 19 };
+#elif defined(__aarch64__)
+enum { PTOP_REG_FP = 29, PTOP_REG_LR = 30, PTOP_REG_SP = 31, PTOP_REG_PC = 32 };
+#endif
+
 /* Counters in the `stats` array map, one slot each. */
 enum ptop_stat {
 	STAT_CPU_SAMPLES = 0,

@@ -26,7 +26,7 @@
 
 struct umap {
 	uint64_t start, end;
-	bool vdso;
+	bool vdso; /* UMAP_VDSO: a table holds one per image the process has had (the parent keeps them) */
 };
 
 #if defined(__aarch64__)
@@ -250,7 +250,7 @@ static bool set_initial_registers(Dwfl_Thread *t, void *a)
 	if (cur.from_caller) { /* the caller's frame: pc = the return address at [sp], sp above it */
 		uint64_t ret;
 		memcpy(&ret, cur.stack, 8);
-		r[7] = p[19] + 8;
+		r[7] = p[PTOP_REG_SP] + 8;
 		r[16] = ret;
 	}
 	dwfl_thread_state_register_pc(t, r[16]);
@@ -262,7 +262,7 @@ static bool set_initial_registers(Dwfl_Thread *t, void *a)
 		r[i] = p[i];
 	/* from_caller: the caller, at the link register (PAC bits cleared: a function that signs it,
 	 * as arm64's vDSO does, holds it signed until its return) */
-	dwfl_thread_state_register_pc(t, cur.from_caller ? p[30] & ARM64_USER_VA_MASK : p[32]);
+	dwfl_thread_state_register_pc(t, cur.from_caller ? p[PTOP_REG_LR] & ARM64_USER_VA_MASK : p[PTOP_REG_PC]);
 	return dwfl_thread_state_registers(t, 0, 32, r);
 #else
 #error "unsupported architecture"
@@ -275,15 +275,6 @@ static const Dwfl_Thread_Callbacks thread_cb = {
 	.memory_read = memory_read,
 	.set_initial_registers = set_initial_registers,
 };
-
-static uint64_t user_sp(const struct sample_hdr *h)
-{
-#if defined(__x86_64__)
-	return h->regs[19];
-#else
-	return h->regs[31];
-#endif
-}
 
 static int frame_cb(Dwfl_Frame *st, void *a)
 {
@@ -546,15 +537,6 @@ static void on_table(struct uproc *u)
 	park_release(u->pid, unwind_held);
 }
 
-static uint64_t sample_pc(const struct sample_hdr *h)
-{
-#if defined(__x86_64__)
-	return h->regs[16];
-#else
-	return h->regs[32];
-#endif
-}
-
 static void unwind_record(const void *data, size_t size, bool may_hold)
 {
 	if (size < sizeof(struct sample_hdr))
@@ -590,9 +572,9 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	cur.h = h;
 	cur.u = u;
 	cur.stack = (const uint8_t *)data + sizeof(*h);
-	cur.sp = user_sp(h);
+	cur.sp = h->regs[PTOP_REG_SP];
 	cur.from_caller = h->kind == SAMPLE_ALLOC && h->stack_len >= 8;
-	cur.leaf_pc = sample_pc(h);
+	cur.leaf_pc = h->regs[PTOP_REG_PC];
 	cur.t = NULL;
 	if (u) {
 		cur.t = &u->table;

@@ -36,14 +36,6 @@ bool park_hold(int pid, const void *rec, size_t size)
 	return true;
 }
 
-bool park_holds(int pid)
-{
-	for (size_t i = 0; i < nheld; i++)
-		if (held[i].pid == pid)
-			return true;
-	return false;
-}
-
 void park_release(int pid, void (*fn)(const void *rec, size_t size))
 {
 	size_t keep = 0;

@@ -16,8 +16,6 @@ bool park_hold(int pid, const void *rec, size_t size);
 /* Calls fn on each held record of pid (every pid when pid < 0), oldest first, and lets them go.
  * fn must not hold records. */
 void park_release(int pid, void (*fn)(const void *rec, size_t size));
-/* Whether pid has records held. */
-bool park_holds(int pid);
 /* Lets every held record go without calling anything (the fuzzer's reset). */
 void park_clear(void);
 #endif

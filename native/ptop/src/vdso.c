@@ -1,5 +1,7 @@
 /* ptop's own vDSO image, in a memfd for the unwinder (vdso.h). */
 #include "vdso.h"
+#include "proctext.h"
+#include "rootfs.h"
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,23 +11,28 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+struct range {
+	uint64_t start, end;
+};
+
+static void vdso_line(const struct maps_line *l, void *arg)
+{
+	if (l->path_len == 6 && memcmp(l->path, "[vdso]", 6) == 0)
+		*(struct range *)arg = (struct range){ l->start, l->end };
+}
+
 /* The [vdso] line of ptop's own maps: where its image starts and how long it is. */
 static bool own_vdso(uint64_t *start, uint64_t *len)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return false;
-	char line[512];
-	bool found = false;
-	unsigned long long s, e;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " [vdso]") && sscanf(line, "%llx-%llx", &s, &e) == 2 && e > s;
-	fclose(f);
-	if (found) {
-		*start = s;
-		*len = e - s;
-	}
-	return found;
+	size_t n = 0;
+	char *maps = read_proc_file("/proc/self/maps", 1u << 20, &n);
+	struct range r = { 0, 0 };
+	if (maps)
+		proctext_maps_foreach(maps, n, vdso_line, &r);
+	free(maps);
+	*start = r.start;
+	*len = r.end - r.start;
+	return r.end > r.start;
 }
 
 int vdso_fd(uint64_t len)
