@@ -4,7 +4,7 @@ import pino from "pino";
 // headers, query strings, request bodies, enrolment payloads, and any field a client controls
 // (a token pasted as a workload, a version, an env, the org of a sign-in). No word boundary in
 // front: "x_rpcap_…" must not slip through because "_" is a word character.
-const TOKEN_PATTERN = /(rpcap|rpboot)_[A-Za-z0-9]+/g;
+const TOKEN_PATTERN = /(rpcap|rpboot|rpread)_[A-Za-z0-9]+/g;
 
 export function redactSecrets(text: string): string {
   return text.replace(TOKEN_PATTERN, "$1_[REDACTED]").replace(/([?&]token=)[^&\s"]+/gi, "$1[REDACTED]");

@@ -1,12 +1,15 @@
 // `runner admin --data DIR …`: works on the store directly (no server needed).
 import { parseArgs } from "node:util";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
+import { need, out, printJson, UsageError } from "./output.ts";
+import { READ_TOKEN_COMMANDS } from "./read-token-commands.ts";
 import { captureJson, instrumentationSummary } from "../records/capture-json.ts";
 import { openStore } from "../store/open.ts";
 import { DATABASE_COMMANDS, databaseCommand } from "./database-command.ts";
 import type { Store } from "../store/store.ts";
 import { StoreError } from "../store/types.ts";
 import { createMember } from "../users/create-user.ts";
+import { renderDiffTable, type DiffResult } from "../../witness/index.ts";
 
 const USAGE = `usage: runner admin (--data DIR | --database-url postgres://…) <command>
   migrate                      bring the store's schema up to date (PostgreSQL: run before starting new replicas)
@@ -16,6 +19,11 @@ const USAGE = `usage: runner admin (--data DIR | --database-url postgres://…) 
   token create ORG NAME        prints the capture token once, as the last line
   token revoke ORG NAME
   token list ORG [--json]
+  read-token create ORG NAME [--workload W]…
+                               prints a read token once, as the last line: it reads the status,
+                               outcome and verdict of the org's captures (of workload W only, if given)
+  read-token revoke ORG NAME
+  read-token list ORG [--json]
   bootstrap-token create ORG   prints the bootstrap token once, as the last line
   user create ORG EMAIL --role owner|admin|member --password-stdin
                                a member who signs in to the app; the password is read from stdin
@@ -25,17 +33,14 @@ const USAGE = `usage: runner admin (--data DIR | --database-url postgres://…) 
                                the diff of a head capture against the prior version
 `;
 
-class UsageError extends Error {}
 
-const out = (s: string): void => void process.stdout.write(`${s}\n`);
-const printJson = (v: unknown): void => out(JSON.stringify(v, null, 2));
-
-function need(args: string[], n: number, shape: string): string[] {
-  if (args.length !== n) throw new UsageError(`expected: runner admin ${shape}`);
-  return args;
+export type Handler = (store: Store, args: string[], json: boolean, opts: HandlerOptions) => Promise<void>;
+export interface HandlerOptions {
+  html?: string;
+  role?: string;
+  passwordStdin?: boolean;
+  workload?: string[];
 }
-
-type Handler = (store: Store, args: string[], json: boolean, opts: { html?: string; role?: string; passwordStdin?: boolean }) => Promise<void>;
 
 /** The first line of stdin (a trailing newline is not part of the password). */
 async function readPasswordFromStdin(): Promise<string> {
@@ -44,6 +49,7 @@ async function readPasswordFromStdin(): Promise<string> {
 }
 
 const COMMANDS: Record<string, Handler> = {
+  ...READ_TOKEN_COMMANDS,
   "org create": async (store, args) => {
     const [org] = need(args, 1, "org create ORG");
     await store.createOrg(org!);
@@ -130,7 +136,9 @@ const COMMANDS: Record<string, Handler> = {
       await Bun.write(opts.html, diff.html);
     }
     if (json) return printJson({ request_id: id, compared_with: diff.comparedWith, note: diff.note, diff: diff.json ? JSON.parse(diff.json) : null });
-    out(`${diff.verdict ?? "no diff"}: ${diff.note}`);
+    // The same table `runner witness diff` prints (one renderer for both), after what was compared.
+    if (diff.json) process.stdout.write(`${diff.note}\n${renderDiffTable(JSON.parse(diff.json) as DiffResult)}`);
+    else out(`no diff: ${diff.note}`);
     if (opts.html) out(`flame graph written to ${opts.html}`);
   },
 };
@@ -147,6 +155,7 @@ export async function adminCommand(argv: string[]): Promise<number> {
         html: { type: "string" },
         role: { type: "string" },
         "password-stdin": { type: "boolean", default: false },
+        workload: { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -178,7 +187,7 @@ export async function adminCommand(argv: string[]): Promise<number> {
     // Only `org create` starts a new store; every other command needs an existing one.
     const mustExist = `${group} ${action}` !== "org create";
     store = openStore({ data: values.data, databaseUrl: values["database-url"], mustExist });
-    await handler(store, args, values.json!, { html: values.html, role: values.role, passwordStdin: values["password-stdin"] });
+    await handler(store, args, values.json!, { html: values.html, role: values.role, passwordStdin: values["password-stdin"], workload: values.workload });
     return 0;
   } catch (err) {
     process.stderr.write(`runner admin: ${(err as Error).message}\n`);

@@ -54,6 +54,7 @@ const TABLES: Array<{ name: string; columns: string[]; identity?: boolean; since
   { name: "diffs", columns: ["request_id", "compared_with", "compared_version", "note", "verdict", "json", "html", "created_at"] },
   { name: "users", columns: ["id", "org_id", "email", "role", "password_hash", "created_at"], identity: true, since: 3 },
   { name: "sessions", columns: ["hash", "user_id", "created_at", "expires_at"], since: 3 },
+  { name: "read_tokens", columns: ["id", "org_id", "name", "hash", "workloads", "created_at", "revoked_at"], identity: true, since: 5 },
 ];
 
 async function importSqlite(file: string, url: string): Promise<void> {

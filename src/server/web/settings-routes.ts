@@ -9,6 +9,7 @@ import { field } from "./form.ts";
 import { flash } from "./layout.ts";
 import { settingsPage, type SettingsView, type TokenRow } from "./pages/settings.ts";
 import { page, plain, redirect } from "./respond.ts";
+import { readTokenRoutes } from "./read-token-routes.ts";
 
 const TOKEN_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -19,14 +20,14 @@ async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
   );
 }
 
-async function render(deps: WebDeps, s: SignedIn, extra: Partial<SettingsView> = {}, status = 200): Promise<Response> {
+export async function render(deps: WebDeps, s: SignedIn, extra: Partial<SettingsView> = {}, status = 200): Promise<Response> {
   const org = s.user.orgName;
-  const [o, instances, tokens] = await Promise.all([deps.store.getOrg(org), deps.store.listInstances(org), tokenRows(deps, org)]);
-  return page(settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, tokens, ...extra }), status);
+  const [o, instances, tokens, readTokens] = await Promise.all([deps.store.getOrg(org), deps.store.listInstances(org), tokenRows(deps, org), deps.store.listReadTokens(org)]);
+  return page(settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, tokens, readTokens, ...extra }), status);
 }
 
 /** The form's member, when an owner or admin; a 403 otherwise. */
-async function manager(deps: WebDeps, request: Request) {
+export async function manager(deps: WebDeps, request: Request) {
   const r = await formSession(deps, request);
   if (r instanceof Response) return r;
   if (!canManageSettings(r.session.user.role)) {
@@ -38,6 +39,7 @@ async function manager(deps: WebDeps, request: Request) {
 
 export function settingsRoutes(deps: WebDeps) {
   return new Elysia()
+    .use(readTokenRoutes(deps))
     .get("/settings", async ({ request }) => {
       const s = await pageSession(deps, request);
       if (s instanceof Response) return s;

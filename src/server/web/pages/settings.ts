@@ -5,6 +5,8 @@ import type { SignedIn } from "../../users/session.ts";
 import { canManageSettings } from "../../users/roles.ts";
 import { html, isoTime, type Html } from "../html.ts";
 import { layout } from "../layout.ts";
+import type { ReadTokenInfo } from "../../store/read-token-store.ts";
+import { readTokenSection } from "./read-token-section.ts";
 
 export interface TokenRow {
   name: string;
@@ -21,6 +23,8 @@ export interface SettingsView {
   message?: Html;
   /** A token just created: shown once, never stored in clear. */
   created?: { name: string; value: string };
+  readTokens: ReadTokenInfo[];
+  createdRead?: { name: string; value: string };
 }
 
 function profilerSection(v: SettingsView, manage: boolean): Html {
@@ -65,6 +69,6 @@ ${v.tokens.length ? html`<table id="tokens"><thead><tr><th scope="col">Name</th>
 
 export function settingsPage(v: SettingsView): Html {
   const manage = canManageSettings(v.session.user.role);
-  const body = html`<h1>Settings</h1>${v.message ?? ""}${profilerSection(v, manage)}${tokenSection(v, manage)}`;
+  const body = html`<h1>Settings</h1>${v.message ?? ""}${profilerSection(v, manage)}${tokenSection(v, manage)}${readTokenSection({ csrf: v.session.csrf, manage, tokens: v.readTokens, created: v.createdRead })}`;
   return layout("Settings", body, v.session, "settings");
 }
