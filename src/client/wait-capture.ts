@@ -45,7 +45,7 @@ async function fetchStatus(o: WaitOptions): Promise<Fetched> {
   if (res.status === 401) return { ok: false, fatal: true, message: `401: the read token was refused${says}` };
   if (res.status === 404) return { ok: false, fatal: true, message: `404${says || ": no such capture"}` };
   // 5xx and gateways: the control plane may be restarting; keep trying until the timeout.
-  return { ok: false, fatal: res.status < 500, message: `${res.status}${says}` };
+  return { ok: false, fatal: res.status < 500, message: `${res.status}${says || (res.status === 200 ? ": not the control plane's answer (not JSON); check --url" : "")}` };
 }
 
 function changeLine(c: ChangedFunction): string {
