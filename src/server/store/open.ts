@@ -1,7 +1,8 @@
 // Picks the store from the command line: --data DIR (SQLite at DIR/runner.db, one server) or
 // --database-url postgres://… (PostgreSQL, any number of server replicas).
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { prepareOwnerOnlyStore } from "../../store-permissions.ts";
 import type { Store } from "./store.ts";
 import { SqliteStore } from "./sqlite/sqlite-store.ts";
 import { PostgresStore } from "./postgres/postgres-store.ts";
@@ -32,6 +33,6 @@ export function openStore(loc: StoreLocation): Store {
   }
   if (!loc.data) throw new Error("--data DIR is required (the SQLite store lives at DIR/runner.db), or --database-url for PostgreSQL");
   if (loc.mustExist && !existsSync(join(loc.data, "runner.db"))) throw missingStoreError(loc.data);
-  mkdirSync(loc.data, { recursive: true });
+  prepareOwnerOnlyStore(loc.data);
   return new SqliteStore(join(loc.data, "runner.db"));
 }
