@@ -16,8 +16,8 @@ const live = liveAvailable();
 const TARGETS = 60;
 const NAME = `allocdet${process.pid % 1000000}`; // this run's own processes only
 // Multi-uprobe links with a per-process filter: Linux 6.6, the filter fixed in 6.10 (and stable).
-const [major, minor] = (Bun.spawnSync(["uname", "-r"]).stdout.toString().match(/^(\d+)\.(\d+)/) ?? ["", "0", "0"]).slice(1).map(Number);
-const oldKernel = major < 6 || (major === 6 && minor < 10);
+const release = /^(\d+)\.(\d+)/.exec(Bun.spawnSync(["uname", "-r"]).stdout.toString());
+const oldKernel = !release || Number(release[1]) * 1000 + Number(release[2]) < 6010;
 
 describeUnless(whyNot([!live, NOT_ROOT], [oldKernel, "multi-uprobe links need Linux 6.10 (the per-uprobe detach remains there)"]))("ptop alloc detach (live)", () => {
   let dir = "", ptop = "", bin = "";
