@@ -5,9 +5,9 @@ import { createLogger } from "../log.ts";
 import { ownerOnlyFix, widerThanOwner } from "../store-permissions.ts";
 import { parseListenAddress } from "./listen-address.ts";
 import { startServer } from "./start-server.ts";
-import { openStore } from "./store/open.ts";
+import { chosenDatabaseUrl, openStore } from "./store/open.ts";
 
-const USAGE = `usage: runner server --listen HOST:PORT --data DIR [--database-url URL]
+const USAGE = `usage: runner server --listen HOST:PORT (--data DIR | with RUNNER_DATABASE_URL=postgres://… set)
                      [--tunnel-listen HOST:PORT] [--tls-cert FILE --tls-key FILE]
 `;
 
@@ -41,7 +41,9 @@ export async function serverCommand(argv: string[]): Promise<number> {
     const tunnelListen = values["tunnel-listen"] ? parseListenAddress(values["tunnel-listen"], "--tunnel-listen") : undefined;
     if (!!values["tls-cert"] !== !!values["tls-key"]) throw new Error("--tls-cert and --tls-key go together");
     const tls = values["tls-cert"] ? { certFile: values["tls-cert"], keyFile: values["tls-key"]! } : undefined;
-    const store = openStore({ data: values.data, databaseUrl: values["database-url"] });
+    const database = chosenDatabaseUrl(values["database-url"], values.data);
+    if (database.warning) logger.warn(database.warning);
+    const store = openStore({ data: values.data, databaseUrl: database.url });
     // Fail at start, not at the first request, when the database is unreachable (the URL is never echoed).
     await store.ping().catch((err: Error) => {
       throw new Error(`the store is not reachable: ${err.message.replace(/postgres(ql)?:\/\/\S+/gi, "postgres://…")}`);

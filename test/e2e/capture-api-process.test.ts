@@ -91,7 +91,9 @@ describe("runner server process", () => {
   test("a SIGKILL right after the 202s loses no acknowledged request", async () => {
     const token = setUpOrg();
     const s1 = await startServer();
-    expect((await fetch(`${s1.url}/healthz`)).status).toBe(200);
+    const health = await fetch(`${s1.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get("strict-transport-security")).toBeNull(); // plain HTTP: HSTS would be ignored, and wrong
     const sends = Array.from({ length: 30 }, (_, i) => capture(s1.url, token, { workload: "w", version: `v${i % 25}` }));
     const answers = await Promise.all(sends.map(async (p) => {
       const r = await p;
@@ -267,6 +269,11 @@ describe("runner server process", () => {
     expect((await fetch(`${url}/healthz`, { tls })).status).toBe(200);
     const res = await fetch(`${url}/api/profiling/captures`, { method: "POST", tls, headers: { authorization: `Bearer ${token}` }, body: '{"workload":"w","version":"1"}' });
     expect(res.status).toBe(202);
+    // Over TLS every answer (API, page, redirect, 404) keeps browsers to HTTPS.
+    for (const path of ["/healthz", "/login", "/profiling", "/no-such-page"]) {
+      expect([path, (await fetch(`${url}${path}`, { tls, redirect: "manual" })).headers.get("strict-transport-security")]).toEqual([path, "max-age=31536000"]);
+    }
+    expect(res.headers.get("strict-transport-security")).toBe("max-age=31536000");
     const mismatched = Bun.spawnSync([...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--data", dir, "--tls-cert", cert], { stderr: "pipe" });
     expect(mismatched.exitCode).not.toBe(0);
     expect(mismatched.stderr.toString()).toContain("--tls-cert and --tls-key go together");

@@ -23,6 +23,21 @@ export function missingStoreError(data: string): Error {
   return new Error(`no store at ${file}: check --data (\`runner server --data ${data}\` or \`runner admin --data ${data} org create ORG\` creates one)`);
 }
 
+export const DATABASE_URL_ENV = "RUNNER_DATABASE_URL";
+
+/**
+ * The PostgreSQL URL the operator chose: --database-url, else RUNNER_DATABASE_URL unless --data
+ * names a SQLite store. The URL usually carries a password and a command line is shown by `ps` to
+ * every local user, so the flag still works but comes with a warning; the environment (from a file
+ * only the service's user reads) does not.
+ */
+export function chosenDatabaseUrl(flag: string | undefined, data: string | undefined, env: NodeJS.ProcessEnv = process.env): { url?: string; warning?: string } {
+  if (flag !== undefined) {
+    return { url: flag, warning: `--database-url puts the database URL (and its password) in the command line, where ps shows it to every local user; set ${DATABASE_URL_ENV} instead` };
+  }
+  return { url: data === undefined ? env[DATABASE_URL_ENV] || undefined : undefined };
+}
+
 export function openStore(loc: StoreLocation): Store {
   if (loc.databaseUrl) {
     if (!/^postgres(ql)?:\/\//.test(loc.databaseUrl)) {
@@ -31,7 +46,7 @@ export function openStore(loc: StoreLocation): Store {
     }
     return new PostgresStore(loc.databaseUrl);
   }
-  if (!loc.data) throw new Error("--data DIR is required (the SQLite store lives at DIR/runner.db), or --database-url for PostgreSQL");
+  if (!loc.data) throw new Error(`--data DIR is required (the SQLite store lives at DIR/runner.db), or ${DATABASE_URL_ENV} (or --database-url) for PostgreSQL`);
   if (loc.mustExist && !existsSync(join(loc.data, "runner.db"))) throw missingStoreError(loc.data);
   prepareOwnerOnlyStore(loc.data);
   return new SqliteStore(join(loc.data, "runner.db"));
