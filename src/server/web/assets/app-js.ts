@@ -43,7 +43,7 @@ export const APP_JS = String.raw`
     }, 3000);
   }
 
-  function pct(x) { return (x >= 0 ? "+" : "") + (x * 100).toFixed(1) + "%"; }
+  function pct(x) { var s = (x * 100).toFixed(1); return Number(s) === 0 ? "0.0%" : (x > 0 ? "+" : "") + s + "%"; }
   function share(x) { return (x * 100).toFixed(2) + "%"; }
   function num(x) { var a = Math.abs(x); return a >= 100 ? Math.round(x).toLocaleString("en-US") : a >= 1 ? x.toFixed(1) : x.toPrecision(2); }
   // The browser's copy of src/server/web/units.ts absolute() (this script has no imports);
@@ -195,7 +195,8 @@ export const APP_JS = String.raw`
     var stop = null;
     for (var k = 0; k < els.length; k++) if (els[k]._node === keep) { stop = els[k]; break; }
     if (!stop) for (var m = 0; m < els.length; m++) if (els[m]._node === focus) { stop = els[m]; break; }
-    (stop || els[0]).tabIndex = 0;
+    // An axis with nothing to draw (the server lists those instead) keeps no Tab stop.
+    if (els.length) (stop || els[0]).tabIndex = 0;
     return { matches: matches, stop: stop, term: term };
   }
 
