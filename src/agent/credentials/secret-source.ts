@@ -1,7 +1,7 @@
 import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { productionChain } from "../connectors/aws/credentials.ts";
+import { productionChain } from "../connectors/aws/production-chain.ts";
+import type { Env } from "../env.ts";
 import { AgentError } from "../errors.ts";
-import type { Env } from "../context.ts";
 import type { Redactor } from "./redactor.ts";
 
 // Where connector credentials come from. `RUNNER_SECRET_STORE_MODE`:
