@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken } from "../../src/protocol/token-format.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 import { mustAdmin } from "../helpers/runner-admin.ts";
+import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
 
 // Each test starts several `runner` processes; from source on a busy machine that takes seconds.
 const PROCESS_TIMEOUT = 60_000;
@@ -167,6 +168,44 @@ describe("runner server process", () => {
       expect(log).not.toContain(body.slice(0, 20));
     }
     expect(log).not.toMatch(/(rpcap|rpboot)_(?!\[REDACTED\])[0-9A-Za-z]/);
+  }, PROCESS_TIMEOUT);
+
+  test("control characters and a key sent twice are refused naming the field; stored ones print escaped", async () => {
+    const token = setUpOrg();
+    const s = await startServer();
+    // The attack's version: erase the line, move up, retitle the window, fake a status.
+    const attack = "1.0\u001b[2K\u001b[1A\u001b]0;pwned\u0007\r\u001b[32mstatus OK";
+    const refused: Array<[object | string, string, string]> = [
+      [{ workload: "w", version: attack }, "version", "U+001B at character 4"],
+      [{ workload: "w", version: "1", env: "prod\u0000" }, "env", "U+0000"],
+      [{ workload: "w\rx", version: "1" }, "workload", "U+000D"],
+      [{ workload: "bin/api", version: "1" }, "workload", 'contains "/"'],
+      ['{"workload":"w","version":"1","version":"2"}', "version", "appears more than once"],
+    ];
+    for (const [body, field, words] of refused) {
+      const r = typeof body === "string" ? await fetch(`${s.url}/api/profiling/captures`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body }) : await capture(s.url, token, body);
+      const answer = (await r.json()) as { error: string; field: string };
+      expect({ status: r.status, field: answer.field, named: answer.error.startsWith(field) && answer.error.includes(words) }).toEqual({ status: 400, field, named: true });
+    }
+    s.proc.kill("SIGTERM");
+    expect(await s.proc.exited).toBe(0);
+    expect(JSON.parse(admin("captures", "list", "acme", "--json"))).toEqual([]);
+    // A record stored before the rule, failed with a reason a Profiler wrote: the CLI must not let
+    // either reach the terminal as escapes.
+    const store = new SqliteStore(join(dir, "runner.db"));
+    const org = (await store.getOrg("acme"))!;
+    const q = await store.queueCapture(org.id, "ci", { workload: "w", version: attack, env: "\u009b31m", kind: "head", durationSec: 5, warmupSec: 0 }, { limit: 20, windowMs: 3600_000, now: Date.now() });
+    if (q.kind !== "queued") throw new Error(q.kind);
+    await store.completeCapture(q.requestId, { outcome: "failed", reason: "ptop: \u001b]8;;http://evil\u0007click\u001b]8;;\u0007 \u202eexe.txt" });
+    await store.close();
+    const printed = [admin("captures", "list", "acme"), admin("captures", "show", q.requestId), admin("captures", "list", "acme", "--json"), admin("captures", "show", q.requestId, "--json")];
+    for (const out of printed) expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(printed[0]).toContain("w@1.0\\x1b[2K\\x1b[1A\\x1b]0;pwned\\x07\\x0d\\x1b[32mstatus OK (\\x9b31m)");
+    expect(printed[1]).toContain("ptop: \\x1b]8;;http://evil\\x07click\\x1b]8;;\\x07 \\u202eexe.txt");
+    // JSON keeps the same values, still valid JSON.
+    const shown = JSON.parse(printed[3]!) as { version: string; env: string; reason: string };
+    expect([shown.version, shown.env]).toEqual([attack, "\u009b31m"]);
+    expect(shown.reason).toContain("\u202eexe.txt");
   }, PROCESS_TIMEOUT);
 
   test("--tls-cert/--tls-key serve HTTPS", async () => {

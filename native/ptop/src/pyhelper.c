@@ -168,7 +168,6 @@ int pyhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out)
 	if (ask(fd, hint, out, sizeof(*out)))
 		return -1;
 	out->version_text[sizeof(out->version_text) - 1] = 0;
-	out->detail[sizeof(out->detail) - 1] = 0;
 	if (out->status < PYELF_NOT_PYTHON || out->status > PYELF_UNRECOGNISED)
 		out->status = PYELF_UNRECOGNISED;
 	return 0;

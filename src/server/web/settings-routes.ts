@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
 import { StoreError } from "../store/types.ts";
+import { TOKEN_NAME, TOKEN_NAME_RULE } from "../tokens/token-name.ts";
 import { canManageSettings } from "../users/roles.ts";
 import type { SignedIn } from "../users/session.ts";
 import { formSession, pageSession, type WebDeps } from "./context.ts";
@@ -10,7 +11,6 @@ import { flash } from "./layout.ts";
 import { settingsPage, type SettingsView, type TokenRow } from "./pages/settings.ts";
 import { page, plain, redirect } from "./respond.ts";
 
-const TOKEN_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
   const tokens = await deps.store.listCaptureTokens(org);
@@ -63,7 +63,7 @@ export function settingsRoutes(deps: WebDeps) {
         if (r instanceof Response) return r;
         const name = field(r.form, "name");
         if (!TOKEN_NAME.test(name)) {
-          return render(deps, r.session, { message: flash("error", "A token name is 1 to 64 letters, digits, dots, dashes or underscores.") }, 400);
+          return render(deps, r.session, { message: flash("error", `A token name is ${TOKEN_NAME_RULE}.`) }, 400);
         }
         const value = generateToken(CAPTURE_TOKEN_PREFIX);
         try {
