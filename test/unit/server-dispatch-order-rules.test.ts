@@ -1,6 +1,7 @@
 // The order a record becomes, the reasons, and a Profiler's message as the node answer, as both
 // dispatchers state them (src/server/dispatch/order-rules.ts, node-answer.ts).
 import { describe, expect, test } from "bun:test";
+import type { Instrumentation } from "../../src/protocol/tunnel.ts";
 import { nodeAnswer } from "../../src/server/dispatch/node-answer.ts";
 import { answerReason, captureOrder, timeoutReason } from "../../src/server/dispatch/order-rules.ts";
 
@@ -21,7 +22,7 @@ describe("timeoutReason", () => {
 });
 
 describe("nodeAnswer", () => {
-  const instrumentation = { requested: ["cpu"], attached: ["cpu"], not_attached: [] };
+  const instrumentation: Instrumentation = { requested: ["cpu"], attached: ["cpu"], not_attached: [] };
   test("an answer or result without a reason gets the stated fallback; running is timed by the clock given", () => {
     expect(nodeAnswer({ type: "answer", request_id: "r", answer: "running" }, 42)).toEqual({ answer: { state: "running", since: 42 }, profile: null });
     expect(nodeAnswer({ type: "answer", request_id: "r", answer: "refused" }, 0).answer).toEqual({ state: "refused", reason: "refused" });
