@@ -3,7 +3,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { prepareOwnerOnlyStore } from "../../store-permissions.ts";
-import type { Store } from "./store.ts";
 import { SqliteStore } from "./sqlite/sqlite-store.ts";
 import { PostgresStore } from "./postgres/postgres-store.ts";
 
@@ -38,7 +37,8 @@ export function chosenDatabaseUrl(flag: string | undefined, data: string | undef
   return { url: data === undefined ? env[DATABASE_URL_ENV] || undefined : undefined };
 }
 
-export function openStore(loc: StoreLocation): Store {
+/** Either store is a `Store`; each also carries what its dispatcher needs (dispatch/create.ts). */
+export function openStore(loc: StoreLocation): SqliteStore | PostgresStore {
   if (loc.databaseUrl) {
     if (!/^postgres(ql)?:\/\//.test(loc.databaseUrl)) {
       // Never echo the URL: it usually carries a password.
