@@ -2,10 +2,13 @@
 import { listenOrExplain } from "../listen-failure.ts";
 import type { Logger } from "../log.ts";
 import { appDeps, createApp, type AppOptions } from "./app.ts";
+import type { DispatchingStore } from "./dispatch/create.ts";
 import type { Store } from "./store/store.ts";
 import { startProfilerPlane } from "./profiler-plane.ts";
 
 export interface ServerOptions extends AppOptions {
+  /** A store its Profilers' captures can be dispatched on (openStore's). */
+  store: Store & DispatchingStore;
   hostname: string;
   port: number;
   tls?: { certFile: string; keyFile: string };
@@ -45,6 +48,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const plane = opts.tunnelListen
     ? await startProfilerPlane({
         ...appDeps(opts),
+        store: opts.store,
         tunnel: { ...opts.tunnelListen, tls },
       }).catch(async (err) => {
         await app.stop(true);

@@ -2,7 +2,6 @@
 // --database-url postgres://… (PostgreSQL, any number of server replicas).
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Store } from "./store.ts";
 import { SqliteStore } from "./sqlite/sqlite-store.ts";
 import { PostgresStore } from "./postgres/postgres-store.ts";
 
@@ -22,7 +21,8 @@ export function missingStoreError(data: string): Error {
   return new Error(`no store at ${file}: check --data (\`runner server --data ${data}\` or \`runner admin --data ${data} org create ORG\` creates one)`);
 }
 
-export function openStore(loc: StoreLocation): Store {
+/** Either store is a `Store`; each also carries what its dispatcher needs (dispatch/create.ts). */
+export function openStore(loc: StoreLocation): SqliteStore | PostgresStore {
   if (loc.databaseUrl) {
     if (!/^postgres(ql)?:\/\//.test(loc.databaseUrl)) {
       // Never echo the URL: it usually carries a password.
