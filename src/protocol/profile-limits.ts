@@ -4,7 +4,7 @@
 //
 // Derived from ptop's own bound, not from a count of samples: ptop writes a record only while the
 // stream stays within PTOP_STREAM_BUDGET, 126 MiB, and its summary (bounded notes, at most 50
-// locks) is under 1 MiB (native/ptop/src/output.h), so no stream exceeds 127 MiB whatever the
+// locks) is under 1 MiB (native/ptop/src/out/output.h), so no stream exceeds 127 MiB whatever the
 // frequency, the window or the number of CPUs; stacks go in largest first, and what does not fit is
 // counted as lost. The limit is the next power of two, 128 MiB; a unit test keeps the two in step.
 // For scale, a measured capture: ptop (all three probes, 99 Hz) on a Node HTTP service serving

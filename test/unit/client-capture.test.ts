@@ -56,6 +56,9 @@ describe("runner capture", () => {
     const again = await capture([...base(), "--workload", "api", "--version", "1", "--env", "prod", "--kind", "replicate", "--duration", "30", "--warmup", "0"], { RUNNER_CAPTURE_TOKEN: token });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.out)).toEqual({ ...body, deduped: true });
+    // --token still works, and says where the token is now visible; the environment says nothing.
+    expect(r.err).toContain("runner capture: warning: --token puts the capture token in the command line, where ps shows it to every local user; set RUNNER_CAPTURE_TOKEN instead");
+    expect(again.err).not.toContain("--token");
   }, PROCESS_TIMEOUT);
 
   test("401: non-zero exit, a clear message, and the token is not echoed", async () => {
