@@ -44,7 +44,7 @@ export class ProfileTooLargeError extends Error {
 // there and keeps these in step). A pushed profile past any of them is not a ptop stream: it is
 // refused at parse time, its reason on the record, before it costs a diff (issue 29).
 
-/** A stack's frames: ptop's report (report.c) joins at most PTOP_MAX_UNWIND_DEPTH (256) user
+/** A stack's frames: ptop's report (out/report.c) joins at most PTOP_MAX_UNWIND_DEPTH (256) user
  *  frames, PTOP_MAX_STACK_DEPTH (127) kernel frames, PY_MAX_FRAMES (64) Python frames and 2 more. */
 export const MAX_STACK_DEPTH = 256 + 127 + 64 + 2;
 /** Stack records in one stream: one per entry of the unwinder's aggregate (PTOP_UNWIND_MAX_ENTRIES,
@@ -58,7 +58,7 @@ export const MAX_STREAM_FRAMES = 1 << 20;
  *  4,096-byte perf-map line, paths at most PATH_MAX (4,096); demangling expands C++ templates, so
  *  the bound leaves room: 64 Ki characters. */
 export const MAX_NAME_CHARS = 64 * 1024;
-/** One JSON line: the largest record ptop writes is its summary, under 1 MiB (output.h). */
+/** One JSON line: the largest record ptop writes is its summary, under 1 MiB (out/output.h). */
 export const MAX_RECORD_CHARS = 1024 * 1024;
 
 /** A stored diff: its JSON and its page (the differential flame graph). A real diff is well under
