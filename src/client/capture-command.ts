@@ -2,6 +2,7 @@
 //  [--duration S] [--warmup S] [--retry]` — the pipeline client. Prints the 202 body as JSON.
 import { parseArgs } from "node:util";
 import type { CaptureRequestBody } from "../protocol/capture-request.ts";
+import { terminalSafe } from "../terminal-text.ts";
 import { attemptQueueCapture } from "./queue-capture.ts";
 
 const MAX_ATTEMPTS = 5;
@@ -90,7 +91,8 @@ export async function captureCommand(argv: string[]): Promise<number> {
       await Bun.sleep(result.retryAfterSeconds * 1000);
       continue;
     }
-    process.stderr.write(`runner capture: ${result.message}\n`);
+    // The message quotes the server (or a proxy in front of it): printed terminal-safe.
+    process.stderr.write(`runner capture: ${terminalSafe(result.message)}\n`);
     return 1;
   }
 }

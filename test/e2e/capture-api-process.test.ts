@@ -2,13 +2,15 @@
 // and its logs never contain a token, however the token was sent.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken } from "../../src/protocol/token-format.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 import { mustAdmin } from "../helpers/runner-admin.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
+import { parseProfile } from "../../src/witness/parse.ts";
+import { Client, PASSWORD, pushCaptureAt } from "../unit/web-harness.ts";
 
 // Each test starts several `runner` processes; from source on a busy machine that takes seconds.
 const PROCESS_TIMEOUT = 60_000;
@@ -244,6 +246,33 @@ describe("runner server process", () => {
     } finally {
       process.umask(before);
     }
+  }, PROCESS_TIMEOUT);
+
+  test("hostile enrolment keys are a 400 and prototype-named axes a 404, with nothing in the log", async () => {
+    setUpOrg();
+    const boot = admin("bootstrap-token", "create", "acme").trimEnd().split("\n").at(-1)!;
+    mustAdmin(dir, ["user", "create", "acme", "a@acme.test", "--role", "owner", "--password-stdin"], `${PASSWORD}\n`);
+    // A pushed capture, stored as the dispatcher stores a Profiler's push.
+    const store = new SqliteStore(join(dir, "runner.db"));
+    const profile = parseProfile(readFileSync(join(import.meta.dir, "../fixtures/profiles/api-v1-head.stream.jsonl")), "stream");
+    const id = await pushCaptureAt(store, "acme", { workload: "api", version: "1" }, profile, { probes_requested: 2, probes_attached: 2, missing: [] }, Date.now());
+    await store.close();
+    const s = await startServer();
+    const enrol = (key: string) =>
+      fetch(`${s.url}/api/profiler/enroll`, { method: "POST", headers: { "x-runner-tenant": "acme", authorization: `Bearer ${boot}` }, body: JSON.stringify({ instance_id: "n1", class: "profiler", public_key: key }) });
+    for (const key of [Buffer.alloc(32).toString("base64"), Buffer.from([1, ...Array(31).fill(0)]).toString("base64"), `${Buffer.alloc(32, 7).toString("base64")}AAAA`]) {
+      const r = await enrol(key);
+      expect({ status: r.status, error: ((await r.json()) as { error: string }).error.split(" ")[0] }).toEqual({ status: 400, error: "public_key:" });
+    }
+    const member = new Client(s.url);
+    expect((await member.signIn("acme", "a@acme.test", PASSWORD)).status).toBe(303);
+    for (const axis of ["__proto__", "constructor", "toString"]) {
+      const r = await member.get(`/profiling/captures/${id}/download/folded?axis=${axis}`);
+      expect({ status: r.status, text: await r.text() }).toEqual({ status: 404, text: `axis "${axis}" does not exist in this capture; its axes: cpu, syscalls` });
+    }
+    s.proc.kill("SIGTERM");
+    expect(await s.proc.exited).toBe(0);
+    expect(s.log()).not.toContain("unhandled error");
   }, PROCESS_TIMEOUT);
 
   test("--tls-cert/--tls-key serve HTTPS", async () => {
