@@ -3,16 +3,19 @@
 // status a pipeline gates a deploy on (wait-capture.ts GATE_EXIT).
 import type { CaptureRequestBody } from "../protocol/capture-request.ts";
 import { CliUsageError, parseCommandLine, USAGE_EXIT } from "../cli-args.ts";
+import { terminalSafe } from "../terminal-text.ts";
 import { attemptQueueCapture } from "./queue-capture.ts";
 import { GATE_EXIT, waitForVerdict } from "./wait-capture.ts";
 
 const MAX_ATTEMPTS = 5;
 const DEFAULT_TIMEOUT_SEC = 1800;
-const USAGE = `usage: runner capture --url BASE --token TOKEN --workload W --version V
+const USAGE = `usage: runner capture --url BASE --workload W --version V
                       [--env E] [--kind head|replicate] [--duration S] [--warmup S] [--retry]
-                      [--wait --read-token TOKEN [--json] [--timeout S]]
-       runner capture --url BASE --wait --request-id ID --read-token TOKEN [--json] [--timeout S]
-  The capture token may come from RUNNER_CAPTURE_TOKEN, the read token from RUNNER_READ_TOKEN.
+                      [--wait [--json] [--timeout S]]
+       runner capture --url BASE --wait --request-id ID [--json] [--timeout S]
+  The tokens come from the environment: RUNNER_CAPTURE_TOKEN (queues) and, with --wait,
+  RUNNER_READ_TOKEN (reads). --token and --read-token still work, but put a token in the command
+  line, where ps shows it to every local user.
   --retry waits the server's retry_after_seconds after a 429 and tries again (up to ${MAX_ATTEMPTS} attempts).
   --wait follows the capture (a read token, rpread_…: a capture token reads nothing) and prints its
   outcome, the verdict and the changed functions as they arrive; --json prints one JSON object per
@@ -24,6 +27,9 @@ const USAGE = `usage: runner capture --url BASE --token TOKEN --workload W --ver
     1  an error: refused, unreachable, or no verdict within --timeout (default ${DEFAULT_TIMEOUT_SEC} s)
     ${USAGE_EXIT}  a usage error
 `;
+
+const inArgv = (flag: string, kind: string, env: string) =>
+  `runner capture: warning: ${flag} puts the ${kind} in the command line, where ps shows it to every local user; set ${env} instead\n`;
 
 function numberFlag(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -61,8 +67,9 @@ function parse(argv: string[]) {
     throw new CliUsageError(`--url must be the control plane's base URL with its scheme, e.g. https://runner.example.com or http://127.0.0.1:8080; got "${values.url}"`);
   }
   const readToken = values["read-token"] ?? process.env.RUNNER_READ_TOKEN;
+  if (values["read-token"] !== undefined) process.stderr.write(inArgv("--read-token", "read token", "RUNNER_READ_TOKEN"));
   const timeoutSec = numberFlag(values.timeout, "--timeout") ?? DEFAULT_TIMEOUT_SEC;
-  if (values.wait && !readToken) throw new CliUsageError("--wait needs a read token (rpread_…): --read-token or RUNNER_READ_TOKEN; a capture token reads nothing");
+  if (values.wait && !readToken) throw new CliUsageError("--wait needs a read token (rpread_…): set RUNNER_READ_TOKEN (a capture token reads nothing)");
   if (!values.wait) {
     for (const f of ["read-token", "request-id", "json", "timeout"] as const) if (values[f]) throw new CliUsageError(`--${f} only goes with --wait`);
   }
@@ -77,7 +84,8 @@ function parse(argv: string[]) {
   for (const [flag, v] of [["--workload", values.workload], ["--version", values.version]] as const) {
     if (!v) throw new CliUsageError(`${flag} is required`);
   }
-  if (!token) throw new CliUsageError("a capture token is required: --token or RUNNER_CAPTURE_TOKEN");
+  if (!token) throw new CliUsageError("a capture token is required: set RUNNER_CAPTURE_TOKEN (or pass --token, which ps shows to every local user)");
+  if (values.token !== undefined) process.stderr.write(inArgv("--token", "capture token", "RUNNER_CAPTURE_TOKEN"));
   if (values.kind !== undefined && values.kind !== "head" && values.kind !== "replicate") {
     throw new CliUsageError(`--kind must be head or replicate, got "${values.kind}"`);
   }
@@ -129,7 +137,8 @@ async function queue(url: string, token: string, body: CaptureRequestBody, retry
       await Bun.sleep(result.retryAfterSeconds * 1000);
       continue;
     }
-    process.stderr.write(`runner capture: ${result.message}\n`);
+    // The message quotes the server (or a proxy in front of it): printed terminal-safe.
+    process.stderr.write(`runner capture: ${terminalSafe(result.message)}\n`);
     return 1;
   }
 }

@@ -2,7 +2,7 @@
 // capture), the captures on both sides for the flame graphs, and which axes are absent.
 import { gunzipProfile } from "../../witness/gunzip.ts";
 import { parseProfile } from "../../witness/parse.ts";
-import type { Capture } from "../../witness/model.ts";
+import { axisTotal, type Capture } from "../../witness/model.ts";
 import type { DiffResult } from "../../witness/diff.ts";
 import type { StoredDiff } from "../store/profiler-store.ts";
 import type { Store } from "../store/store.ts";
@@ -22,8 +22,10 @@ export interface CaptureView {
   presentAxes: string[];
   /** Why a stored profile could not be read (the page still shows the record and the diff table). */
   profileError: string | null;
-  /** This capture on its own: a flame graph and a top table per axis. */
+  /** This capture on its own: a flame graph and a top table per axis with samples. */
   alone: Array<{ flame: FlameAxis; top: TopRow[] }>;
+  /** Axes this capture declared but never sampled (a locks probe on a process that took no contended lock): listed, not drawn. */
+  unsampled: string[];
 }
 
 export async function loadCapture(store: Store, requestId: string): Promise<Capture | null> {
@@ -83,6 +85,7 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
     }, null);
     if (sides) flames = result.axes_compared.map((a) => flameAxis(a.axis, a.unit, sides.before, sides.after, result.changes));
   }
+  const sampled = own ? Object.values(own.axes).filter((p) => axisTotal(p) > 0) : [];
   return {
     record,
     diff,
@@ -93,6 +96,7 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
     hasProfile: own !== null,
     presentAxes: own ? Object.keys(own.axes) : [],
     profileError,
-    alone: own ? Object.values(own.axes).map((p) => ({ flame: flameAxis(p.axis, p.unit, [], [own], []), top: topRows(p.axis, [own]) })) : [],
+    alone: own ? sampled.map((p) => ({ flame: flameAxis(p.axis, p.unit, [], [own], []), top: topRows(p.axis, [own]) })) : [],
+    unsampled: own ? Object.values(own.axes).filter((p) => axisTotal(p) === 0).map((p) => p.axis) : [],
   };
 }

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { generateToken, hashToken, READ_TOKEN_PREFIX } from "../../protocol/token-format.ts";
 import { StoreError } from "../store/types.ts";
 import { checkTokenName, checkWorkloadScope } from "../tokens/read-token-rules.ts";
-import type { WebDeps } from "./context.ts";
+import { guarded, type WebDeps } from "./context.ts";
 import { field } from "./form.ts";
 import { flash } from "./layout.ts";
 import { redirect } from "./respond.ts";
@@ -13,9 +13,7 @@ export function readTokenRoutes(deps: WebDeps) {
   return new Elysia()
     .post(
       "/settings/read-tokens",
-      async ({ request }) => {
-        const r = await manager(deps, request);
-        if (r instanceof Response) return r;
+      guarded(deps, manager, async (r) => {
         const name = field(r.form, "name");
         const workloads = field(r.form, "workloads").split(",").map((w) => w.trim()).filter((w) => w !== "");
         const bad = checkTokenName(name) ?? checkWorkloadScope(workloads);
@@ -32,14 +30,12 @@ export function readTokenRoutes(deps: WebDeps) {
         deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, token_name: name }, "read token created in Settings");
         // Rendered directly (no redirect): the value exists only in this response.
         return render(deps, r.session, { createdRead: { name, value } }, 201);
-      },
+      }),
       { parse: "none" },
     )
     .post(
       "/settings/read-tokens/revoke",
-      async ({ request }) => {
-        const r = await manager(deps, request);
-        if (r instanceof Response) return r;
+      guarded(deps, manager, async (r) => {
         const name = field(r.form, "name");
         try {
           await deps.store.revokeReadToken(r.session.user.orgName, name, deps.now());
@@ -49,7 +45,7 @@ export function readTokenRoutes(deps: WebDeps) {
         }
         deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, token_name: name }, "read token revoked in Settings");
         return redirect(`/settings?done=${encodeURIComponent(`Read token "${name}" revoked.`)}`);
-      },
+      }),
       { parse: "none" },
     );
 }
