@@ -1,9 +1,9 @@
 // `runner admin --data DIR …`: works on the store directly (no server needed).
-import { parseArgs } from "node:util";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
 import { textProblem } from "../../protocol/names.ts";
 import { safe, terminalSafe } from "../../terminal-text.ts";
 import { need, out, printJson, UsageError } from "./output.ts";
+import { parseCommandLine, USAGE_EXIT } from "../../cli-args.ts";
 import { READ_TOKEN_COMMANDS } from "./read-token-commands.ts";
 import { renderDiffTable, type DiffResult } from "../../witness/index.ts";
 import { TOKEN_NAME, TOKEN_NAME_RULE } from "../tokens/token-name.ts";
@@ -152,7 +152,7 @@ const COMMANDS: Record<string, Handler> = {
 export async function adminCommand(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
+    parsed = parseCommandLine({
       args: argv,
       options: {
         data: { type: "string" },
@@ -169,7 +169,7 @@ export async function adminCommand(argv: string[]): Promise<number> {
     });
   } catch (err) {
     process.stderr.write(`runner admin: ${(err as Error).message}\n${USAGE}`);
-    return 2;
+    return USAGE_EXIT;
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -182,13 +182,13 @@ export async function adminCommand(argv: string[]): Promise<number> {
   if ((DATABASE_COMMANDS as readonly string[]).includes(group ?? "")) {
     return databaseCommand(group!, positionals.slice(1), { data: values.data, databaseUrl: database.url }).then(
       () => 0,
-      (err: Error) => (process.stderr.write(`runner admin: ${terminalSafe(err.message)}\n`), 1),
+      (err: Error) => (process.stderr.write(`runner admin: ${terminalSafe(err.message)}\n`), err instanceof UsageError ? USAGE_EXIT : 1),
     );
   }
   const handler = COMMANDS[`${group} ${action}`];
   if (!handler) {
     process.stderr.write(`runner admin: unknown command "${positionals.join(" ")}"\n${USAGE}`);
-    return 2;
+    return USAGE_EXIT;
   }
   let store: Store | undefined;
   try {
@@ -199,7 +199,7 @@ export async function adminCommand(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     process.stderr.write(`runner admin: ${terminalSafe((err as Error).message)}\n`);
-    return err instanceof UsageError ? 2 : 1;
+    return err instanceof UsageError ? USAGE_EXIT : 1;
   } finally {
     await store?.close();
   }

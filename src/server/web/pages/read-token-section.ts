@@ -2,6 +2,7 @@
 // (rpread_…; create — the value shown once —, list with workload scope, revoke).
 import type { ReadTokenInfo } from "../../store/read-token-store.ts";
 import { html, isoTime, type Html } from "../html.ts";
+import { shownOnce } from "./settings.ts";
 
 export interface ReadTokenView {
   csrf: string;
@@ -13,11 +14,7 @@ export interface ReadTokenView {
 
 export function readTokenSection(v: ReadTokenView): Html {
   const csrf = html`<input type="hidden" name="_csrf" value="${v.csrf}">`;
-  const created = v.created
-    ? html`<div class="card secret" role="status"><p>Read token <strong>${v.created.name}</strong> created. It is shown once: copy it now.</p>
-<label for="new-read-token">Token value</label><div class="row"><input id="new-read-token" readonly value="${v.created.value}" class="mono" size="60">
-<button type="button" class="copy" data-copy="new-read-token">Copy</button><span class="copied muted" aria-live="polite"></span></div></div>`
-    : "";
+  const created = v.created ? shownOnce("Read token", v.created, "new-read-token") : "";
   const rows = v.tokens.map(
     (t) => html`<tr><td>${t.name}</td><td>${t.workloads ? t.workloads.join(", ") : "every workload"}</td><td>${isoTime(t.createdAt)}</td><td>${t.revokedAt === null ? "active" : `revoked ${isoTime(t.revokedAt)}`}</td>
 <td>${v.manage && t.revokedAt === null ? html`<form method="post" action="/settings/read-tokens/revoke" class="inline" data-confirm="Revoke read token ${t.name}? Pipelines using it can no longer read verdicts; this cannot be undone.">${csrf}<input type="hidden" name="name" value="${t.name}"><button type="submit" aria-label="Revoke read token ${t.name}">Revoke</button></form>` : ""}</td></tr>`,

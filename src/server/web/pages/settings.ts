@@ -44,13 +44,16 @@ ${v.instances.length ? html`<table><thead><tr><th scope="col">Instance</th><th s
 </section>`;
 }
 
+/** A token just created: its value, shown this once with a copy button. */
+export function shownOnce(kind: string, created: { name: string; value: string }, id: string): Html {
+  return html`<div class="card secret" role="status"><p>${kind} <strong>${created.name}</strong> created. It is shown once: copy it now.</p>
+<label for="${id}">Token value</label><div class="row"><input id="${id}" readonly value="${created.value}" class="mono" size="60">
+<button type="button" class="copy" data-copy="${id}">Copy</button><span class="copied muted" aria-live="polite"></span></div></div>`;
+}
+
 function tokenSection(v: SettingsView, manage: boolean): Html {
   const csrf = html`<input type="hidden" name="_csrf" value="${v.session.csrf}">`;
-  const created = v.created
-    ? html`<div class="card secret" role="status"><p>Capture token <strong>${v.created.name}</strong> created. It is shown once: copy it now.</p>
-<label for="new-token">Token value</label><div class="row"><input id="new-token" readonly value="${v.created.value}" class="mono" size="60">
-<button type="button" class="copy" data-copy="new-token">Copy</button><span class="copied muted" aria-live="polite"></span></div></div>`
-    : "";
+  const created = v.created ? shownOnce("Capture token", v.created, "new-token") : "";
   const rows = v.tokens.map(
     (t) => html`<tr><td>${t.name}</td><td>${isoTime(t.createdAt)}</td><td>${isoTime(t.lastUsedAt)}</td><td>${t.revokedAt === null ? "active" : `revoked ${isoTime(t.revokedAt)}`}</td>
 <td>${manage && t.revokedAt === null ? html`<form method="post" action="/settings/tokens/revoke" class="inline" data-confirm="Revoke capture token ${t.name}? Pipelines using it can no longer queue captures; this cannot be undone.">${csrf}<input type="hidden" name="name" value="${t.name}"><button type="submit" aria-label="Revoke token ${t.name}">Revoke</button></form>` : ""}</td></tr>`,
