@@ -31,7 +31,7 @@ export interface RunningServer {
 const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const app = createApp(opts);
+  const app = createApp({ ...opts, hsts: opts.tls !== undefined });
   // Read once: the HTTP listener and the tunnel listener serve the same certificate.
   const tls = opts.tls ? { cert: await Bun.file(opts.tls.certFile).text(), key: await Bun.file(opts.tls.keyFile).text() } : undefined;
   // Elysia's Bun adapter turns SO_REUSEPORT on by default: a second server on a busy port then
