@@ -8,6 +8,7 @@ import { openStore } from "./store/open.ts";
 
 const USAGE = `usage: runner server --listen HOST:PORT --data DIR [--database-url URL]
                      [--tunnel-listen HOST:PORT] [--tls-cert FILE --tls-key FILE]
+  RUNNER_DATABASE_URL stands for --database-url (keeps the password out of argument lists).
 `;
 
 export async function serverCommand(argv: string[]): Promise<number> {
@@ -40,7 +41,8 @@ export async function serverCommand(argv: string[]): Promise<number> {
     const tunnelListen = values["tunnel-listen"] ? parseListenAddress(values["tunnel-listen"], "--tunnel-listen") : undefined;
     if (!!values["tls-cert"] !== !!values["tls-key"]) throw new Error("--tls-cert and --tls-key go together");
     const tls = values["tls-cert"] ? { certFile: values["tls-cert"], keyFile: values["tls-key"]! } : undefined;
-    const store = openStore({ data: values.data, databaseUrl: values["database-url"] });
+    // From the environment too: a container's arguments are visible to anyone who lists processes.
+    const store = openStore({ data: values.data, databaseUrl: values["database-url"] ?? (values.data ? undefined : process.env.RUNNER_DATABASE_URL || undefined) });
     // Fail at start, not at the first request, when the database is unreachable (the URL is never echoed).
     await store.ping().catch((err: Error) => {
       throw new Error(`the store is not reachable: ${err.message.replace(/postgres(ql)?:\/\/\S+/gi, "postgres://…")}`);
