@@ -29,7 +29,7 @@ export interface TargetList {
   warnings: TargetProblem[];
 }
 
-// One grammar with ptop's own parser (native/ptop/src/targets.c, which re-reads the list at every
+// One grammar with ptop's own parser (native/ptop/src/collector/targets.c, which re-reads the list at every
 // capture): both accept exactly the same files with the same limits, and the shared corpus in
 // test/fixtures/targets/{accept,refuse} runs through both. Change a rule here (or in
 // protocol/names.ts, the names' grammar the capture API shares), change it there.

@@ -1,5 +1,5 @@
 // The grammar of the names a capture is about, one definition for both sides: the Profiler's
-// target list (profiler/targets.ts, with ptop's own parser native/ptop/src/targets.c — change a
+// target list (profiler/targets.ts, with ptop's own parser native/ptop/src/collector/targets.c — change a
 // rule here, change it there) and the capture request API (capture-request.ts), whose workload is
 // matched against that list and whose fields are printed on operators' terminals and pages.
 

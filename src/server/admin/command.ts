@@ -5,15 +5,15 @@ import { textProblem } from "../../protocol/names.ts";
 import { safe, terminalJson, terminalSafe } from "../../terminal-text.ts";
 import { TOKEN_NAME, TOKEN_NAME_RULE } from "../tokens/token-name.ts";
 import { captureJson, instrumentationSummary } from "../records/capture-json.ts";
-import { openStore } from "../store/open.ts";
+import { chosenDatabaseUrl, openStore } from "../store/open.ts";
 import { DATABASE_COMMANDS, databaseCommand } from "./database-command.ts";
 import type { Store } from "../store/store.ts";
 import { StoreError } from "../store/types.ts";
 import { createMember } from "../users/create-user.ts";
 
-const USAGE = `usage: runner admin (--data DIR | --database-url postgres://…) <command>
+const USAGE = `usage: runner admin (--data DIR | with RUNNER_DATABASE_URL=postgres://… set) <command>
   migrate                      bring the store's schema up to date (PostgreSQL: run before starting new replicas)
-  import-sqlite FILE           with --database-url: copy a SQLite store (DIR/runner.db) into an empty PostgreSQL database
+  import-sqlite FILE           with RUNNER_DATABASE_URL: copy a SQLite store (DIR/runner.db) into an empty PostgreSQL database
   org create ORG
   profiler enable ORG | profiler disable ORG
   token create ORG NAME        prints the capture token once, as the last line
@@ -169,8 +169,10 @@ export async function adminCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const [group, action, ...args] = positionals;
+  const database = chosenDatabaseUrl(values["database-url"], values.data);
+  if (database.warning) process.stderr.write(`runner admin: warning: ${database.warning}\n`);
   if ((DATABASE_COMMANDS as readonly string[]).includes(group ?? "")) {
-    return databaseCommand(group!, positionals.slice(1), { data: values.data, databaseUrl: values["database-url"] }).then(
+    return databaseCommand(group!, positionals.slice(1), { data: values.data, databaseUrl: database.url }).then(
       () => 0,
       (err: Error) => (process.stderr.write(`runner admin: ${terminalSafe(err.message)}\n`), 1),
     );
@@ -184,7 +186,7 @@ export async function adminCommand(argv: string[]): Promise<number> {
   try {
     // Only `org create` starts a new store; every other command needs an existing one.
     const mustExist = `${group} ${action}` !== "org create";
-    store = openStore({ data: values.data, databaseUrl: values["database-url"], mustExist });
+    store = openStore({ data: values.data, databaseUrl: database.url, mustExist });
     await handler(store, args, values.json!, { html: values.html, role: values.role, passwordStdin: values["password-stdin"] });
     return 0;
   } catch (err) {

@@ -71,9 +71,8 @@ export function profilingRoutes(deps: WebDeps) {
     }))
     .get("/profiling/rows", guarded(deps, fetchSession, async (s, request) => {
       const { recs, verdicts } = await records(deps, s, { ...filterOf(new URL(request.url)), before: undefined });
-      return new Response(tableBody(recs, verdicts).text, {
-        headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", "x-live": inFlight(recs) ? "1" : "0" },
-      });
+      // A fragment the page's script swaps in, served with the page's own headers (its CSP included).
+      return page(tableBody(recs, verdicts), 200, { "x-live": inFlight(recs) ? "1" : "0" });
     }))
     .post(
       "/profiling/captures",

@@ -1,6 +1,6 @@
 /* Recognising a CPython interpreter from its ELF file (the executable, or libpython3.X.so):
  * which version it is and where _PyRuntime sits. Parses bytes the target controls: only ever
- * called in ptop's unprivileged helper (pyhelper.c), with every size bounded. */
+ * called in ptop's unprivileged helper (elfhelper.c), with every size bounded. */
 #ifndef PTOP_PYELF_H
 #define PTOP_PYELF_H
 #include <stddef.h>

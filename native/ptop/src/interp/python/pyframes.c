@@ -5,7 +5,7 @@
 #include "rootfs.h"
 #include "ptop.skel.h"
 #include "pycode.h"
-#include "pyhelper.h"
+#include "elfhelper.h"
 #include "pyoffsets.h"
 #include "python.h"
 #include "strtab.h"
@@ -121,7 +121,7 @@ void py_attach(struct probes *p, int pid)
 		if (fd < 0)
 			continue;
 		struct py_elf_info info;
-		int asked = pyhelper_analyze(fd, c[i].base, &info);
+		int asked = elfhelper_analyze(fd, c[i].base, &info);
 		close(fd);
 		if (asked || info.status == PYELF_NOT_PYTHON)
 			continue;

@@ -4,7 +4,7 @@
 #include "ptop.h"
 #include "ptop.skel.h"
 #include "proctext.h"
-#include "pyhelper.h"
+#include "elfhelper.h"
 #include "rootfs.h"
 #include "strtab.h"
 #include "uprobe_link.h"
@@ -76,7 +76,7 @@ static int lookup(int fd, struct alloc_elf_info *out)
 			*out = answers[i].info;
 			return 0;
 		}
-	if (pyhelper_alloc(fd, out))
+	if (elfhelper_alloc(fd, out))
 		return -1;
 	if (known && nanswers < ANSWERS_MAX)
 		answers[nanswers++] = (struct answer){ st.st_dev, st.st_ino, st.st_size, st.st_mtim, *out };
