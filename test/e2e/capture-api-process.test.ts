@@ -243,6 +243,12 @@ describe("runner server process", () => {
       expect(findings.map((f) => [f.status, f.message.split(" is mode ")[0]]).slice(0, 2)).toEqual([["warn", data], ["warn", join(data, "runner.db")]]);
       expect(findings[0]!.fix).toBe(`chmod 700 ${data} && chmod 600 ${data}/runner.db*`);
       expect(mode(data)).toBe("755");
+
+      // No umask at all: still the owner's only.
+      process.umask(0);
+      const open = join(dir, "store-umask-0");
+      expect(Bun.spawnSync([...runnerCommand(), "admin", "--data", open, "org", "create", "acme"]).exitCode).toBe(0);
+      expect([mode(open), mode(join(open, "runner.db"))]).toEqual(["700", "600"]);
     } finally {
       process.umask(before);
     }

@@ -1,4 +1,4 @@
-// The work of the diff on arrival, as one job a worker runs (diff-worker.ts): inflate and read the
+// The work of the diff on arrival, as one job a worker runs (../off-loop/worker.ts): inflate and read the
 // pushed profile within ptop's bounds, then the stored ones, compare, render. Nothing here touches
 // the store or the event loop of the server; the job's inputs and result are plain data.
 import { MAX_DIFF_HTML_BYTES, MAX_DIFF_JSON_BYTES, mib } from "../../protocol/profile-limits.ts";

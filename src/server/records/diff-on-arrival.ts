@@ -9,7 +9,7 @@
 //
 // A head that is no baseline is skipped for the one before it, and the note names it and why: one
 // whose profile was refused at its push (so none was kept), or whose stored profile cannot be read
-// now. All the reading and comparing runs in a worker within a budget (diff-runner.ts); the pushed
+// now. All the reading and comparing runs in a worker within a budget (../off-loop/run-in-worker.ts); the pushed
 // profile is refused, not kept, when it is not a ptop stream within ptop's own bounds.
 
 import type { Logger } from "../../log.ts";
@@ -17,7 +17,7 @@ import type { Store } from "../store/store.ts";
 import type { Baseline } from "../store/profiler-store.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import type { DiffJob, JobProfile } from "./diff-job.ts";
-import { DIFF_BUDGET, runDiffJobInWorker, type DiffBudget } from "./diff-runner.ts";
+import { DIFF_BUDGET, runDiffJobInWorker, type Budget } from "../off-loop/run-in-worker.ts";
 
 /** Heads skipped before giving up on a baseline: a run of refused versions is a problem to see, not to search past. */
 const MAX_SKIPPED_HEADS = 5;
@@ -26,7 +26,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const profileName = (r: CaptureRecord) => `${r.version}/${r.kind}/${r.requestId}.jsonl`;
 
 export async function storeAndDiff(
-  deps: { store: Store; logger: Logger; now: () => number; budget?: DiffBudget },
+  deps: { store: Store; logger: Logger; now: () => number; budget?: Budget },
   record: CaptureRecord,
   profileGz: Uint8Array,
   instanceId: string,
