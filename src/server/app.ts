@@ -10,6 +10,7 @@ import { docsRoutes } from "./docs/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import type { Store } from "./store/store.ts";
 import { presentedToken } from "./tokens/authenticate.ts";
+import { presence, type Presence } from "./dispatch/presence.ts";
 
 export interface AppOptions {
   store: Store;
@@ -18,6 +19,8 @@ export interface AppOptions {
   now?: () => number;
   /** Served over TLS: every answer tells browsers to keep to HTTPS (Strict-Transport-Security). */
   hsts?: boolean;
+  /** Which Profilers hold a tunnel now (Settings); without it, what the store alone can tell. */
+  presence?: Presence;
 }
 
 // One year, this host only: the operator's other subdomains may still serve plain HTTP.
@@ -77,7 +80,7 @@ export function createApp(opts: AppOptions) {
     .use(enrolRoutes(deps))
     // {docs_url} = {base_url}/docs: the policy files compiled into the executable, byte for byte.
     .use(docsRoutes({}))
-    .use(webRoutes(deps))
+    .use(webRoutes({ ...deps, presence: opts.presence ?? presence(opts.store, () => null) }))
     .post(
       "/api/profiling/captures",
       async ({ request, query, set }) =>

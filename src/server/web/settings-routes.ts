@@ -21,8 +21,8 @@ async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
 
 async function render(deps: WebDeps, s: SignedIn, extra: Partial<SettingsView> = {}, status = 200): Promise<Response> {
   const org = s.user.orgName;
-  const [o, instances, tokens] = await Promise.all([deps.store.getOrg(org), deps.store.listInstances(org), tokenRows(deps, org)]);
-  return page(settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, tokens, ...extra }), status);
+  const [o, instances, connected, tokens] = await Promise.all([deps.store.getOrg(org), deps.store.listInstances(org), deps.presence(org), tokenRows(deps, org)]);
+  return page(settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, connected, tokens, ...extra }), status);
 }
 
 /** The form's member, when an owner or admin; a 403 otherwise. */
