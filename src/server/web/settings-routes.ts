@@ -10,6 +10,7 @@ import { field } from "./form.ts";
 import { flash } from "./layout.ts";
 import { settingsPage, type SettingsView, type TokenRow } from "./pages/settings.ts";
 import { page, plain, redirect } from "./respond.ts";
+import { readTokenRoutes } from "./read-token-routes.ts";
 
 
 async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
@@ -19,14 +20,14 @@ async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
   );
 }
 
-async function render(deps: WebDeps, s: SignedIn, extra: Partial<SettingsView> = {}, status = 200): Promise<Response> {
+export async function render(deps: WebDeps, s: SignedIn, extra: Partial<SettingsView> = {}, status = 200): Promise<Response> {
   const org = s.user.orgName;
-  const [o, instances, connected, tokens] = await Promise.all([deps.store.getOrg(org), deps.store.listInstances(org), deps.presence(org), tokenRows(deps, org)]);
-  return page(settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, connected, tokens, ...extra }), status);
+  const [o, instances, connected, tokens, readTokens] = await Promise.all([deps.store.getOrg(org), deps.store.listInstances(org), deps.presence(org), tokenRows(deps, org), deps.store.listReadTokens(org)]);
+  return page(settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, connected, tokens, readTokens, ...extra }), status);
 }
 
 /** The form's member, when an owner or admin; a 403 otherwise. */
-async function manager(deps: WebDeps, request: Request) {
+export async function manager(deps: WebDeps, request: Request) {
   const r = await formSession(deps, request);
   if (!(r instanceof Response) && !canManageSettings(r.session.user.role)) {
     deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id }, "settings action refused: member role");
@@ -37,6 +38,7 @@ async function manager(deps: WebDeps, request: Request) {
 
 export function settingsRoutes(deps: WebDeps) {
   return new Elysia()
+    .use(readTokenRoutes(deps))
     .get("/settings", guarded(deps, pageSession, async (s, request) => {
       const done = new URL(request.url).searchParams.get("done");
       return render(deps, s, { message: done ? flash("ok", done) : undefined });
