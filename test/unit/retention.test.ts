@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createLogger } from "../../src/log.ts";
 import { gateOf } from "../../src/protocol/capture-status.ts";
+import { startServer } from "../../src/server/start-server.ts";
 import { captureStatus } from "../../src/server/captures/capture-status.ts";
 import { applyRetention } from "../../src/server/retention/apply.ts";
 import { selectForPruning } from "../../src/server/retention/select.ts";
@@ -121,4 +123,25 @@ describeUnless(base ? null : "needs RUNNER_TEST_DATABASE_URL (a PostgreSQL serve
     const store = new PostgresStore(db.url, { max: 4 });
     return { store, close: async () => (await store.close(), await db.drop()) };
   });
+});
+
+test("the server applies every organization's policy on its schedule", async () => {
+  const data = mkdtempSync(join(tmpdir(), "runner-retention-schedule-"));
+  const store = new SqliteStore(join(data, "runner.db"));
+  await store.createOrg("acme");
+  const p = makeProgram({ seed: 5, stacks: 40, leaves: 20, cv: 0.01 });
+  for (const [v, age] of [["1", 40], ["2", 30]] as const) {
+    await pushCaptureAt(store, "acme", { workload: "shop", version: v }, version(p, rng(age), 1, { samples: 5_000 })[0]!, full, NOW - age * DAY);
+  }
+  await store.setRetentionPolicy("acme", { headDays: 7, replicateDays: 7, keepVersions: 1 });
+  const server = await startServer({ hostname: "127.0.0.1", port: 0, store, logger: createLogger("test", "silent"), retentionIntervalMs: 200 });
+  try {
+    const deadline = Date.now() + 10_000;
+    while ((await store.storageUsage("acme")).pruned === 0 && Date.now() < deadline) await Bun.sleep(50);
+    expect(await store.storageUsage("acme")).toMatchObject({ profiles: 1, pruned: 1 });
+  } finally {
+    await server.stop();
+    await store.close();
+    rmSync(data, { recursive: true, force: true });
+  }
 });
