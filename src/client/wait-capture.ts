@@ -2,6 +2,7 @@
 // printing each step as it arrives, and turns the verdict into the exit status a pipeline gates on.
 import { gateOf, type CaptureStatusBody, type ChangedFunction, type Gate } from "../protocol/capture-status.ts";
 import { signedPercent as pct } from "../witness/table.ts";
+import { terminalJson, terminalSafe } from "../terminal-text.ts";
 import { capturesUrl } from "./queue-capture.ts";
 
 /** The exit status of each result (README "runner capture --wait"). 1 is an error, 2 a usage error. */
@@ -55,24 +56,27 @@ function changeLine(c: ChangedFunction): string {
 
 /** Follows the capture; returns the exit status. */
 export async function waitForVerdict(o: WaitOptions): Promise<number> {
-  const say = (s: string) => process.stdout.write(`${s}\n`);
+  // What the record says (a failure reason from a Profiler, function names from the profiled
+  // binaries) is printed terminal-safe: text with its control characters written out, JSON as JSON.
+  const say = (s: string) => process.stdout.write(`${terminalSafe(s)}\n`);
+  const sayJson = (v: unknown) => process.stdout.write(`${terminalJson(v, 0)}\n`);
   const deadline = Date.now() + o.timeoutSec * 1000;
   let last = "";
   let warned = false;
   for (;;) {
     const f = await fetchStatus(o);
     if (!f.ok) {
-      if (f.fatal) return (process.stderr.write(`runner capture: ${f.message}\n`), 1);
-      if (!warned) process.stderr.write(`runner capture: ${f.message}; still trying\n`);
+      if (f.fatal) return (process.stderr.write(`runner capture: ${terminalSafe(f.message)}\n`), 1);
+      if (!warned) process.stderr.write(`runner capture: ${terminalSafe(f.message)}; still trying\n`);
       warned = true;
     } else {
       const s = f.body;
       const finished = s.status === "done" && !s.verdict_pending;
       const seen = JSON.stringify([s.status, s.outcome, s.verdict_pending, s.diff?.computed_at]);
-      if (finished) return report(s, o.json, say);
+      if (finished) return report(s, o.json, say, sayJson);
       if (seen !== last) {
         last = seen;
-        if (o.json) say(JSON.stringify({ event: "status", ...s }));
+        if (o.json) sayJson({ event: "status", ...s });
         else say(progressLine(s));
       }
     }
@@ -90,11 +94,11 @@ function progressLine(s: CaptureStatusBody): string {
   return `${s.request_id}: ${s.outcome}; computing the diff`;
 }
 
-function report(s: CaptureStatusBody, json: boolean, say: (s: string) => void): number {
+function report(s: CaptureStatusBody, json: boolean, say: (s: string) => void, sayJson: (v: unknown) => void): number {
   const gate = gateOf(s);
   const code = GATE_EXIT[gate];
   if (json) {
-    say(JSON.stringify({ event: "result", gate, exit_code: code, ...s }));
+    sayJson({ event: "result", gate, exit_code: code, ...s });
     return code;
   }
   say(`${s.request_id}: ${s.outcome}${s.reason ? ` (${s.reason})` : ""}`);

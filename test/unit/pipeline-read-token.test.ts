@@ -137,6 +137,22 @@ describe("runner capture --wait", () => {
     expect(t.err).toContain("no verdict");
   }, 60_000);
 
+  test("a failure reason a Profiler wrote is printed terminal-safe; --json keeps it exact", async () => {
+    const org = (await web.store.getOrg("acme"))!;
+    const q = await web.store.queueCapture(org.id, "ci", { workload: "shop", version: "9.9.9", env: "", kind: "head", durationSec: 5, warmupSec: 0 }, { limit: 1e6, windowMs: 1, now: Date.now() });
+    if (q.kind !== "queued") throw new Error(q.kind);
+    await web.store.markCaptureRunning(q.requestId);
+    const reason = "ptop: \u001b]0;pwned\u0007\u001b[2K\rstatus OK \u202eexe.txt";
+    await web.store.completeCapture(q.requestId, { outcome: "failed", reason });
+    const r = await run(["--url", web.url, "--wait", "--request-id", q.requestId], { RUNNER_READ_TOKEN: read });
+    expect(r.code).toBe(5);
+    expect(r.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
+    expect(r.out).toContain("(ptop: \\x1b]0;pwned\\x07\\x1b[2K\\x0dstatus OK \\u202eexe.txt)");
+    const j = await run(["--url", web.url, "--wait", "--json", "--request-id", q.requestId], { RUNNER_READ_TOKEN: read });
+    expect(j.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
+    expect(JSON.parse(j.out.trim().split("\n").at(-1)!)).toMatchObject({ event: "result", outcome: "failed", reason });
+  }, 60_000);
+
   test("usage: --wait without a read token, or with a capture token's mistake, says so and exits 2", async () => {
     const r = await run(["--url", web.url, "--token", capture, "--workload", "shop", "--version", "3", "--wait"], { RUNNER_READ_TOKEN: "" });
     expect(r.code).toBe(2);
