@@ -27,7 +27,7 @@ export function safe(strings: TemplateStringsArray, ...values: unknown[]): strin
   return out;
 }
 
-/** Pretty JSON that carries the same values and has nothing left that acts on a terminal. */
-export function terminalJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(UNSAFE_IN_JSON, (c) => `\\u${hex(c, 4)}`);
+/** JSON (pretty unless `indent` is 0) that carries the same values and has nothing left that acts on a terminal. */
+export function terminalJson(value: unknown, indent = 2): string {
+  return JSON.stringify(value, null, indent || undefined).replace(UNSAFE_IN_JSON, (c) => `\\u${hex(c, 4)}`);
 }

@@ -2,14 +2,14 @@
 // implementation can sit behind the same interface and pass the same contract suite
 // (test/unit/store-contract.ts). One interface per table group; `Store` is their union.
 import type { ProfilerStore } from "./profiler-store.ts";
+import type { ReadTokenStore } from "./read-token-store.ts";
 import type { UserStore } from "./user-store.ts";
 import type { CaptureRequest } from "../../protocol/capture-request.ts";
 import type {
-  CaptureOutcome,
   CaptureRecord,
+  CaptureResult,
   CaptureTokenInfo,
   CaptureTokenPrincipal,
-  RecordInstrumentation,
   Org,
   QueuePolicy,
   QueueResult,
@@ -49,14 +49,10 @@ export interface CaptureStore {
   /** queued -> running. not_found / conflict when the request is unknown or not queued. */
   markCaptureRunning(requestId: string, now?: number): Promise<CaptureRecord>;
   /** queued|running -> done with an outcome. */
-  completeCapture(
-    requestId: string,
-    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: RecordInstrumentation | null },
-    now?: number,
-  ): Promise<CaptureRecord>;
+  completeCapture(requestId: string, result: CaptureResult, now?: number): Promise<CaptureRecord>;
 }
 
-export interface Store extends OrgStore, TokenStore, CaptureStore, ProfilerStore, UserStore {
+export interface Store extends OrgStore, TokenStore, ReadTokenStore, CaptureStore, ProfilerStore, UserStore {
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -71,52 +71,134 @@ export interface TunnelListenerOptions {
   gate?: { total: number; perAddress: number };
 }
 
-export function startTunnelListener(opts: TunnelListenerOptions) {
-  const { logger, events } = opts;
-  const peers = new Set<Peer>();
-  const gate = new HandshakeGate(opts.gate ?? gateCaps());
-  const warnings = new WarnLimiter(logger);
+/** What every connection's handlers share: the live peers, the handshake gate, and where events and warnings go. */
+interface Hub {
+  peers: Set<Peer>;
+  gate: HandshakeGate;
+  warnings: WarnLimiter;
+  logger: Logger;
+  events: TunnelEvents;
+}
 
-  const send = (p: Peer, msg: ServerMessage) => p.ws.send(JSON.stringify(msg));
-  const ungate = (p: Peer) => {
-    if (p.gated) gate.release(p.address);
-    p.gated = false;
-    if (p.helloDeadline) clearTimeout(p.helloDeadline);
-    p.helloDeadline = null;
-  };
+const send = (p: Peer, msg: ServerMessage) => p.ws.send(JSON.stringify(msg));
 
-  const accept = (socket: Socket<Peer | undefined>) => {
-    const address = socket.remoteAddress;
-    const admitted = gate.admit(address);
-    if (admitted !== "admitted") {
-      warnings.warn(admitted === "total" ? "tunnel: too many connections awaiting their handshake; refusing new ones" : "tunnel: too many connections awaiting their handshake from one address; refusing its new ones", { address, waiting: gate.waiting });
-      socket.terminate();
-      return;
+function ungate(hub: Hub, p: Peer) {
+  if (p.gated) hub.gate.release(p.address);
+  p.gated = false;
+  if (p.helloDeadline) clearTimeout(p.helloDeadline);
+  p.helloDeadline = null;
+}
+
+function accept(hub: Hub, socket: Socket<Peer | undefined>) {
+  const address = socket.remoteAddress;
+  const admitted = hub.gate.admit(address);
+  if (admitted !== "admitted") {
+    hub.warnings.warn(admitted === "total" ? "tunnel: too many connections awaiting their handshake; refusing new ones" : "tunnel: too many connections awaiting their handshake from one address; refusing its new ones", { address, waiting: hub.gate.waiting });
+    socket.terminate();
+    return;
+  }
+  const peer: Peer = { address, ws: undefined as unknown as WsConnection, challenge: "", lastHeard: Date.now(), gated: true, saidHello: false, helloDeadline: null, session: null, closing: null };
+  peer.helloDeadline = setTimeout(() => {
+    peer.helloDeadline = null;
+    if (!peer.session) peer.ws.close(4408, "no handshake");
+  }, HELLO_DEADLINE_MS);
+  peer.ws = new WsConnection(socket as Socket<unknown>, {
+    // Before welcome, nothing larger than a hello; after, a result carrying the largest profile.
+    limit: () => (peer.session ? MAX_TUNNEL_FRAME_BYTES : HELLO_MAX_BYTES),
+    open: () => {
+      peer.challenge = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
+      hub.peers.add(peer);
+      send(peer, { type: "challenge", challenge: peer.challenge });
+    },
+    message: (text) => void receive(hub, peer, text),
+    closed: (code, reason) => {
+      ungate(hub, peer);
+      hub.peers.delete(peer);
+      const s = peer.session;
+      if (s) hub.events.down(s, peer.closing ?? `tunnel closed (${code}${reason ? ` ${clipForLog(reason)}` : ""})`);
+    },
+  });
+  socket.data = peer;
+}
+
+async function receive(hub: Hub, peer: Peer, text: string) {
+  peer.lastHeard = Date.now();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return peer.ws.close(4400, "frames must be JSON");
+  }
+  if (!peer.session) {
+    // Before welcome: one hello, and nothing else.
+    if (peer.saidHello || !Value.Check(ProfilerMessage, parsed) || parsed.type !== "hello") {
+      hub.warnings.warn("tunnel: a frame other than one hello before the handshake; closing", { address: peer.address, type: clipForLog((parsed as { type?: unknown })?.type) });
+      return peer.ws.close(4401, "handshake first");
     }
-    const peer: Peer = { address, ws: undefined as unknown as WsConnection, challenge: "", lastHeard: Date.now(), gated: true, saidHello: false, helloDeadline: null, session: null, closing: null };
-    peer.helloDeadline = setTimeout(() => {
-      peer.helloDeadline = null;
-      if (!peer.session) peer.ws.close(4408, "no handshake");
-    }, HELLO_DEADLINE_MS);
-    peer.ws = new WsConnection(socket as Socket<unknown>, {
-      // Before welcome, nothing larger than a hello; after, a result carrying the largest profile.
-      limit: () => (peer.session ? MAX_TUNNEL_FRAME_BYTES : HELLO_MAX_BYTES),
-      open: () => {
-        peer.challenge = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
-        peers.add(peer);
-        send(peer, { type: "challenge", challenge: peer.challenge });
-      },
-      message: (text) => void receive(peer, text),
-      closed: (code, reason) => {
-        ungate(peer);
-        peers.delete(peer);
-        const s = peer.session;
-        if (s) events.down(s, peer.closing ?? `tunnel closed (${code}${reason ? ` ${clipForLog(reason)}` : ""})`);
-      },
-    });
-    socket.data = peer;
-  };
+    peer.saidHello = true;
+    return handshake(hub, peer, parsed);
+  }
+  if (!Value.Check(ProfilerMessage, parsed)) {
+    hub.warnings.warn("tunnel: unknown message", { instance_id: peer.session.instanceId, type: clipForLog((parsed as { type?: unknown })?.type) });
+    return;
+  }
+  const msg = parsed;
+  if (msg.type === "heartbeat" || msg.type === "hello") return;
+  hub.events.message(peer.session, msg);
+}
 
+async function handshake(hub: Hub, peer: Peer, hello: Extract<ProfilerMessage, { type: "hello" }>) {
+  const refuse = (why: string) => {
+    hub.warnings.warn("tunnel handshake refused", { why, tenant: clipForLog(hello.tenant), instance_id: clipForLog(hello.instance_id), address: peer.address });
+    peer.ws.close(4403, why);
+  };
+  const enrolled = await hub.events.lookup(hello.tenant, hello.instance_id);
+  if (!enrolled) return refuse("this instance is not enrolled");
+  if (!enrolled.profilerEnabled) return refuse("the organization has not enabled the Profiler");
+  const ok = await verifyHandshake(enrolled.publicKey, hello.signature, peer.challenge, hello.tenant, hello.instance_id);
+  if (!ok) return refuse("signature does not match the enrolled key");
+  if (!peer.ws.isOpen || !peer.helloDeadline) return; // gone, or past the deadline, while the key was looked up
+  // A reconnecting Profiler may still have its previous socket half-open: the newest one wins.
+  for (const other of hub.peers) {
+    const s = other.session;
+    if (other !== peer && s && s.orgId === enrolled.orgId && s.instanceId === hello.instance_id) {
+      other.closing = "replaced by a newer connection";
+      other.ws.close(4409, "replaced by a newer connection");
+    }
+  }
+  const session: TunnelSession = {
+    orgId: enrolled.orgId,
+    orgName: enrolled.orgName,
+    instanceId: hello.instance_id,
+    send: (m) => send(peer, m),
+    close: (code, reason) => {
+      peer.closing = reason;
+      peer.ws.close(code, reason);
+    },
+  };
+  ungate(hub, peer);
+  peer.session = session;
+  send(peer, { type: "welcome", instance_id: hello.instance_id });
+  hub.logger.info({ org: enrolled.orgName, instance_id: hello.instance_id }, "profiler connected");
+  hub.events.up(session, hello.running ?? []);
+}
+
+/** Drops the welcomed peers silent for too long and sends the others a heartbeat. */
+function heartbeat(hub: Hub) {
+  const now = Date.now();
+  for (const peer of hub.peers) {
+    if (!peer.session) continue; // the hello deadline governs those
+    const silent = now - peer.lastHeard;
+    if (silent > HEARTBEAT_DEAD_MS) {
+      hub.logger.warn({ instance_id: peer.session.instanceId, silent_ms: silent }, "tunnel: peer silent; dropping it");
+      peer.closing = `no heartbeat for ${Math.round(silent / 1000)} s`;
+      peer.ws.terminate(1006, peer.closing);
+    } else send(peer, { type: "heartbeat", at: now });
+  }
+}
+
+export function startTunnelListener(opts: TunnelListenerOptions) {
+  const hub: Hub = { peers: new Set(), gate: new HandshakeGate(opts.gate ?? gateCaps()), warnings: new WarnLimiter(opts.logger), logger: opts.logger, events: opts.events };
   const server = listenOrExplain("--tunnel-listen", opts.hostname, opts.port, () =>
     Bun.listen<Peer | undefined>({
       hostname: opts.hostname,
@@ -125,7 +207,7 @@ export function startTunnelListener(opts: TunnelListenerOptions) {
       tls: opts.tls,
       data: undefined,
       socket: {
-        open: accept,
+        open: (socket) => accept(hub, socket),
         // With a handshake handler, `open` runs at the TCP accept, so a TLS handshake that never
         // ends is under the gate and the hello deadline too.
         handshake: () => {},
@@ -133,94 +215,19 @@ export function startTunnelListener(opts: TunnelListenerOptions) {
         drain: (socket) => socket.data?.ws.drain(),
         close: (socket) => socket.data?.ws.gone(),
         error: (socket, err) => {
-          warnings.warn("tunnel: connection error", { address: socket.data?.address, err: clipForLog(err.message, 200) });
+          hub.warnings.warn("tunnel: connection error", { address: socket.data?.address, err: clipForLog(err.message, 200) });
           socket.data?.ws.gone();
         },
       },
     }),
   );
-
-  async function receive(peer: Peer, text: string) {
-    peer.lastHeard = Date.now();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return peer.ws.close(4400, "frames must be JSON");
-    }
-    if (!peer.session) {
-      // Before welcome: one hello, and nothing else.
-      if (peer.saidHello || !Value.Check(ProfilerMessage, parsed) || parsed.type !== "hello") {
-        warnings.warn("tunnel: a frame other than one hello before the handshake; closing", { address: peer.address, type: clipForLog((parsed as { type?: unknown })?.type) });
-        return peer.ws.close(4401, "handshake first");
-      }
-      peer.saidHello = true;
-      return handshake(peer, parsed);
-    }
-    if (!Value.Check(ProfilerMessage, parsed)) {
-      warnings.warn("tunnel: unknown message", { instance_id: peer.session.instanceId, type: clipForLog((parsed as { type?: unknown })?.type) });
-      return;
-    }
-    const msg = parsed;
-    if (msg.type === "heartbeat" || msg.type === "hello") return;
-    events.message(peer.session, msg);
-  }
-
-  async function handshake(peer: Peer, hello: Extract<ProfilerMessage, { type: "hello" }>) {
-    const refuse = (why: string) => {
-      warnings.warn("tunnel handshake refused", { why, tenant: clipForLog(hello.tenant), instance_id: clipForLog(hello.instance_id), address: peer.address });
-      peer.ws.close(4403, why);
-    };
-    const enrolled = await events.lookup(hello.tenant, hello.instance_id);
-    if (!enrolled) return refuse("this instance is not enrolled");
-    if (!enrolled.profilerEnabled) return refuse("the organization has not enabled the Profiler");
-    const ok = await verifyHandshake(enrolled.publicKey, hello.signature, peer.challenge, hello.tenant, hello.instance_id);
-    if (!ok) return refuse("signature does not match the enrolled key");
-    if (!peer.ws.isOpen || !peer.helloDeadline) return; // gone, or past the deadline, while the key was looked up
-    // A reconnecting Profiler may still have its previous socket half-open: the newest one wins.
-    for (const other of peers) {
-      const s = other.session;
-      if (other !== peer && s && s.orgId === enrolled.orgId && s.instanceId === hello.instance_id) {
-        other.closing = "replaced by a newer connection";
-        other.ws.close(4409, "replaced by a newer connection");
-      }
-    }
-    const session: TunnelSession = {
-      orgId: enrolled.orgId,
-      orgName: enrolled.orgName,
-      instanceId: hello.instance_id,
-      send: (m) => send(peer, m),
-      close: (code, reason) => {
-        peer.closing = reason;
-        peer.ws.close(code, reason);
-      },
-    };
-    ungate(peer);
-    peer.session = session;
-    send(peer, { type: "welcome", instance_id: hello.instance_id });
-    logger.info({ org: enrolled.orgName, instance_id: hello.instance_id }, "profiler connected");
-    events.up(session, hello.running ?? []);
-  }
-
-  const heartbeat = setInterval(() => {
-    const now = Date.now();
-    for (const peer of peers) {
-      if (!peer.session) continue; // the hello deadline governs those
-      const silent = now - peer.lastHeard;
-      if (silent > HEARTBEAT_DEAD_MS) {
-        logger.warn({ instance_id: peer.session.instanceId, silent_ms: silent }, "tunnel: peer silent; dropping it");
-        peer.closing = `no heartbeat for ${Math.round(silent / 1000)} s`;
-        peer.ws.terminate(1006, peer.closing);
-      } else send(peer, { type: "heartbeat", at: now });
-    }
-  }, HEARTBEAT_INTERVAL_MS / 2);
-
+  const beat = setInterval(() => heartbeat(hub), HEARTBEAT_INTERVAL_MS / 2);
   return {
     url: `${opts.tls ? "wss" : "ws"}://${opts.hostname}:${server.port}${TUNNEL_PATH}`,
     port: server.port,
     stop() {
-      clearInterval(heartbeat);
-      for (const peer of peers) ungate(peer);
+      clearInterval(beat);
+      for (const peer of hub.peers) ungate(hub, peer);
       server.stop(true);
     },
   };
