@@ -2,7 +2,7 @@
 import { applyRetention, type PruneReport } from "../retention/apply.ts";
 import type { RetentionPolicy } from "../store/retention-store.ts";
 import { describePolicy } from "../retention/describe.ts";
-import type { Handler, HandlerOptions } from "./command.ts";
+import type { Handler, HandlerOptions } from "./handler.ts";
 import { need, out, printJson, UsageError } from "./output.ts";
 
 const MiB = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
