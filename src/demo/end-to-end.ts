@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { instrumentationSummary } from "../server/records/capture-json.ts";
 import type { RecordInstrumentation } from "../server/store/types.ts";
-import { signedPercent as pct } from "../witness/table.ts";
+import { signedPercent as pct } from "../witness/index.ts";
 import { OneMachine } from "./one-machine.ts";
 import { buildShop, DEMO_WORKLOAD, REGRESSED_FUNCTION } from "./workload.ts";
 

@@ -62,6 +62,10 @@ export interface Change {
   noise_floor: number;
   /** The run-to-run α (squared CV) this function's moderated variance amounts to. */
   dispersion: number;
+  /** The chance a detect.effect change of this function is flagged in this design (its own variance and bar). */
+  power: number;
+  /** For an undecided (`insufficient`) change: captures per version that would decide it; null when decided or when more than 200 would be needed. */
+  captures_needed: number | null;
   normalisations: Partial<Record<Normalisation, NormalisedChange>>;
 }
 

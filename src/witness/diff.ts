@@ -125,7 +125,7 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
   const byNorm = new Map(ALL_NORMS.map((n) => [n, weightedHolmByFamily(work, (w) => w.fits.find((p) => p.norm === n), s).byAxis]));
   const planned = planFamily(work, s.detectShare);
   const changes = work.flatMap((w) => {
-    const axis = axisChanges(w, verdictRun.byAxis.get(w)!, byNorm, s.minEffect);
+    const axis = axisChanges(w, verdictRun.byAxis.get(w)!, byNorm, s);
     Object.assign(w.report, axisPower(w, planned, verdictRun.sizes, s));
     return axis;
   });

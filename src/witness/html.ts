@@ -4,9 +4,9 @@
 // unlike a plain differential flame graph, sampling noise paints nothing.
 
 import type { Capture } from "./model.ts";
-import type { Change, DiffResult } from "./diff.ts";
+import type { Change, DiffResult } from "./diff-result.ts";
 import { addStackShares, shareRoot, type ShareNode as Node } from "./aggregate.ts";
-import { signedPercent as pct } from "./table.ts";
+import { signedPercent as pct } from "./words.ts";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 

@@ -1,13 +1,7 @@
 // The human-readable diff: verdict, then a ranked table (function, axis, change, interval, verdict).
 
-import type { Change, DiffResult } from "./diff.ts";
-
-/** A relative change as a signed percentage: 0.123 → "+12.3%". */
-export const signedPercent = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
-const pct = signedPercent;
-
-/** A count with its noun: count(1, "test", "tests") → "1 test". */
-export const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+import type { Change, DiffResult } from "./diff-result.ts";
+import { signedPercent as pct } from "./words.ts";
 
 function row(c: Change): string[] {
   const state = c.flagged ? (c.confirmation === "confirmed" ? "CHANGED (confirmed)" : "CHANGED (suspect)") : c.verdict;

@@ -12,7 +12,7 @@ import { NOBODY, cleanup, copyWorkload, runPtop, setcapPtop, sharedTempDir, slee
 import { findInterpreters, type Interpreter } from "./ptop-python-interpreters.ts";
 import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 import { parseProfile } from "../../src/witness/parse.ts";
-import { signedPercent } from "../../src/witness/table.ts";
+import { signedPercent } from "../../src/witness/index.ts";
 import { chromium, type Browser } from "playwright-core";
 import { CHROMIUM, CHROMIUM_FLAGS, chromiumMissing } from "../helpers/chromium.ts";
 import { startPushingProfiler } from "../helpers/pushing-profiler.ts";

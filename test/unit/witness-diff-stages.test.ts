@@ -167,7 +167,7 @@ describe("stage 5: changes and confirmation", () => {
     const report = { axis: "cpu", unit: "samples", captures: { before: 3, after: 3 }, flagged: 0, flagged_by_normalisation: {}, power: 0, replicates_needed: null } as unknown as AxisReport;
     const w = { report, matrix: m, tests, fits: [fit], verdict: fit };
     const run = weightedHolmByFamily([w], (x) => x.verdict, s);
-    const changes = axisChanges(w, run.byAxis.get(w)!, new Map([["median-ratio", run.byAxis]]), s.minEffect);
+    const changes = axisChanges(w, run.byAxis.get(w)!, new Map([["median-ratio", run.byAxis]]), s);
     expect(changes.length).toBe(tests.hyps.length);
     const top = changes.find((c) => c.function === "target" && c.kind === "self")!;
     expect(top).toMatchObject({ flagged: true, verdict: "changed", direction: "up", confirmation: "confirmed" });

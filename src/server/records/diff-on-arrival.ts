@@ -8,11 +8,7 @@
 // there is none.
 
 import type { Logger } from "../../log.ts";
-import { gunzipProfile } from "../../witness/gunzip.ts";
-import { parseProfile } from "../../witness/parse.ts";
-import { diffCaptures } from "../../witness/diff.ts";
-import { renderDiffHtml } from "../../witness/html.ts";
-import type { Capture } from "../../witness/model.ts";
+import { gunzipProfile, parseProfile, diffCaptures, renderDiffHtml, type Capture } from "../../witness/index.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
 

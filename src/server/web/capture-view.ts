@@ -1,9 +1,6 @@
 // Everything the capture screen shows, read from the store: the record, its diff (stored per head
 // capture), the captures on both sides for the flame graphs, and which axes are absent.
-import { gunzipProfile } from "../../witness/gunzip.ts";
-import { parseProfile } from "../../witness/parse.ts";
-import type { Capture } from "../../witness/model.ts";
-import type { DiffResult } from "../../witness/diff.ts";
+import { gunzipProfile, parseProfile, type Capture, type DiffResult } from "../../witness/index.ts";
 import type { StoredDiff } from "../store/profiler-store.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";

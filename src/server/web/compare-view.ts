@@ -1,7 +1,6 @@
 // A comparison the reader picked: each side's captures loaded from the store, diffed by witness
 // with the automatic diff's call and defaults, and shaped for diff-view.ts.
-import { diffCaptures, type DiffResult } from "../../witness/diff.ts";
-import type { Capture } from "../../witness/model.ts";
+import { diffCaptures, type DiffResult, type Capture } from "../../witness/index.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import { loadCapture } from "./capture-view.ts";

@@ -2,8 +2,7 @@
 // regression or an improvement (colour-blind-safe colours and words), what it rests on (adjusted
 // p, noise floor, power, captures that would decide), the controls (axis, self/total, view), a
 // flame graph per axis, absent axes, and the ranked table of changes.
-import type { AxisReport, Change, DiffResult } from "../../witness/diff.ts";
-import { count, signedPercent as pct } from "../../witness/table.ts";
+import { count, signedPercent as pct, type AxisReport, type Change, type DiffResult } from "../../witness/index.ts";
 import { changeWords } from "./change-words.ts";
 import { flameFigure } from "./flame-figure.ts";
 import type { FlameAxis } from "./flame-data.ts";
@@ -48,7 +47,7 @@ function changeTable(d: DiffShown): Html {
   const rows = ranked(r.changes)
     .slice(0, TABLE_ROWS)
     .map((c) => {
-      const w = changeWords(c, { q: r.q, minEffect: r.min_effect, detectEffect: r.detect.effect, perSide, tests: r.multiple_testing.tests });
+      const w = changeWords(c, { q: r.q, minEffect: r.min_effect, perSide, tests: r.multiple_testing.tests });
       const s = scaleOf.get(c.axis);
       const abs = (v: number, side: "before" | "after") => {
         const sc = s?.[side];
@@ -61,7 +60,7 @@ function changeTable(d: DiffShown): Html {
       return html`<tr class="${c.flagged ? `flag-${c.direction}` : ""}" data-axis="${c.axis}" data-kind="${c.kind}"><td class="fn">${c.function}</td><td>${c.axis} · ${c.kind === "inclusive" ? "total" : "self"}</td>
 <td>${pct(c.relative_change)}</td><td>[${pct(c.interval[0])}, ${pct(c.interval[1])}]</td>
 <td>${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%<br><span class="muted">${abs(c.before.value, "before")} → ${abs(c.after.value, "after")}</span></td>
-<td>${c.adjusted_p < 0.001 ? "< 0.001" : c.adjusted_p.toFixed(3)}</td><td>±${(c.noise_floor * 100).toFixed(1)}%</td><td>${w.power.toFixed(2)}</td>
+<td>${c.adjusted_p < 0.001 ? "< 0.001" : c.adjusted_p.toFixed(3)}</td><td>±${(c.noise_floor * 100).toFixed(1)}%</td><td>${w.power === null ? "—" : w.power.toFixed(2)}</td>
 <td>${badge}</td><td class="words">${relative ? html`<strong class="relative">${relative}</strong> ` : ""}${w.text}${w.intervalNote ? html` <em>${w.intervalNote}</em>` : ""}</td></tr>`;
     });
   return html`<div class="scroll"><table class="changes"><caption class="sr-only">Changes ranked by evidence</caption><thead><tr><th scope="col">Function</th><th scope="col">Axis · cost</th><th scope="col">Change</th><th scope="col">95% interval</th><th scope="col">Before → after (share, per capture)</th><th scope="col">Adjusted p</th><th scope="col">Noise floor</th><th scope="col">Power (${Math.round(r.detect.effect * 100)}% change)</th><th scope="col">Verdict</th><th scope="col">In words</th></tr></thead>

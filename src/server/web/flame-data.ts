@@ -4,9 +4,7 @@
 // text, and the axis scale so the page can show absolute values beside shares. One capture on its
 // own has no "before". Flat, and built without recursion, because stacks can be 20,000 frames
 // deep: a nested tree that deep overflows JSON.stringify here and JSON.parse there.
-import type { Capture } from "../../witness/model.ts";
-import type { Change } from "../../witness/diff.ts";
-import { addStackShares, shareRoot, type ShareNode } from "../../witness/aggregate.ts";
+import { addStackShares, shareRoot, type Capture, type Change, type ShareNode } from "../../witness/index.ts";
 import { axisScale, type AxisScale } from "./units.ts";
 
 /** One node; its children are the rows after it one level deeper, up to the next row at its depth or above. */

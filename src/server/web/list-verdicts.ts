@@ -3,7 +3,7 @@
 // compare with. The verdicts come from one query without the diffs' JSON; a changed diff's JSON is
 // read and parsed once per process for its direction (a stored diff is immutable for its
 // createdAt), so the list and its 2-second live refresh do not re-read every diff.
-import type { DiffResult } from "../../witness/diff.ts";
+import type { DiffResult } from "../../witness/index.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import { html, type Html } from "./html.ts";

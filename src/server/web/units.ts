@@ -1,7 +1,7 @@
 // Absolute values beside shares: what an axis' unit means per capture and per second of
 // measured time — samples and CPU-seconds per second (cpu), nanoseconds blocked (offcpu),
 // calls per second (syscalls), MiB allocated and MiB per second (alloc).
-import { axisTotal, type AxisProfile, type Capture } from "../../witness/model.ts";
+import { axisTotal, type AxisProfile, type Capture } from "../../witness/index.ts";
 
 export interface AxisScale {
   unit: string;

@@ -4,7 +4,7 @@
 import type { Normalisation } from "../stats/normalise.ts";
 import { replicateAgrees } from "../stats/rate-test.ts";
 import { tQuantile } from "../stats/distributions.ts";
-import { planTests, power, replicatesNeeded, type PlanTest } from "../stats/power.ts";
+import { changePlan, planTests, power, replicatesNeeded, type PlanTest } from "../stats/power.ts";
 import type { AxisReport, Change, Side } from "../diff-result.ts";
 import type { AxisMatrix, Hypothesis, TestSet } from "./axis-matrix.ts";
 import type { FittedTest, NormalisationFit } from "./normalisation-fit.ts";
@@ -50,7 +50,8 @@ export function changeVerdict(flagged: boolean, lo: number, hi: number, minEffec
   return flagged ? "changed" : lo >= -minEffect / (1 + minEffect) && hi <= minEffect ? "unchanged" : "insufficient";
 }
 
-function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, minEffect: number): Change {
+function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, s: Pick<DiffSettings, "minEffect" | "detectEffect">): Change {
+  const minEffect = s.minEffect;
   const fit = w.verdict;
   const t = fit.tests[h.key]!;
   const flagged = verdictRun.flagged[h.key]!;
@@ -69,12 +70,15 @@ function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map
   }
   // The bar this test must clear when it is the only discovery: weighted Holm's first step.
   const zThr = tQuantile(1 - verdictRun.level[h.key]! / 2, t.r.df);
+  const verdict = changeVerdict(flagged, lo, hi, minEffect);
+  const perSide = Math.max(1, Math.min(fit.groups.before.length, fit.groups.after.length));
+  const plan = changePlan({ logRatio, seNull: t.r.seNull, se: t.r.se, level: verdictRun.level[h.key]!, perSide, decided: verdict !== "insufficient" }, s);
   return {
     function: w.matrix.names[h.fn]!,
     axis: w.report.axis,
     kind: h.kind,
     flagged,
-    verdict: changeVerdict(flagged, lo, hi, minEffect),
+    verdict,
     direction: logRatio >= 0 ? "up" : "down",
     confirmation: flagged ? confirmation(h.y, fit, t) : null,
     unit: w.report.unit,
@@ -86,17 +90,19 @@ function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map
     adjusted_p: verdictRun.adjusted[h.key]!,
     noise_floor: Math.max(minEffect, Math.expm1(zThr * t.r.seNull)),
     dispersion: t.alpha,
+    power: plan.power,
+    captures_needed: plan.capturesNeeded,
     normalisations,
   };
 }
 
 /** One axis's changes, in hypothesis order; fills the axis report's flag counts. */
-export function axisChanges(w: AxisWork, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, minEffect: number): Change[] {
+export function axisChanges(w: AxisWork, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, s: Pick<DiffSettings, "minEffect" | "detectEffect">): Change[] {
   for (const fit of w.fits) {
     const f = byNorm.get(fit.norm)!.get(w)!.flagged;
     w.report.flagged_by_normalisation[fit.norm] = w.tests.hyps.filter((h) => f[h.key]).length;
   }
-  const changes = w.tests.hyps.map((h) => change(w, h, verdictRun, byNorm, minEffect));
+  const changes = w.tests.hyps.map((h) => change(w, h, verdictRun, byNorm, s));
   w.report.flagged = w.tests.hyps.filter((h) => verdictRun.flagged[h.key]).length;
   return changes;
 }

@@ -2,7 +2,7 @@
 
 import type { AxisReport, Change, DiffResult } from "../diff-result.ts";
 import type { DiffSettings } from "./settings.ts";
-import { count } from "../table.ts";
+import { count } from "../words.ts";
 
 export interface Verdict {
   verdict: DiffResult["verdict"];
