@@ -1,14 +1,34 @@
-// Per-function totals of one axis: self (the function is the leaf) and inclusive (the function is
-// anywhere on the stack, counted once per stack even when recursive).
+// Per-function totals of one axis: self (the function is the leaf), inclusive (the function is
+// anywhere on the stack, counted once per stack even when recursive) and own (the function owns the
+// sample: the deepest interpreted frame when the stack has one, else the leaf).
 
 import { functionIdentity } from "./identity.ts";
 import { axisTotal, type AxisProfile, type Capture } from "./model.ts";
+
+/** Frame kinds of interpreted code: the function's own work runs in the interpreter's native
+ * functions beneath it, so it is never a stack's leaf. */
+const INTERPRETED_KINDS = new Set(["python"]);
+
+export const isInterpreted = (kind: string | undefined) => kind !== undefined && INTERPRETED_KINDS.has(kind);
 
 export interface FunctionTotals {
   /** Indexed like `names` (the shared index); functions absent here are 0. */
   self: Float64Array;
   inclusive: Float64Array;
+  /**
+   * Where each sample's cost belongs: to the deepest interpreted frame when the stack has one (the
+   * interpreter's C functions beneath it run that function's bytecode, and every Python function
+   * shares them), else to the leaf. Every sample has exactly one owner, so own counts partition the
+   * axis — the units the diff's normalisation and its cause analysis rest on.
+   */
+  own: Float64Array;
   total: number;
+}
+
+/** The frame index of a stack's owner (see FunctionTotals.own). */
+export function ownerFrame(p: AxisProfile, frames: number[]): number {
+  for (let k = frames.length - 1; k >= 0; k--) if (isInterpreted(p.frames[frames[k]!]!.kind)) return frames[k]!;
+  return frames[frames.length - 1]!;
 }
 
 /** Totals keyed by a shared name→index map so several captures line up column for column. */
@@ -27,6 +47,7 @@ export function functionTotals(p: AxisProfile, index: Map<string, number>, names
   const n = names.length;
   const self = new Float64Array(n);
   const inclusive = new Float64Array(n);
+  const own = new Float64Array(n);
   // Generation stamps dedupe recursive frames without allocating a Set per stack.
   const seen = new Int32Array(n);
   let total = 0;
@@ -37,6 +58,7 @@ export function functionTotals(p: AxisProfile, index: Map<string, number>, names
     gen++;
     total += s.value;
     self[fnOfFrame[fr[fr.length - 1]!]!]! += s.value;
+    own[fnOfFrame[ownerFrame(p, fr)]!]! += s.value;
     for (let k = 0; k < fr.length; k++) {
       const fn = fnOfFrame[fr[k]!]!;
       if (seen[fn] === gen) continue;
@@ -44,7 +66,7 @@ export function functionTotals(p: AxisProfile, index: Map<string, number>, names
       inclusive[fn]! += s.value;
     }
   }
-  return { self, inclusive, total };
+  return { self, inclusive, own, total };
 }
 
 /** A call tree of shares for the before and after sides of one axis (the flame graphs' data). */

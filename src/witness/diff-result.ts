@@ -44,9 +44,19 @@ export interface Change {
   function: string;
   axis: string;
   kind: "self" | "inclusive";
+  /** A changed function the verdict counts: the test cleared the noise floor and the function is a cause. */
   flagged: boolean;
-  /** changed: flagged; unchanged: the 95% interval lies within ±min effect; insufficient: neither. */
-  verdict: "changed" | "unchanged" | "insufficient";
+  /**
+   * cause: the function's own work changed (its own count cleared the noise floor, or what is left of
+   * an aggregate without the causes' samples still does); secondary: the count cleared the noise
+   * floor only through causes it ran under or over (`explained_by`) — not counted as a changed
+   * function; null: the count did not clear the noise floor.
+   */
+  role: "cause" | "secondary" | null;
+  /** For a secondary change: the causes that explain it. */
+  explained_by: string[];
+  /** changed: flagged (a cause); secondary: see role; unchanged: the 95% interval lies within ±min effect; insufficient: neither. */
+  verdict: "changed" | "secondary" | "unchanged" | "insufficient";
   direction: "up" | "down";
   /** For flagged changes: confirmed by a later after-replicate alone, or still suspect. */
   confirmation: "confirmed" | "suspect" | null;
@@ -94,7 +104,10 @@ export interface AxisReport {
   tested: number;
   distinct_tests: number;
   untested: number;
+  /** Tests flagged as causes. */
   flagged: number;
+  /** Tests that cleared the noise floor only through causes (secondary changes). */
+  secondary: number;
   flagged_by_normalisation: Partial<Record<Normalisation, number>>;
   power: number;
   replicates_needed: number | null;

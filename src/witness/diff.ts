@@ -17,6 +17,7 @@ import { axesOf, buildAxisMatrix, captureLabel, selectHypotheses, type AxisMatri
 import { chooseNormalisation, fitNormalisation, sizeFactors, type NormalisationFit } from "./diff/normalisation-fit.ts";
 import { familyLevels, weightedHolmByFamily } from "./diff/holm-families.ts";
 import { axisChanges, axisPower, planFamily, type AxisWork } from "./diff/changes.ts";
+import { assignRoles, type Roles } from "./diff/causes.ts";
 import { overallVerdict } from "./diff/verdict.ts";
 import { ALL_NORMS, axisNormalisation, resolveDiffSettings, type DiffSettings } from "./diff/settings.ts";
 
@@ -79,6 +80,7 @@ function axisReport(m: AxisMatrix, tests: TestSet, used: Normalisation, normNote
     distinct_tests: tests.distinct.length,
     untested: tests.untested,
     flagged: 0,
+    secondary: 0,
     flagged_by_normalisation: {},
     power: 0,
     replicates_needed: null,
@@ -103,6 +105,27 @@ function fitAxis(m: AxisMatrix, s: DiffSettings, notes: string[], asked: DiffOpt
   return { report: axisReport(m, tests, used, note, verdict, usePrior), matrix: m, tests, fits, verdict };
 }
 
+/**
+ * Iterative exclusion: when causes were found on an axis whose verdict uses median-ratio, its size
+ * factors are estimated again from the call paths that do not run through a cause, and the axis
+ * refitted. A weighted median sits inside the unchanged work, but off its centre when the changed
+ * work lies on one side (a regression and no improvement): this takes that bias out.
+ */
+function refitWithoutCauses(w: AxisWork, roles: Roles, s: DiffSettings): boolean {
+  const causes = new Set([...roles.role].filter(([, r]) => r === "cause").map(([f]) => f));
+  if (causes.size === 0 || w.verdict.norm !== "median-ratio") return false;
+  // Only while most of the work is left: a cause at the root (everything runs through it) says
+  // the total moved, not where the unchanged work is.
+  const mass = (us: typeof w.matrix.units) => us.reduce((t, u) => t + u.y.reduce((a, b) => a + b, 0), 0);
+  if (mass(w.matrix.units.filter((u) => !u.path.some((f) => causes.has(f)))) * 2 < mass(w.matrix.units)) return false;
+  const size = sizeFactors(w.matrix, causes)["median-ratio"];
+  if (!size) return false;
+  const fit = fitNormalisation("median-ratio", size, w.matrix.cols, w.tests, { usePrior: w.report.dispersion.source === "prior", priorAlpha: s.priorDispersion });
+  w.fits = w.fits.map((f) => (f.norm === "median-ratio" ? fit : f));
+  w.verdict = fit;
+  return true;
+}
+
 export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opts: DiffOptions = {}): DiffResult {
   const s = resolveDiffSettings(opts);
   if (input.before.length === 0 || input.after.length === 0) throw new Error("diff needs at least one capture on each side");
@@ -120,16 +143,24 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
 
   // The verdict: each axis under its own normalisation, all in one run — an axis that fell back to
   // share (too few common functions for median-ratio) is still in the same family, not a second one.
-  const verdictRun = weightedHolmByFamily(work, (w) => w.verdict, s);
+  // Then once more with median-ratio estimated without the call paths of the causes found.
+  let verdictRun = weightedHolmByFamily(work, (w) => w.verdict, s);
+  let roles = new Map(work.map((w) => [w, assignRoles(w.matrix, w.tests, w.verdict, verdictRun.byAxis.get(w)!, s.minEffect)]));
+  if (work.filter((w) => refitWithoutCauses(w, roles.get(w)!, s)).length) {
+    verdictRun = weightedHolmByFamily(work, (w) => w.verdict, s);
+    roles = new Map(work.map((w) => [w, assignRoles(w.matrix, w.tests, w.verdict, verdictRun.byAxis.get(w)!, s.minEffect)]));
+  }
   // The other normalisations, reported beside it (their flags never make the verdict).
   const byNorm = new Map(ALL_NORMS.map((n) => [n, weightedHolmByFamily(work, (w) => w.fits.find((p) => p.norm === n), s).byAxis]));
   const planned = planFamily(work, s.detectShare);
   const changes = work.flatMap((w) => {
-    const axis = axisChanges(w, verdictRun.byAxis.get(w)!, byNorm, s);
+    const axis = axisChanges(w, verdictRun.byAxis.get(w)!, byNorm, roles.get(w)!, s);
     Object.assign(w.report, axisPower(w, planned, verdictRun.sizes, s));
     return axis;
   });
-  changes.sort((a, b) => Number(b.flagged) - Number(a.flagged) || a.p - b.p || Math.abs(b.relative_change) - Math.abs(a.relative_change));
+  // Causes first, then secondary changes, then the rest by evidence.
+  const rank = (c: (typeof changes)[number]) => (c.role === "cause" ? 2 : c.role === "secondary" ? 1 : 0);
+  changes.sort((a, b) => rank(b) - rank(a) || a.p - b.p || Math.abs(b.relative_change) - Math.abs(a.relative_change));
 
   const axesCompared = work.map((w) => w.report);
   const v = overallVerdict(axesCompared, changes, s);

@@ -10,6 +10,7 @@ import type { AxisMatrix, Hypothesis, TestSet } from "./axis-matrix.ts";
 import type { FittedTest, NormalisationFit } from "./normalisation-fit.ts";
 import { familyLevels, isFocus, type Family, type HolmOutcome } from "./holm-families.ts";
 import type { DiffSettings } from "./settings.ts";
+import type { Roles } from "./causes.ts";
 
 /** Everything the diff knows about one compared axis. */
 export interface AxisWork {
@@ -45,16 +46,19 @@ export function confirmation(y: Float64Array, fit: NormalisationFit, t: FittedTe
   return later.length > 0 && ok ? "confirmed" : "suspect";
 }
 
-/** changed: flagged; unchanged: the interval lies within ±min effect; insufficient: neither. */
-export function changeVerdict(flagged: boolean, lo: number, hi: number, minEffect: number): Change["verdict"] {
-  return flagged ? "changed" : lo >= -minEffect / (1 + minEffect) && hi <= minEffect ? "unchanged" : "insufficient";
+/** changed: flagged; secondary: cleared only through causes; unchanged: the interval lies within ±min effect; insufficient: neither. */
+export function changeVerdict(role: Change["role"], lo: number, hi: number, minEffect: number): Change["verdict"] {
+  if (role === "cause") return "changed";
+  if (role === "secondary") return "secondary";
+  return lo >= -minEffect / (1 + minEffect) && hi <= minEffect ? "unchanged" : "insufficient";
 }
 
-function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, s: Pick<DiffSettings, "minEffect" | "detectEffect">): Change {
+function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, roles: Roles, s: Pick<DiffSettings, "minEffect" | "detectEffect">): Change {
   const minEffect = s.minEffect;
   const fit = w.verdict;
   const t = fit.tests[h.key]!;
-  const flagged = verdictRun.flagged[h.key]!;
+  const role = verdictRun.flagged[h.key]! ? (roles.role.get(h.fn) ?? "cause") : null;
+  const flagged = role === "cause";
   const logRatio = t.r.logRatio;
   const lo = Math.expm1(t.r.lo);
   const hi = Math.expm1(t.r.hi);
@@ -70,7 +74,7 @@ function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map
   }
   // The bar this test must clear when it is the only discovery: weighted Holm's first step.
   const zThr = tQuantile(1 - verdictRun.level[h.key]! / 2, t.r.df);
-  const verdict = changeVerdict(flagged, lo, hi, minEffect);
+  const verdict = changeVerdict(role, lo, hi, minEffect);
   const perSide = Math.max(1, Math.min(fit.groups.before.length, fit.groups.after.length));
   const plan = changePlan({ logRatio, seNull: t.r.seNull, se: t.r.se, level: verdictRun.level[h.key]!, perSide, decided: verdict !== "insufficient" }, s);
   return {
@@ -78,9 +82,11 @@ function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map
     axis: w.report.axis,
     kind: h.kind,
     flagged,
+    role,
+    explained_by: (roles.explainedBy.get(h.fn) ?? []).map((f) => w.matrix.names[f]!),
     verdict,
     direction: logRatio >= 0 ? "up" : "down",
-    confirmation: flagged ? confirmation(h.y, fit, t) : null,
+    confirmation: role ? confirmation(h.y, fit, t) : null,
     unit: w.report.unit,
     before: sideSummary(w.matrix, h.y, fit.groups.before),
     after: sideSummary(w.matrix, h.y, fit.groups.after),
@@ -97,13 +103,14 @@ function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map
 }
 
 /** One axis's changes, in hypothesis order; fills the axis report's flag counts. */
-export function axisChanges(w: AxisWork, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, s: Pick<DiffSettings, "minEffect" | "detectEffect">): Change[] {
+export function axisChanges(w: AxisWork, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, roles: Roles, s: Pick<DiffSettings, "minEffect" | "detectEffect">): Change[] {
   for (const fit of w.fits) {
     const f = byNorm.get(fit.norm)!.get(w)!.flagged;
     w.report.flagged_by_normalisation[fit.norm] = w.tests.hyps.filter((h) => f[h.key]).length;
   }
-  const changes = w.tests.hyps.map((h) => change(w, h, verdictRun, byNorm, s));
-  w.report.flagged = w.tests.hyps.filter((h) => verdictRun.flagged[h.key]).length;
+  const changes = w.tests.hyps.map((h) => change(w, h, verdictRun, byNorm, roles, s));
+  w.report.flagged = changes.filter((c) => c.role === "cause").length;
+  w.report.secondary = changes.filter((c) => c.role === "secondary").length;
   return changes;
 }
 

@@ -1,0 +1,22 @@
+import { captures, rng, service } from "../test/fixtures/profiles/service-shape.ts";
+import { buildAxisMatrix, selectHypotheses } from "../src/witness/diff/axis-matrix.ts";
+import { sizeFactors, fitNormalisation } from "../src/witness/diff/normalisation-fit.ts";
+import { quasiDispersion } from "../src/witness/stats/rate-test.ts";
+const t = Number(process.argv[2] ?? 10);
+const r = rng(30_100 + t);
+const s = service({ named: { apply_discounts: 0.25, price_cart: 0.2, parse_order: 0.15, compute_tax: 0.1 }, tail: 12, cv: 0.02, python: true, bursty: 8, burstyShare: 0.04, r });
+const tr = { before: captures(s, r, { name: "v1" }), after: captures(s, r, { name: "v2", change: { apply_discounts: 1.4 } }) };
+const m = (buildAxisMatrix(tr, "cpu") as any).matrix;
+const tests = selectHypotheses(m, { minShare: 0.001, minCount: 5 });
+const size = sizeFactors(m)["median-ratio"]!;
+const fit = fitNormalisation("median-ratio", size, m.cols, tests, { usePrior: false, priorAlpha: 0.01 });
+console.log("alpha0", fit.alpha0, JSON.stringify(fit.variance));
+tests.hyps.filter((h) => h.kind === "self" && tests.ownKeys.has(h.key)).forEach((h) => {
+  const q = quasiDispersion(h.y, fit.groups, fit.alpha0);
+  const mu = h.y.reduce((a, b) => a + b, 0) / 6;
+  console.log(m.names[h.fn].padEnd(16), mu.toFixed(0).padStart(6), "phihat", q.phi.toFixed(2), "phitilde", fit.tests[h.key]!.phi.toFixed(2), "df", fit.tests[h.key]!.df.toFixed(1));
+});
+import { diffCaptures } from "../src/witness/diff.ts";
+const d = diffCaptures(tr);
+console.log(JSON.stringify(d.axes_compared[0]!.dispersion), d.normalisation, d.axes_compared[0]!.normalisation);
+for (const c of d.changes.filter((c) => c.kind === "self").slice(0, 5)) console.log(c.function, c.dispersion, c.p, c.interval);
