@@ -16,8 +16,9 @@ import type { Normalisation } from "./stats/normalise.ts";
 import { axesOf, buildAxisMatrix, captureLabel, selectHypotheses, type AxisMatrix, type TestSet } from "./diff/axis-matrix.ts";
 import { chooseNormalisation, fitNormalisation, sizeFactors, type NormalisationFit } from "./diff/normalisation-fit.ts";
 import { familyLevels, weightedHolmByFamily } from "./diff/holm-families.ts";
-import { axisChanges, axisPower, planFamily, type AxisWork } from "./diff/changes.ts";
-import { assignRoles, type Roles } from "./diff/causes.ts";
+import { axisChanges, type AxisWork } from "./diff/changes.ts";
+import { verdictRunWithRoles } from "./diff/verdict-run.ts";
+import { decidingRemedy, equivalence, promiseOf, PROMISE_SHARES } from "./diff/promise.ts";
 import { overallVerdict } from "./diff/verdict.ts";
 import { ALL_NORMS, axisNormalisation, resolveDiffSettings, type DiffSettings } from "./diff/settings.ts";
 
@@ -56,6 +57,18 @@ function collectorNotes(before: Capture[], after: Capture[]): string[] {
   return [...lines.slice(0, COLLECTOR_NOTES_SHOWN), `collector: ${lines.length - COLLECTOR_NOTES_SHOWN} more distinct notes (see each capture)`];
 }
 
+/** How the verdict's fit on one axis modelled run-to-run noise (refreshed when the axis is refitted). */
+function dispersionReport(fit: NormalisationFit, nB: number, nA: number, usePrior: boolean): AxisReport["dispersion"] {
+  return {
+    source: usePrior ? "prior" : "replicates",
+    pooled: fit.alpha0,
+    run_to_run_cv: Math.sqrt(fit.alpha0),
+    moderation: fit.variance ? { prior_scale: fit.variance.s02, prior_df: Number.isFinite(fit.variance.d0) ? fit.variance.d0 : null, loud: fit.variance.loud } : null,
+    df: nB - (nB > 0 ? 1 : 0) + nA - (nA > 0 ? 1 : 0),
+    functions_pooled: fit.prior.atoms,
+  };
+}
+
 function axisReport(m: AxisMatrix, tests: TestSet, used: Normalisation, normNote: string | undefined, verdict: NormalisationFit, usePrior: boolean): AxisReport {
   const nB = m.before.length;
   const nA = m.after.length;
@@ -66,16 +79,7 @@ function axisReport(m: AxisMatrix, tests: TestSet, used: Normalisation, normNote
     excluded: m.excluded,
     normalisation: used,
     ...(normNote ? { normalisation_note: normNote } : {}),
-    dispersion: {
-      source: usePrior ? "prior" : "replicates",
-      pooled: verdict.alpha0,
-      run_to_run_cv: Math.sqrt(verdict.alpha0),
-      moderation: verdict.variance
-        ? { prior_scale: verdict.variance.s02, prior_df: Number.isFinite(verdict.variance.d0) ? verdict.variance.d0 : null, loud: verdict.variance.loud }
-        : null,
-      df: nB - (nB > 0 ? 1 : 0) + nA - (nA > 0 ? 1 : 0),
-      functions_pooled: verdict.prior.atoms,
-    },
+    dispersion: dispersionReport(verdict, nB, nA, usePrior),
     tested: tests.hyps.length,
     distinct_tests: tests.distinct.length,
     untested: tests.untested,
@@ -84,6 +88,7 @@ function axisReport(m: AxisMatrix, tests: TestSet, used: Normalisation, normNote
     flagged_by_normalisation: {},
     power: 0,
     replicates_needed: null,
+    promise: { share: null, power: 0, equivalent: false, wide: [] },
   };
 }
 
@@ -105,27 +110,6 @@ function fitAxis(m: AxisMatrix, s: DiffSettings, notes: string[], asked: DiffOpt
   return { report: axisReport(m, tests, used, note, verdict, usePrior), matrix: m, tests, fits, verdict };
 }
 
-/**
- * Iterative exclusion: when causes were found on an axis whose verdict uses median-ratio, its size
- * factors are estimated again from the call paths that do not run through a cause, and the axis
- * refitted. A weighted median sits inside the unchanged work, but off its centre when the changed
- * work lies on one side (a regression and no improvement): this takes that bias out.
- */
-function refitWithoutCauses(w: AxisWork, roles: Roles, s: DiffSettings): boolean {
-  const causes = new Set([...roles.role].filter(([, r]) => r === "cause").map(([f]) => f));
-  if (causes.size === 0 || w.verdict.norm !== "median-ratio") return false;
-  // Only while most of the work is left: a cause at the root (everything runs through it) says
-  // the total moved, not where the unchanged work is.
-  const mass = (us: typeof w.matrix.units) => us.reduce((t, u) => t + u.y.reduce((a, b) => a + b, 0), 0);
-  if (mass(w.matrix.units.filter((u) => !u.path.some((f) => causes.has(f)))) * 2 < mass(w.matrix.units)) return false;
-  const size = sizeFactors(w.matrix, causes)["median-ratio"];
-  if (!size) return false;
-  const fit = fitNormalisation("median-ratio", size, w.matrix.cols, w.tests, { usePrior: w.report.dispersion.source === "prior", priorAlpha: s.priorDispersion });
-  w.fits = w.fits.map((f) => (f.norm === "median-ratio" ? fit : f));
-  w.verdict = fit;
-  return true;
-}
-
 export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opts: DiffOptions = {}): DiffResult {
   const s = resolveDiffSettings(opts);
   if (input.before.length === 0 || input.after.length === 0) throw new Error("diff needs at least one capture on each side");
@@ -141,29 +125,30 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     else work.push(fitAxis(outcome.matrix, s, notes, opts.normalisation));
   }
 
-  // The verdict: each axis under its own normalisation, all in one run — an axis that fell back to
-  // share (too few common functions for median-ratio) is still in the same family, not a second one.
-  // Then once more with median-ratio estimated without the call paths of the causes found.
-  let verdictRun = weightedHolmByFamily(work, (w) => w.verdict, s);
-  let roles = new Map(work.map((w) => [w, assignRoles(w.matrix, w.tests, w.verdict, verdictRun.byAxis.get(w)!, s.minEffect)]));
-  if (work.filter((w) => refitWithoutCauses(w, roles.get(w)!, s)).length) {
-    verdictRun = weightedHolmByFamily(work, (w) => w.verdict, s);
-    roles = new Map(work.map((w) => [w, assignRoles(w.matrix, w.tests, w.verdict, verdictRun.byAxis.get(w)!, s.minEffect)]));
-  }
+  const promises = new Map(work.map((w) => [w, promiseOf(w, work, s)]));
+  const { run: verdictRun, roles } = verdictRunWithRoles(work, s, (w) => promises.get(w)!.share ?? PROMISE_SHARES[PROMISE_SHARES.length - 1]!);
   // The other normalisations, reported beside it (their flags never make the verdict).
   const byNorm = new Map(ALL_NORMS.map((n) => [n, weightedHolmByFamily(work, (w) => w.fits.find((p) => p.norm === n), s).byAxis]));
-  const planned = planFamily(work, s.detectShare);
-  const changes = work.flatMap((w) => {
-    const axis = axisChanges(w, verdictRun.byAxis.get(w)!, byNorm, roles.get(w)!, s);
-    Object.assign(w.report, axisPower(w, planned, verdictRun.sizes, s));
-    return axis;
-  });
+  const changes = work.flatMap((w) => axisChanges(w, verdictRun.byAxis.get(w)!, byNorm, roles.get(w)!, s));
   // Causes first, then secondary changes, then the rest by evidence.
   const rank = (c: (typeof changes)[number]) => (c.role === "cause" ? 2 : c.role === "secondary" ? 1 : 0);
   changes.sort((a, b) => rank(b) - rank(a) || a.p - b.p || Math.abs(b.relative_change) - Math.abs(a.relative_change));
+  for (const w of work) {
+    const p = promises.get(w)!;
+    w.report.dispersion = dispersionReport(w.verdict, w.report.captures.before, w.report.captures.after, w.report.dispersion.source === "prior");
+    w.report.promise = { share: p.share, power: p.power, ...(p.share === null ? { equivalent: false, wide: [] } : equivalence(w, p.share, s.detectEffect)) };
+    w.report.power = p.power;
+  }
+  const seconds = input.after.map((c) => c.meta.measuredSec).filter((x): x is number => x !== undefined && x > 0);
+  const remedyFor = decidingRemedy(
+    work,
+    changes.some((c) => c.flagged),
+    s,
+    seconds.length ? Math.min(...seconds) : null,
+  );
 
   const axesCompared = work.map((w) => w.report);
-  const v = overallVerdict(axesCompared, changes, s);
+  const v = overallVerdict(axesCompared, changes, s, remedyFor);
   if (axesNotCompared.length) notes.push(`axes not compared: ${axesNotCompared.map((a) => a.axis).join(", ")}`);
   const levels = familyLevels(s.q);
   return {
@@ -182,8 +167,9 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
         { family: "inclusive", tests: verdictRun.sizes.inclusive, q: levels.inclusive },
       ],
     },
-    detect: { effect: s.detectEffect, share: s.detectShare, power: v.minPower },
+    detect: { effect: s.detectEffect, share: v.promiseShare, power: v.minPower },
     replicates_needed: v.needed,
+    remedy: remedyFor,
     axes_compared: axesCompared,
     axes_not_compared: axesNotCompared,
     captures,

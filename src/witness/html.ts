@@ -38,7 +38,7 @@ function flame(axis: string, result: DiffResult, input: { before: Capture[]; aft
     const before = n.before / Math.max(1, nB);
     const tip =
       `${n.name}\nafter ${(w * 100).toFixed(2)}% of ${axis}, before ${(before * 100).toFixed(2)}% (this path)` +
-      (c ? `\nfunction inclusive: ${pct(c.relative_change)} [${pct(c.interval[0])}, ${pct(c.interval[1])}] — ${c.flagged ? `CHANGED (${c.confirmation})` : c.verdict}` : depth ? "\nnot tested (below the testing floor)" : "");
+      (c ? `\nfunction inclusive: ${pct(c.relative_change)} [${pct(c.interval[0])}, ${pct(c.interval[1])}] — ${c.flagged ? `CHANGED (${c.confirmation})` : c.role === "secondary" ? `secondary, explained by ${c.explained_by.join(", ")}` : c.verdict}` : depth ? "\nnot tested (below the testing floor)" : "");
     rows.push(
       `<div class="f" style="left:${(x * 100).toFixed(4)}%;width:${(w * 100).toFixed(4)}%;top:${depth * ROW}px;background:${depth === 0 ? "#c8c8c8" : colour(c)}" title="${esc(tip)}">${esc(n.name)}</div>`,
     );
@@ -58,10 +58,18 @@ function table(changes: Change[]): string {
     .slice(0, 50)
     .map(
       (c) =>
-        `<tr class="${c.flagged ? (c.direction === "up" ? "up" : "down") : ""}"><td>${esc(c.function)}</td><td>${c.axis}/${c.kind}</td><td>${pct(c.relative_change)}</td><td>[${pct(c.interval[0])}, ${pct(c.interval[1])}]</td><td>${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%</td><td>${c.p.toExponential(2)}</td><td>${c.flagged ? `changed (${c.confirmation})` : c.verdict}</td></tr>`,
+        `<tr class="${c.flagged ? (c.direction === "up" ? "up" : "down") : ""}"><td>${esc(c.function)}</td><td>${c.axis}/${c.kind}</td><td>${pct(c.relative_change)}</td><td>[${pct(c.interval[0])}, ${pct(c.interval[1])}]</td><td>${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%</td><td>${c.p.toExponential(2)}</td><td>${c.flagged ? `changed (${c.confirmation})` : c.role === "secondary" ? `secondary: explained by ${esc(c.explained_by.join(", "))}` : c.verdict}</td></tr>`,
     )
     .join("");
   return `<table><tr><th>function</th><th>axis</th><th>change</th><th>95% interval</th><th>share</th><th>p</th><th>verdict</th></tr>${rows}</table>`;
+}
+
+/** The causes, first: each function whose own work changed, with its change and interval (secondary changes are in the tables). */
+function causeList(r: DiffResult): string {
+  const seen = new Set<string>();
+  const items = r.changes.filter((c) => c.flagged && !seen.has(`${c.function}\u0000${c.axis}`) && seen.add(`${c.function}\u0000${c.axis}`));
+  if (!items.length) return "";
+  return `<ul class="causes">${items.map((c) => `<li class="cause ${c.direction}"><b>${esc(c.function)}</b> (${esc(c.axis)}) ${pct(c.relative_change)} [${pct(c.interval[0])}, ${pct(c.interval[1])}] ${c.direction === "up" ? "regression" : "improvement"}, ${c.confirmation}</li>`).join("")}</ul>`;
 }
 
 /** The diff as one HTML page; pass the captures to get flame graphs, without them only the tables. */
@@ -83,7 +91,7 @@ table{border-collapse:collapse;margin-bottom:16px}td,th{border-bottom:1px solid 
 tr.up td{background:#fde2e2}tr.down td{background:#e0ebfb}
 .legend span{display:inline-block;padding:2px 8px;margin-right:6px}
 </style></head><body>
-<h1>Verdict: ${esc(result.verdict)}</h1><p>${esc(result.reason)}</p>
+<h1>Verdict: ${esc(result.verdict)}</h1><p id="reason">${esc(result.reason)}</p>${causeList(result)}
 <p class="legend"><span style="background:hsl(0,75%,55%)">grew (flagged)</span><span style="background:hsl(215,75%,55%)">shrank (flagged)</span><span style="background:#d9d4c7">within noise</span><span style="background:#e6e6e6">not tested</span> width = after version</p>
 ${missing ? `<ul>${missing}</ul>` : ""}${notes ? `<ul>${notes}</ul>` : ""}${axes}
 </body></html>`;

@@ -165,8 +165,10 @@ const sameCounts = (a: Float64Array, b: Float64Array) => a.every((v, i) => v ===
 /**
  * Every function's self and inclusive count vector above the testing floor (a pooled share of
  * minShare and a mean of minCount per capture). Identical vectors (a leaf's self = inclusive, a
- * chain of single callers) are one test. An interpreted function's self is its own count: it is
- * never a leaf, its bytecode runs in the interpreter's C functions beneath it.
+ * chain of single callers) are one test. A function's self test is its own count when it owns
+ * samples (aggregate.ts): an interpreted function is never a leaf, its bytecode runs in the
+ * interpreter's C functions beneath it, and a native one's own work includes the shared code (libc,
+ * the kernel) it calls. Shared code owns nothing; its self count is an aggregate of its callers'.
  */
 export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCount: number }): TestSet {
   const captureCount = m.totals.length;
@@ -179,7 +181,8 @@ export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCo
   for (let f = 0; f < m.names.length; f++) {
     if (isPlaceholder(m.names[f]!)) continue;
     const own = m.own[f]!;
-    for (const [kind, y] of [["self", m.interpreted[f] ? own : m.self[f]!], ["inclusive", m.inclusive[f]!]] as const) {
+    const owns = own.some((v) => v > 0);
+    for (const [kind, y] of [["self", owns ? own : m.self[f]!], ["inclusive", m.inclusive[f]!]] as const) {
       let s = 0;
       for (let c = 0; c < captureCount; c++) s += y[c]!;
       if (s === 0 && kind === "self") continue;
@@ -195,7 +198,7 @@ export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCo
         keyOf.set(k, key);
       }
       hyps.push({ fn: f, kind, y, key });
-      if (sameCounts(y, own)) ownKeys.add(key);
+      if (owns && sameCounts(y, own)) ownKeys.add(key);
     }
   }
   return { hyps, distinct, ownKeys, untested, sumT };

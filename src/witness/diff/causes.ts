@@ -30,6 +30,8 @@ interface Walk {
   owners: Set<number>;
   /** Functions whose samples are left out of the counts of functions above them in a stack. */
   below: Set<number>;
+  /** Functions whose samples are left out of the counts of functions below them in a stack. */
+  above?: Set<number>;
 }
 
 /** Per capture of the axis: each frame's function and each stack's owning function. */
@@ -66,9 +68,9 @@ function residual(m: AxisMatrix, prepared: Prepared[], h: Hypothesis, walk: Walk
       const at = position(m, h, fn, fr, owner[i]!);
       if (at < 0) return;
       if (walk.owners.has(owner[i]!) && owner[i] !== h.fn) return void met.add(owner[i]!);
-      for (let k = at + 1; k < fr.length; k++) {
+      for (let k = 0; k < fr.length; k++) {
         const g = fn[fr[k]!]!;
-        if (g !== h.fn && walk.below.has(g)) return void met.add(g);
+        if (g !== h.fn && ((k > at && walk.below.has(g)) || (k < at && walk.above?.has(g)))) return void met.add(g);
       }
       y[col]! += s.value / m.quantum;
     });
@@ -112,5 +114,50 @@ export function assignRoles(m: AxisMatrix, tests: TestSet, fit: NormalisationFit
       explainedBy.set(h.fn, [...met]);
     }
   }
+  foldUnderCallers(m, prepared, tests, fit, run, minEffect, cleared, role, explainedBy);
   return { role, explainedBy };
+}
+
+/** The own-cost causes a cleared caller g explains: same direction, and unchanged outside g. */
+function foldable(m: AxisMatrix, prepared: Prepared[], tests: TestSet, fit: NormalisationFit, run: HolmOutcome, minEffect: number, cleared: Hypothesis[], role: Roles["role"], g: Hypothesis): number[] {
+  const dir = Math.sign(fit.tests[g.key]!.r.logRatio);
+  const folded: number[] = [];
+  for (const h of cleared) {
+    if (h.fn === g.fn || h.kind !== "self" || !tests.ownKeys.has(h.key) || role.get(h.fn) !== "cause") continue;
+    if (Math.sign(fit.tests[h.key]!.r.logRatio) !== dir) continue;
+    const { y, met } = residual(m, prepared, h, { owners: new Set(), below: new Set(), above: new Set([g.fn]) });
+    if (!met.has(g.fn) || y.every((v) => v === 0) || stands(y, fit, h.key, run.level[h.key]!, minEffect, dir)) continue;
+    folded.push(h.fn);
+  }
+  return folded;
+}
+
+/**
+ * Fewest causes: a function called from several places whose own count changed only under one
+ * caller (what it owns outside that caller did not move) changed *because of* that caller. The
+ * cleared caller that explains the most such own-cost causes (two at least; the smaller caller on
+ * a tie) becomes the cause and they secondary, until no caller explains two. A callee only ever
+ * called from one caller is never folded (nothing outside to compare), so two siblings that
+ * changed stay two causes.
+ */
+function foldUnderCallers(m: AxisMatrix, prepared: Prepared[], tests: TestSet, fit: NormalisationFit, run: HolmOutcome, minEffect: number, cleared: Hypothesis[], role: Roles["role"], explainedBy: Roles["explainedBy"]): void {
+  const mass = (h: Hypothesis) => h.y.reduce((a, b) => a + b, 0);
+  const callers = cleared.filter((h) => h.kind === "inclusive" && !tests.ownKeys.has(h.key));
+  for (let round = 0; round < callers.length; round++) {
+    let best: { g: Hypothesis; folded: number[] } | null = null;
+    for (const g of callers) {
+      if (role.get(g.fn) === "cause" && tests.ownKeys.has(g.key)) continue;
+      const folded = foldable(m, prepared, tests, fit, run, minEffect, cleared, role, g);
+      if (folded.length >= 2 && (!best || folded.length > best.folded.length || (folded.length === best.folded.length && mass(g) < mass(best.g)))) best = { g, folded };
+    }
+    if (!best) return;
+    const { g, folded } = best;
+    role.set(g.fn, "cause");
+    explainedBy.delete(g.fn);
+    for (const f of folded) {
+      role.set(f, "secondary");
+      explainedBy.set(f, [g.fn]);
+    }
+    for (const [f, by] of explainedBy) if (by.some((x) => folded.includes(x))) explainedBy.set(f, [...new Set(by.map((x) => (folded.includes(x) ? g.fn : x)))]);
+  }
 }

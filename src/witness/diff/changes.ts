@@ -1,14 +1,14 @@
 // Stage 5 of the diff: each tested function's change under the verdict normalisation (with the
-// others beside it), its confirmation by a later after-replicate, and each axis's power.
+// others beside it), its role (causes.ts), its confirmation by a later after-replicate and its own power.
 
 import type { Normalisation } from "../stats/normalise.ts";
 import { replicateAgrees } from "../stats/rate-test.ts";
 import { tQuantile } from "../stats/distributions.ts";
-import { changePlan, planTests, power, replicatesNeeded, type PlanTest } from "../stats/power.ts";
+import { changePlan } from "../stats/power.ts";
 import type { AxisReport, Change, Side } from "../diff-result.ts";
 import type { AxisMatrix, Hypothesis, TestSet } from "./axis-matrix.ts";
 import type { FittedTest, NormalisationFit } from "./normalisation-fit.ts";
-import { familyLevels, isFocus, type Family, type HolmOutcome } from "./holm-families.ts";
+import type { HolmOutcome } from "./holm-families.ts";
 import type { DiffSettings } from "./settings.ts";
 import type { Roles } from "./causes.ts";
 
@@ -112,41 +112,4 @@ export function axisChanges(w: AxisWork, verdictRun: HolmOutcome, byNorm: Map<No
   w.report.flagged = changes.filter((c) => c.role === "cause").length;
   w.report.secondary = changes.filter((c) => c.role === "secondary").length;
   return changes;
-}
-
-/** The self family as the planner sees it: mean count and dispersion of every test (verdict normalisation). */
-export function planFamily(work: AxisWork[], detectShare: number): PlanTest[] {
-  const family: PlanTest[] = [];
-  for (const w of work) {
-    const n = w.report.captures.before + w.report.captures.after;
-    w.tests.distinct.forEach((y, i) => {
-      if (!w.tests.ownKeys.has(i)) return; // the reference function is an own-cost test: plan in that family
-      family.push({ mu: y.reduce((a, b) => a + b, 0) / n, alpha: w.verdict.tests[i]!.alpha, focus: isFocus(y, w.tests.sumT, detectShare) });
-    });
-  }
-  return planTests(family);
-}
-
-/** The chance this axis flags a detectEffect change of a detectShare function, and the captures per version that would reach targetPower. */
-export function axisPower(
-  w: AxisWork,
-  planned: ReturnType<typeof planTests>,
-  familySizes: Record<Family, number>,
-  s: Pick<DiffSettings, "q" | "detectEffect" | "detectShare" | "targetPower" | "weighting">,
-): { power: number; replicates_needed: number | null } {
-  const nB = w.report.captures.before;
-  const nA = w.report.captures.after;
-  const refMu = (s.detectShare * w.tests.sumT) / (nB + nA);
-  // The reference function is as noisy as the pool after moderation: α0 scaled by the prior s0².
-  const s02 = w.verdict.variance?.s02 ?? 1;
-  const pin = {
-    effect: s.detectEffect,
-    refMu,
-    refAlpha: Math.max(0, s02 * (1 / refMu + w.verdict.alpha0) - 1 / refMu),
-    tests: planned,
-    m: familySizes.self + 1,
-    q: familyLevels(s.q).self,
-    weighted: s.weighting === "detectability",
-  };
-  return { power: power(pin, nB, nA), replicates_needed: replicatesNeeded(pin, s.targetPower) };
 }

@@ -61,7 +61,7 @@ export function chooseNormalisation(factors: Partial<Record<Normalisation, numbe
   const why: Record<Normalisation, string> = {
     rate: "rate normalisation needs the measured time of every capture (folded input has none)",
     cpu: "cpu normalisation needs the alloc axis and a cpu axis in every capture",
-    "median-ratio": "no call path present in every capture: median-ratio impossible",
+    "median-ratio": "fewer than 5 call paths present in every capture: median-ratio impossible",
     share: "share normalisation has no size factors", // never: every axis has share factors
   };
   return { used: "share", note: `${why[wanted]}, share used instead` };

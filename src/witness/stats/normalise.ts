@@ -48,6 +48,9 @@ export function medianRatioFactors(rows: Float64Array[], nCaptures: number, minC
   return geomeanNormalise(s);
 }
 
+/** The fewest call-tree units median-ratio rests on. */
+export const MIN_UNITS = 5;
+
 /** The weighted median of xs (weights ≥ 0): the smallest x whose cumulative weight reaches half. */
 export function weightedMedian(xs: number[], ws: number[]): number {
   const order = xs.map((_, i) => i).sort((a, b) => xs[a]! - xs[b]!);
@@ -61,14 +64,16 @@ export function weightedMedian(xs: number[], ws: number[]): number {
 }
 
 /**
- * Median of ratios over call-tree units (diff/tree-units.ts), each unit weighted by its count:
- * the size factor is the typical ratio of *work*, not of functions, so the unchanged work is
- * estimated from at least half the axis whatever the number of small paths a changed function
- * has. Null when no unit is present in every capture.
+ * Median of ratios over call-tree units (diff/tree-units.ts), each unit weighted by its count: the
+ * size factor is the typical ratio of *work*, not of functions, so the unchanged work is estimated
+ * from at least half the axis whatever the number of small paths a changed function has (the diff
+ * then sets the causes it finds aside and estimates again: diff/verdict-run.ts). Null when fewer
+ * than MIN_UNITS units are present in every capture (a median of two or three ratios is one
+ * function's noise).
  */
 export function unitRatioFactors(units: Float64Array[], nCaptures: number): number[] | null {
   const use = units.filter((u) => u.every((v) => v > 0));
-  if (use.length === 0) return null;
+  if (use.length < MIN_UNITS) return null;
   const logGeo = use.map((u) => u.reduce((t, v) => t + Math.log(v), 0) / nCaptures);
   const w = use.map((u) => u.reduce((t, v) => t + v, 0));
   const s: number[] = [];

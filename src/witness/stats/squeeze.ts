@@ -162,8 +162,35 @@ export function fitPrior(phi: readonly number[], d: number, loudSd = LOUD_SD, x?
       : { s02: Math.exp(mean), d0: Infinity, ...base, mixture: null };
   const loudIdx = e0.map((_, i) => i).filter((i) => r0[i]! > loudAbove);
   if (loudIdx.length === 0) return prior;
-  const scale = median(loudIdx.map((i) => ok[i]! / priorScale(prior, xs?.[i])));
-  return { ...prior, mixture: { weight: Math.min(0.5, Math.max(loudIdx.length / ok.length, 1 / ok.length)), scale: Math.max(1, scale), df: d } };
+  return { ...prior, mixture: fitLoud(ok, d, xs, prior, new Set(loudIdx)) };
+}
+
+/**
+ * The loud component by EM: starting from the functions beyond loudAbove, each function's chance
+ * of being loud given its φ, then the component's weight and scale (a geometric mean of φ over
+ * the steady scale, centred for log χ²_d) from those chances, twenty rounds. The steady
+ * component stays as fitted on the quiet functions.
+ */
+function fitLoud(phi: number[], d: number, xs: number[] | undefined, steady: VariancePrior, start: Set<number>): NonNullable<VariancePrior["mixture"]> {
+  const n = phi.length;
+  const rel = phi.map((v, i) => Math.max(v, 1e-12) / priorScale(steady, xs?.[i]));
+  let p: number[] = phi.map((_, i) => (start.has(i) ? 1 : 0));
+  let mix = { weight: start.size / n, scale: 2, df: d };
+  for (let round = 0; round < 20; round++) {
+    const sp = p.reduce((a, b) => a + b, 0);
+    if (sp <= 0) break;
+    const logMean = p.reduce((t, w, i) => t + w * Math.log(rel[i]!), 0) / sp - (digamma(d / 2) - Math.log(d / 2));
+    mix = { weight: Math.min(0.5, Math.max(sp / n, 1 / n)), scale: Math.max(1.5, Math.exp(logMean)), df: d };
+    p = rel.map((x) => loudChance(x, 1, d, steady.d0, mix));
+  }
+  return mix;
+}
+
+/** The chance a function with φ (over the steady scale s) belongs to the loud component. */
+function loudChance(phi: number, s: number, d: number, d0: number, mix: NonNullable<VariancePrior["mixture"]>): number {
+  const lf = Math.log(mix.weight) + logDensity(phi, s * mix.scale, d, mix.df);
+  const sf = Math.log(1 - mix.weight) + logDensity(phi, s, d, d0);
+  return Number.isFinite(lf) || Number.isFinite(sf) ? 1 / (1 + Math.exp(sf - lf)) : 0;
 }
 
 /** log density of φ = s·F(d, d0) at phi (d0 = ∞: s·χ²_d/d). */
@@ -191,9 +218,7 @@ export function squeeze(phi: number, d: number, prior: VariancePrior, x?: number
   if (!mix) return steady;
   const s1 = s02 * mix.scale;
   const loud = posterior(phi, d, s1, mix.df);
-  const lf = Math.log(mix.weight) + logDensity(phi, s1, d, mix.df);
-  const sf = Math.log(1 - mix.weight) + logDensity(phi, s02, d, prior.d0);
-  const p = Number.isFinite(lf) || Number.isFinite(sf) ? 1 / (1 + Math.exp(sf - lf)) : 0;
+  const p = loudChance(phi, s02, d, prior.d0, mix);
   // The t reference of a mixture of two: its df mixed harmonically (a variance estimate's
   // uncertainty adds as 1/df), so a function that may well be loud keeps most of its tails.
   return { phi: (1 - p) * steady.phi + p * loud.phi, df: 1 / ((1 - p) / steady.df + p / loud.df) };
