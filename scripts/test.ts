@@ -1,9 +1,12 @@
 // `npm test`: builds, runs every bun test file under test/, and ends with the plain line CI reads:
 // "N passed, N failed, N skipped", after one line per skipped test with its reason (the name a
 // test/helpers/skip.ts helper gave it). Zero tests executed is a failure, as is any bun error
-// outside a test.
+// outside a test. A run of the whole suite (no paths given: `npm test`, CI) also type-checks:
+// `tsc --noEmit` over tsconfig.json runs beside the tests and counts as one more test, its errors
+// printed and counted failed. A run of a few files leaves it out (`npx tsc --noEmit` is there).
 import { $ } from "bun";
 import { mkdirSync, readFileSync, existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { SKIP_MARK } from "../test/helpers/skip.ts";
 
 const args = process.argv.slice(2);
@@ -16,6 +19,13 @@ if (process.env.RUNNER_SKIP_BUILD !== "1") {
 }
 
 mkdirSync(".test-results", { recursive: true });
+// Started before the tests and read after them, so it adds no wall time; its output goes to a
+// file because the tests' synchronous run would leave a pipe unread.
+const typecheckLog = ".test-results/tsc.txt";
+const typecheck = args.length
+  ? null
+  : Bun.spawn([resolve("node_modules/.bin/tsc"), "--noEmit", "--pretty", "false"], { stdout: Bun.file(typecheckLog), stderr: "inherit" });
+
 const report = ".test-results/junit.xml";
 const paths = args.length ? args : ["test/"];
 const run = Bun.spawnSync([process.execPath, "test", "--timeout=120000", "--reporter=junit", `--reporter-outfile=${report}`, ...paths], {
@@ -45,5 +55,17 @@ if (existsSync(report)) {
 for (const line of skips) console.log(line);
 // bun exiting non-zero with no failing test means an error outside tests (e.g. an import error).
 if (run.exitCode !== 0 && failed === 0) failed = 1;
+const testsPassed = passed;
+if (typecheck) {
+  const code = await typecheck.exited;
+  if (code === 0) passed++;
+  else {
+    failed++;
+    const errors = readFileSync(typecheckLog, "utf8").trimEnd();
+    const count = errors.split("\n").filter((l) => /: error TS\d+:/.test(l)).length;
+    const summary = count ? `${count} type error${count === 1 ? "" : "s"}` : `tsc exited ${code}`;
+    console.log(`${errors}\nfailed: type check (tsc --noEmit): ${summary}`);
+  }
+}
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+process.exit(failed === 0 && testsPassed > 0 ? 0 : 1);

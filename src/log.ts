@@ -2,12 +2,20 @@ import pino from "pino";
 
 // Every credential the system handles must be unreadable in logs, wherever it travels:
 // headers, query strings, request bodies, enrolment payloads, and any field a client controls
-// (a token pasted as a workload, a version, an env, the org of a sign-in). No word boundary in
-// front: "x_rpcap_…" must not slip through because "_" is a word character.
-const TOKEN_PATTERN = /(rpcap|rpboot)_[A-Za-z0-9]+/g;
+// (a token pasted as a workload, a version, an env, the org of a sign-in). Matched by shape, not
+// by exact spelling, because a client decides how its text arrives:
+// - the prefix in any case ("RPCAP_…"), and its "_" URL-encoded ("rpcap%5F…", "%255F" twice);
+//   no word boundary in front, so "x_rpcap_…" does not slip through ("_" is a word character);
+// - the body on its own, prefix dropped: 43 base62 characters of 256 random bits, with or without
+//   the 6 of the checksum (token-format.ts), standing alone — between characters that are not
+//   base62, or right after an escape (JSON's "\n", "\u001b"; a URL's "%3D"), which glues letters
+//   to its front. A 64-character hex digest or a UUID is no such run and stays readable.
+const PREFIXED = /(rpcap|rpboot)(_|%(?:25)?5f)[A-Za-z0-9]+/gi;
+const BODY_ALONE = /(?:(?<![A-Za-z0-9])|(?<=\\[bfnrt])|(?<=\\u[0-9A-Fa-f]{4})|(?<=%[0-9A-Fa-f]{2}))[A-Za-z0-9]{43,49}(?![A-Za-z0-9])/g;
+const QUERY_TOKEN = /([?&]token=)[^&\s"]+/gi;
 
 export function redactSecrets(text: string): string {
-  return text.replace(TOKEN_PATTERN, "$1_[REDACTED]").replace(/([?&]token=)[^&\s"]+/gi, "$1[REDACTED]");
+  return text.replace(PREFIXED, "$1$2[REDACTED]").replace(BODY_ALONE, "[REDACTED]").replace(QUERY_TOKEN, "$1[REDACTED]");
 }
 
 export const REDACT_PATHS = [

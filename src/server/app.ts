@@ -10,13 +10,21 @@ import { docsRoutes } from "./docs/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import type { Store } from "./store/store.ts";
 import { presentedToken } from "./tokens/authenticate.ts";
+import { presence, type Presence } from "./dispatch/presence.ts";
 
 export interface AppOptions {
   store: Store;
   logger: Logger;
   rateLimit?: RateLimit;
   now?: () => number;
+  /** Served over TLS: every answer tells browsers to keep to HTTPS (Strict-Transport-Security). */
+  hsts?: boolean;
+  /** Which Profilers hold a tunnel now (Settings); without it, what the store alone can tell. */
+  presence?: Presence;
 }
+
+// One year, this host only: the operator's other subdomains may still serve plain HTTP.
+const HSTS = "max-age=31536000";
 
 function reply(set: { status?: number | string; headers: Record<string, string | number> }, answer: HttpAnswer) {
   set.status = answer.status;
@@ -40,6 +48,9 @@ export function createApp(opts: AppOptions) {
   // The finished app's routes, read at request time to tell 405 from 404.
   const served: { app?: { routes: ReadonlyArray<{ method: string; path: string }> } } = {};
   const app = new Elysia()
+    .onRequest(({ set }) => {
+      if (opts.hsts) set.headers["strict-transport-security"] = HSTS;
+    })
     .onError(({ code, error, set, request }) => {
       if (code === "NOT_FOUND") {
         const allow = allowedMethods(served.app?.routes ?? [], new URL(request.url).pathname);
@@ -69,7 +80,7 @@ export function createApp(opts: AppOptions) {
     .use(enrolRoutes(deps))
     // {docs_url} = {base_url}/docs: the policy files compiled into the executable, byte for byte.
     .use(docsRoutes({}))
-    .use(webRoutes(deps))
+    .use(webRoutes({ ...deps, presence: opts.presence ?? presence(opts.store, () => null) }))
     .post(
       "/api/profiling/captures",
       async ({ request, query, set }) =>

@@ -5,7 +5,8 @@ import { parseArgs } from "node:util";
 import { writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename } from "node:path";
-import type { Capture } from "./model.ts";
+import { axisOf, type Capture } from "./model.ts";
+import { terminalJson, terminalSafe } from "../terminal-text.ts";
 import { MAX_PROFILE_BYTES, ProfileTooLargeError } from "../protocol/profile-limits.ts";
 import { detectFormat, parseProfile } from "./parse.ts";
 import { axisFromName, FoldedCounts, foldedLines, toFolded } from "./folded.ts";
@@ -207,7 +208,7 @@ async function fold(argv: string[]): Promise<number> {
   } catch (e) {
     throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const p = c.axes[axis];
+  const p = axisOf(c, axis);
   if (!p) return absentAxis(axis, c.missing, Object.keys(c.axes).join(", "));
   await writeLines(foldedLines(p));
   return 0;
@@ -229,7 +230,7 @@ async function convert(argv: string[]): Promise<number> {
   if (positionals.length !== 1 || !values.to || !out) throw new UsageError("convert needs IN, --to and -o OUT");
   const c = await load(positionals[0]!);
   const axes = values.axis ? values.axis.split(",") : Object.keys(c.axes);
-  for (const a of axes) if (!c.axes[a]) throw new Error(`axis "${a}" is absent from ${positionals[0]}`);
+  for (const a of axes) if (!axisOf(c, a)) throw new Error(`axis "${a}" is absent from ${positionals[0]} (axes present: ${Object.keys(c.axes).join(", ") || "none"})`);
   if (axes.length === 0) throw new Error(`${positionals[0]}: no axis to convert`);
   let data: Uint8Array | string;
   if (values.to === "pprof") data = toPprof(c, axes);
@@ -279,7 +280,8 @@ async function diff(argv: string[]): Promise<number> {
   if (!before.length || !after.length) throw new UsageError("--before and --after each need at least one file");
   const result = diffCaptures({ before, after }, { ...(asked !== undefined ? { normalisation: norm as Normalisation } : {}), ...(q !== undefined ? { q } : {}), ...(minEffect !== undefined ? { minEffect } : {}) });
   if (values.html) writeFileSync(values.html, renderDiffHtml(result, { before, after }));
-  process.stdout.write(values.json ? JSON.stringify(result, null, 2) + "\n" : renderDiffTable(result));
+  // Function names come from the profiled binaries: printed terminal-safe, line by line.
+  process.stdout.write(values.json ? terminalJson(result) + "\n" : renderDiffTable(result).split("\n").map(terminalSafe).join("\n"));
   return 0;
 }
 

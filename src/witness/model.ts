@@ -70,6 +70,15 @@ export interface Capture {
   missing: MissingAxis[];
 }
 
+/**
+ * The axis named `axis`, or undefined. The name may come from a URL or a command line, so it is
+ * looked up among the capture's own axes only: "__proto__", "constructor" or "toString" would
+ * otherwise find Object.prototype's members and be taken for a profile.
+ */
+export function axisOf(c: Capture, axis: string): AxisProfile | undefined {
+  return Object.hasOwn(c.axes, axis) ? c.axes[axis] : undefined;
+}
+
 /** Sum of an axis' stack values (samples, ns or calls). */
 export function axisTotal(p: AxisProfile): number {
   let t = 0;

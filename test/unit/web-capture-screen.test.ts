@@ -208,4 +208,10 @@ describe("downloads", () => {
     expect(html).toContain(`/profiling/captures/${v2}/download/folded?axis=cpu`);
     expect(html).not.toContain("download/folded?axis=offcpu");
   });
+  test("an axis named like a JavaScript prototype member is a 404 naming the axes that exist, not a 500", async () => {
+    for (const axis of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]) {
+      const r = await member.get(`/profiling/captures/${v2}/download/folded?axis=${axis}`);
+      expect({ axis, status: r.status, text: await r.text() }).toEqual({ axis, status: 404, text: `axis "${axis}" does not exist in this capture; its axes: cpu` });
+    }
+  });
 });

@@ -95,4 +95,12 @@ describe("downloads", () => {
     expect(screen).toContain("Version 1.1.0, head and replicates merged: folded stacks, cpu axis");
     expect(screen).toContain("The diff (JSON, every tested function)");
   });
+  test("an axis named like a JavaScript prototype member is a 404 naming the axes that exist, not a 500", async () => {
+    for (const side of ["before", "after"]) {
+      for (const axis of ["__proto__", "constructor", "toString"]) {
+        const r = await member.get(`/profiling/compare/download/${side}?${q({ b_version: "1.0.0", a_version: "1.1.0" })}&axis=${axis}`);
+        expect({ side, axis, status: r.status, text: await r.text() }).toEqual({ side, axis, status: 404, text: `axis "${axis}" does not exist on this side; its axes: cpu` });
+      }
+    }
+  });
 });

@@ -33,6 +33,12 @@ describe("witness fold", () => {
     expect(r.code).toBe(0);
     expect(r.out).toBe("read 1200\n");
   });
+  test("an axis named like a JavaScript prototype member is absent like any other", () => {
+    for (const axis of ["__proto__", "constructor", "toString"]) {
+      const r = run(["fold", "--axis", axis, STREAM]);
+      expect({ axis, code: r.code, err: r.err }).toEqual({ axis, code: 1, err: `witness: axis "${axis}" is absent from this capture (axes present: cpu, syscalls)\n` });
+    }
+  });
   test("an absent axis is an error naming why it is absent", () => {
     const r = run(["fold", "--axis", "offcpu", STREAM]);
     expect(r.code).toBe(1);

@@ -1,6 +1,6 @@
 // Downloads of a pushed capture in the formats other tools read (pprof, folded stacks,
 // speedscope), one side of a comparison merged (folded stacks per axis), and the diff as JSON.
-import { toFolded, toPprof, toSpeedscope, AxisBuilder, type Capture } from "../../witness/index.ts";
+import { toFolded, toPprof, toSpeedscope, AxisBuilder, axisOf, type Capture } from "../../witness/index.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import { plain } from "./respond.ts";
 
@@ -19,17 +19,22 @@ export function download(record: CaptureRecord, capture: Capture, format: string
   if (format === "pprof") return attachment(Buffer.from(toPprof(capture)), "application/gzip", fileName(record, "pb.gz"));
   if (format === "speedscope") return attachment(toSpeedscope(capture), "application/json", fileName(record, "speedscope.json"));
   if (format === "folded") {
-    const p = axis ? capture.axes[axis] : undefined;
-    if (!p) return plain(404, `axis "${axis ?? ""}" does not exist in this capture`);
+    const p = axis ? axisOf(capture, axis) : undefined;
+    if (!p) return plain(404, `axis "${axis ?? ""}" does not exist in this capture; its axes: ${axesNamed([capture])}`);
     return attachment(toFolded(p), "text/plain; charset=utf-8", fileName(record, `${axis}.folded`));
   }
   return plain(404, `unknown download format "${format}"; use pprof, folded or speedscope`);
 }
 
+function axesNamed(caps: Capture[]): string {
+  const names = [...new Set(caps.flatMap((c) => Object.keys(c.axes)))].sort();
+  return names.length ? names.join(", ") : "none";
+}
+
 /** Every capture of one side merged into one folded file of `axis` (the values add up). */
 export function mergedFolded(name: string, caps: Capture[], axis: string | null): Response {
-  const ps = caps.map((c) => (axis ? c.axes[axis] : undefined)).filter((p) => p !== undefined);
-  if (!axis || ps.length === 0) return plain(404, `axis "${axis ?? ""}" does not exist on this side`);
+  const ps = caps.map((c) => (axis ? axisOf(c, axis) : undefined)).filter((p) => p !== undefined);
+  if (!axis || ps.length === 0) return plain(404, `axis "${axis ?? ""}" does not exist on this side; its axes: ${axesNamed(caps)}`);
   const b = new AxisBuilder(axis, ps[0]!.unit, ps[0]!.periodNs);
   for (const p of ps) {
     const ids = p.frames.map((f) => b.frame(f));

@@ -11,16 +11,9 @@ import { SELECT_CAPTURE, toCapture, type PgCaptureRow } from "./rows.ts";
 /** NOTIFY channel: payload is the replica id that has orders waiting for its tunnels. */
 export const ORDERS_CHANNEL = "runner_orders";
 
-interface OrderRow {
+interface OrderRow extends Pick<PgCaptureRow, "request_id" | "workload" | "version" | "env" | "kind" | "duration_sec" | "warmup_sec"> {
   org_id: string;
   instance_id: string;
-  request_id: string;
-  workload: string;
-  version: string;
-  env: string;
-  kind: "head" | "replicate";
-  duration_sec: number;
-  warmup_sec: number;
 }
 
 const toLocalOrder = (r: OrderRow): LocalOrder => ({
@@ -110,6 +103,14 @@ export class PgDispatch implements ClusterDispatchStore {
     await this.sql`
       UPDATE tunnel_sessions SET down_at = ${now}, down_why = ${why}
        WHERE org_id = ${orgId} AND instance_id = ${instanceId} AND replica_id = ${this.replicaId} AND down_at IS NULL`;
+  }
+
+  async connectedProfilers(orgName: string): Promise<string[]> {
+    await this.ready;
+    const rows = await this.sql`
+      SELECT s.instance_id FROM tunnel_sessions s JOIN orgs o ON o.id = s.org_id
+       WHERE o.name = ${orgName} AND s.down_at IS NULL ORDER BY s.instance_id`;
+    return (rows as Array<{ instance_id: string }>).map((r) => r.instance_id);
   }
 
   async claimQueued(limit: number, now: number): Promise<number> {

@@ -1,4 +1,4 @@
-// Settings: the Profiler section (opt-in, enrolled Profilers with last seen) and Profiler Capture
+// Settings: the Profiler section (opt-in, enrolled Profilers: connected or offline, last seen) and Profiler Capture
 // Tokens (create — the value shown once —, list, revoke). Members see them; only owner/admin act.
 import type { InstanceSummary } from "../../store/profiler-store.ts";
 import type { SignedIn } from "../../users/session.ts";
@@ -17,6 +17,8 @@ export interface SettingsView {
   session: SignedIn;
   profilerEnabled: boolean;
   instances: InstanceSummary[];
+  /** The instances whose tunnel is up now; the others are offline. */
+  connected: ReadonlySet<string>;
   tokens: TokenRow[];
   message?: Html;
   /** A token just created: shown once, never stored in clear. */
@@ -30,13 +32,13 @@ function profilerSection(v: SettingsView, manage: boolean): Html {
 <button type="submit" id="profiler-toggle">${v.profilerEnabled ? "Disable the Profiler" : "Enable the Profiler"}</button></form>`
     : html`<p class="muted">Only an owner or admin can enable or disable the Profiler.</p>`;
   const rows = v.instances.map(
-    (i) => html`<tr><td><code>${i.instanceId}</code></td><td>${i.artifactClass}</td><td>${isoTime(i.enrolledAt)}</td><td>${isoTime(i.lastSeenAt)}</td></tr>`,
+    (i) => html`<tr><td><code>${i.instanceId}</code></td><td>${i.artifactClass}</td><td class="presence">${v.connected.has(i.instanceId) ? html`<span class="state s-connected">connected</span>` : html`<span class="state s-offline">offline</span>`}</td><td>${isoTime(i.enrolledAt)}</td><td>${isoTime(i.lastSeenAt)}</td></tr>`,
   );
   return html`<section class="card" aria-labelledby="prof-h"><h2 id="prof-h">Profiler</h2>
 <p>The Profiler is <strong id="profiler-state">${v.profilerEnabled ? "enabled" : "disabled"}</strong> for ${v.session.user.orgName}. While it is disabled, enrolment and capture requests are refused with 403.</p>
 ${toggle}
 <h3>Enrolled Profilers</h3>
-${v.instances.length ? html`<table><thead><tr><th scope="col">Instance</th><th scope="col">Class</th><th scope="col">Enrolled</th><th scope="col">Last seen</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">No Profiler has enrolled yet.</p>`}
+${v.instances.length ? html`<table><thead><tr><th scope="col">Instance</th><th scope="col">Class</th><th scope="col">Tunnel</th><th scope="col">Enrolled</th><th scope="col">Last seen</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">No Profiler has enrolled yet.</p>`}
 </section>`;
 }
 
