@@ -4,8 +4,17 @@
 // text, and the axis scale so the page can show absolute values beside shares. One capture on its
 // own has no "before". Flat, and built without recursion, because stacks can be 20,000 frames
 // deep: a nested tree that deep overflows JSON.stringify here and JSON.parse there.
-import { addStackShares, shareRoot, changeColour, changeSentence, frameChanges, NOT_TESTED, ROOT_FRAME, type Capture, type Change, type ShareNode } from "../../witness/index.ts";
-import { axisScale, type AxisScale } from "./units.ts";
+import { addStackShares, axisTotal, shareRoot, changeColour, changeSentence, frameChanges, NOT_TESTED, ROOT_FRAME, type AxisProfile, type Capture, type Change, type ShareNode } from "../../witness/index.ts";
+import type { AxisScale } from "./units.ts";
+
+/** An axis's scale on one side: its unit, mean total and measured seconds per capture (for absolute values). */
+export function axisScale(axis: string, caps: Capture[]): AxisScale | null {
+  const ps = caps.map((c) => c.axes[axis]).filter((p): p is AxisProfile => !!p);
+  if (ps.length === 0) return null;
+  const secs = caps.filter((c) => c.axes[axis]).map((c) => c.meta.measuredSec);
+  const seconds = secs.every((s) => s !== undefined && s > 0) ? (secs as number[]).reduce((a, b) => a + b, 0) / secs.length : null;
+  return { unit: ps[0]!.unit, total: ps.reduce((a, p) => a + axisTotal(p), 0) / ps.length, seconds, periodNs: ps[0]!.periodNs ?? null };
+}
 
 /** One node; its children are the rows after it one level deeper, up to the next row at its depth or above. */
 export type FlameNode = [name: string, after: number, before: number, depth: number];
