@@ -9,6 +9,9 @@ import { median, weightedMedian } from "./normalise.ts";
 /** Counts per capture from which run-to-run noise is no longer buried under Poisson noise. */
 export const STRONG_COUNT = 200;
 
+/** Fewer functions than this: the plain median (see estimatePrior). */
+const WEIGHTED_MIN = 10;
+
 export interface DispersionInput {
   alpha: number; // α̂ᵢ (NaN when no df)
   df: number;
@@ -39,7 +42,8 @@ export function estimatePrior(xs: DispersionInput[], fallback: number): Dispersi
   // counts, so the many small bursty functions of a real service (thread starts, allocator paths)
   // must not set the noise floor of the big steady ones; they show their own noise in their
   // quasi-dispersion. The weights need α, so the median is iterated from the unweighted one.
+  // With few functions (a small program) a weighted median is one or two functions' noise: the plain one.
   let alpha0 = Math.max(1e-6, median(corrected));
-  for (let k = 0; k < 3; k++) alpha0 = Math.max(1e-6, weightedMedian(corrected, use.map((x) => 1 / (1 / x.mu + alpha0) ** 2)));
+  if (use.length >= WEIGHTED_MIN) for (let k = 0; k < 3; k++) alpha0 = Math.max(1e-6, weightedMedian(corrected, use.map((x) => 1 / (1 / x.mu + alpha0) ** 2)));
   return { alpha0, atoms: use.length };
 }

@@ -98,6 +98,10 @@ const centred = (phi: number, d: number) => Math.log(phi) - digamma(d / 2) + Mat
  * (3 + 3 captures); a bursty one (a thread start at a 30–40% CV beside functions at 2%) mostly does.
  */
 export const LOUD_SD = 2;
+/** Fewer functions fitted than this: no loud component (see fitPrior). */
+export const MIXTURE_MIN = 12;
+/** With few functions, how far above the rest a function keeps its own φ and df. */
+export const FEW_LOUD_SD = 4;
 
 const FLAT = { slope: 0, centre: 0, lo: 0, hi: 0 };
 /** Fewer functions than this: no trend (a slope from a handful of points is noise). */
@@ -136,6 +140,10 @@ export function fitPrior(phi: readonly number[], d: number, loudSd = LOUD_SD, x?
   const none = (fitted: number, loud: number): VariancePrior => ({ s02: 1, d0: Infinity, trend: FLAT, fitted, loud, loudAbove: Infinity, mixture: null });
   if (keep.length < 3 || !(d > 0)) return none(keep.length, 0);
   const ok = keep.map((i) => phi[i]!);
+  // A small program (a handful of functions) cannot tell a loud component from the steady one's
+  // tail: no mixture, and only a function far above the rest (FEW_LOUD_SD) keeps its own φ.
+  const few = ok.length < MIXTURE_MIN;
+  if (few) loudSd = FEW_LOUD_SD;
   const xs = x ? keep.map((i) => x[i]!) : undefined;
   const floor = 1e-5 * Math.max(median(ok), 1e-12);
   const e0 = ok.map((v) => centred(Math.max(v, floor), d));
@@ -161,7 +169,7 @@ export function fitPrior(phi: readonly number[], d: number, loudSd = LOUD_SD, x?
         })()
       : { s02: Math.exp(mean), d0: Infinity, ...base, mixture: null };
   const loudIdx = e0.map((_, i) => i).filter((i) => r0[i]! > loudAbove);
-  if (loudIdx.length === 0) return prior;
+  if (loudIdx.length === 0 || few) return prior;
   return { ...prior, mixture: fitLoud(ok, d, xs, prior, new Set(loudIdx)) };
 }
 
@@ -215,7 +223,7 @@ export function squeeze(phi: number, d: number, prior: VariancePrior, x?: number
   if (!(d > 0) || !Number.isFinite(phi)) return { phi: s02, df: prior.d0 };
   const steady = posterior(phi, d, s02, prior.d0);
   const mix = prior.mixture;
-  if (!mix) return steady;
+  if (!mix) return phi > 0 && centred(phi, d) - trendAt(prior.trend, x) > prior.loudAbove ? { phi, df: d } : steady;
   const s1 = s02 * mix.scale;
   const loud = posterior(phi, d, s1, mix.df);
   const p = loudChance(phi, s02, d, prior.d0, mix);
