@@ -3,6 +3,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
 import { DEFAULT_RATE_LIMIT, queueCaptureRequest, type HttpAnswer, type QueueCaptureDeps, type RateLimit } from "./captures/queue-capture.ts";
+import { captureStatusRequest } from "./captures/capture-status.ts";
 import { allowedMethods } from "./method-not-allowed.ts";
 import { openApiDocument } from "./openapi.ts";
 import { enrolRoutes } from "./profiler-plane.ts";
@@ -86,6 +87,9 @@ export function createApp(opts: AppOptions) {
       async ({ request, query, set }) =>
         reply(set, await queueCaptureRequest(deps, request, presentedToken(request.headers.get("authorization"), query.token))),
       { parse: "none" },
+    )
+    .get("/api/profiling/captures/:id", async ({ request, params, query, set }) =>
+      reply(set, await captureStatusRequest(deps.store, params.id, presentedToken(request.headers.get("authorization"), query.token))),
     );
   served.app = app;
   return app;

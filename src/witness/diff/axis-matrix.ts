@@ -6,7 +6,7 @@ import { functionTotals, isInterpreted } from "../aggregate.ts";
 import { functionIdentity, isPlaceholder } from "../identity.ts";
 import { treeUnits, type TreeUnit } from "./tree-units.ts";
 
-/** ptop's alloc axis: one stack per this many bytes on average (native/ptop/src/collector/alloc.h). */
+/** ptop's alloc axis: one stack per this many bytes on average (native/ptop/src/collector/probes/alloc.h). */
 export const ALLOC_SAMPLE_PERIOD = 512 * 1024;
 
 /**

@@ -5,6 +5,9 @@ import type { SignedIn } from "../../users/session.ts";
 import { canManageSettings } from "../../users/roles.ts";
 import { html, isoTime, type Html } from "../html.ts";
 import { layout } from "../layout.ts";
+import type { ReadTokenInfo } from "../../store/read-token-store.ts";
+import { readTokenSection } from "./read-token-section.ts";
+import { shownOnce } from "./shown-once.ts";
 
 export interface TokenRow {
   name: string;
@@ -23,6 +26,8 @@ export interface SettingsView {
   message?: Html;
   /** A token just created: shown once, never stored in clear. */
   created?: { name: string; value: string };
+  readTokens: ReadTokenInfo[];
+  createdRead?: { name: string; value: string };
 }
 
 function profilerSection(v: SettingsView, manage: boolean): Html {
@@ -44,11 +49,7 @@ ${v.instances.length ? html`<table><thead><tr><th scope="col">Instance</th><th s
 
 function tokenSection(v: SettingsView, manage: boolean): Html {
   const csrf = html`<input type="hidden" name="_csrf" value="${v.session.csrf}">`;
-  const created = v.created
-    ? html`<div class="card secret" role="status"><p>Capture token <strong>${v.created.name}</strong> created. It is shown once: copy it now.</p>
-<label for="new-token">Token value</label><div class="row"><input id="new-token" readonly value="${v.created.value}" class="mono" size="60">
-<button type="button" class="copy" data-copy="new-token">Copy</button><span class="copied muted" aria-live="polite"></span></div></div>`
-    : "";
+  const created = v.created ? shownOnce("Capture token", v.created, "new-token") : "";
   const rows = v.tokens.map(
     (t) => html`<tr><td>${t.name}</td><td>${isoTime(t.createdAt)}</td><td>${isoTime(t.lastUsedAt)}</td><td>${t.revokedAt === null ? "active" : `revoked ${isoTime(t.revokedAt)}`}</td>
 <td>${manage && t.revokedAt === null ? html`<form method="post" action="/settings/tokens/revoke" class="inline" data-confirm="Revoke capture token ${t.name}? Pipelines using it can no longer queue captures; this cannot be undone.">${csrf}<input type="hidden" name="name" value="${t.name}"><button type="submit" aria-label="Revoke token ${t.name}">Revoke</button></form>` : ""}</td></tr>`,
@@ -67,6 +68,6 @@ ${v.tokens.length ? html`<table id="tokens"><thead><tr><th scope="col">Name</th>
 
 export function settingsPage(v: SettingsView): Html {
   const manage = canManageSettings(v.session.user.role);
-  const body = html`<h1>Settings</h1>${v.message ?? ""}${profilerSection(v, manage)}${tokenSection(v, manage)}`;
+  const body = html`<h1>Settings</h1>${v.message ?? ""}${profilerSection(v, manage)}${tokenSection(v, manage)}${readTokenSection({ csrf: v.session.csrf, manage, tokens: v.readTokens, created: v.createdRead })}`;
   return layout("Settings", body, v.session, "settings");
 }
