@@ -5,6 +5,7 @@ import { safe, terminalSafe } from "../../terminal-text.ts";
 import { need, out, printJson, UsageError } from "./output.ts";
 import { parseCommandLine, USAGE_EXIT } from "../../cli-args.ts";
 import { READ_TOKEN_COMMANDS } from "./read-token-commands.ts";
+import type { Handler } from "./handler.ts";
 import { renderDiffTable, type DiffResult } from "../../witness/index.ts";
 import { TOKEN_NAME, TOKEN_NAME_RULE } from "../tokens/token-name.ts";
 import { captureJson, instrumentationSummary } from "../records/capture-json.ts";
@@ -37,13 +38,6 @@ const USAGE = `usage: runner admin (--data DIR | with RUNNER_DATABASE_URL=postgr
 `;
 
 
-export type Handler = (store: Store, args: string[], json: boolean, opts: HandlerOptions) => Promise<void>;
-export interface HandlerOptions {
-  html?: string;
-  role?: string;
-  passwordStdin?: boolean;
-  workload?: string[];
-}
 
 /** The first line of stdin (a trailing newline is not part of the password). */
 async function readPasswordFromStdin(): Promise<string> {

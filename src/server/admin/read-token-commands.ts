@@ -1,6 +1,6 @@
 // `runner admin read-token create|revoke|list`: the tokens a pipeline reads its verdicts with.
 import { generateToken, hashToken, READ_TOKEN_PREFIX } from "../../protocol/token-format.ts";
-import type { Handler } from "./command.ts";
+import type { Handler } from "./handler.ts";
 import { safe } from "../../terminal-text.ts";
 import { need, out, printJson, UsageError } from "./output.ts";
 import { checkTokenName, checkWorkloadScope } from "../tokens/read-token-rules.ts";

@@ -10,7 +10,6 @@ import { field } from "./form.ts";
 import { flash } from "./layout.ts";
 import { settingsPage, type SettingsView, type TokenRow } from "./pages/settings.ts";
 import { page, plain, redirect } from "./respond.ts";
-import { readTokenRoutes } from "./read-token-routes.ts";
 
 
 async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
@@ -38,7 +37,6 @@ export async function manager(deps: WebDeps, request: Request) {
 
 export function settingsRoutes(deps: WebDeps) {
   return new Elysia()
-    .use(readTokenRoutes(deps))
     .get("/settings", guarded(deps, pageSession, async (s, request) => {
       const done = new URL(request.url).searchParams.get("done");
       return render(deps, s, { message: done ? flash("ok", done) : undefined });

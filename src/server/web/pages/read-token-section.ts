@@ -2,7 +2,7 @@
 // (rpread_…; create — the value shown once —, list with workload scope, revoke).
 import type { ReadTokenInfo } from "../../store/read-token-store.ts";
 import { html, isoTime, type Html } from "../html.ts";
-import { shownOnce } from "./settings.ts";
+import { shownOnce } from "./shown-once.ts";
 
 export interface ReadTokenView {
   csrf: string;

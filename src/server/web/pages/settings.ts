@@ -7,6 +7,7 @@ import { html, isoTime, type Html } from "../html.ts";
 import { layout } from "../layout.ts";
 import type { ReadTokenInfo } from "../../store/read-token-store.ts";
 import { readTokenSection } from "./read-token-section.ts";
+import { shownOnce } from "./shown-once.ts";
 
 export interface TokenRow {
   name: string;
@@ -44,13 +45,6 @@ ${toggle}
 <h3>Enrolled Profilers</h3>
 ${v.instances.length ? html`<table><thead><tr><th scope="col">Instance</th><th scope="col">Class</th><th scope="col">Tunnel</th><th scope="col">Enrolled</th><th scope="col">Last seen</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">No Profiler has enrolled yet.</p>`}
 </section>`;
-}
-
-/** A token just created: its value, shown this once with a copy button. */
-export function shownOnce(kind: string, created: { name: string; value: string }, id: string): Html {
-  return html`<div class="card secret" role="status"><p>${kind} <strong>${created.name}</strong> created. It is shown once: copy it now.</p>
-<label for="${id}">Token value</label><div class="row"><input id="${id}" readonly value="${created.value}" class="mono" size="60">
-<button type="button" class="copy" data-copy="${id}">Copy</button><span class="copied muted" aria-live="polite"></span></div></div>`;
 }
 
 function tokenSection(v: SettingsView, manage: boolean): Html {
