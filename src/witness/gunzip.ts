@@ -1,8 +1,8 @@
 // Every gunzip of a profile goes through here and stops at MAX_PROFILE_BYTES of output: a gzip
-// bomb is refused after at most that much work and memory, never inflated whole. The server uses
-// the asynchronous form, which inflates on the thread pool, so the event loop (and /healthz)
-// keeps answering while a stored bomb is being refused.
-import { gunzip, gunzipSync } from "node:zlib";
+// bomb is refused after at most that much work and memory, never inflated whole. The server
+// inflates in its worker (src/server/off-loop/), so the event loop (and /healthz) keeps answering
+// while a stored bomb is being refused.
+import { gunzipSync } from "node:zlib";
 import { MAX_PROFILE_BYTES, ProfileTooLargeError } from "../protocol/profile-limits.ts";
 
 export class CorruptGzipError extends Error {}
@@ -20,10 +20,4 @@ export function gunzipProfileSync(gz: Uint8Array, what = "the profile"): Uint8Ar
   } catch (err) {
     throw refusal(err, what);
   }
-}
-
-export function gunzipProfile(gz: Uint8Array, what = "the profile"): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    gunzip(gz, { maxOutputLength: MAX_PROFILE_BYTES }, (err, out) => (err ? reject(refusal(err, what)) : resolve(new Uint8Array(out))));
-  });
 }

@@ -3,7 +3,7 @@
 // touches files). Nothing outside src/witness/ reaches past this file.
 export type { Capture, AxisProfile, Frame, Stack, MissingAxis, CaptureMeta } from "./model.ts";
 export { axisTotal, axisOf, instrumentation, AxisBuilder } from "./model.ts";
-export { gunzipProfile, gunzipProfileSync } from "./gunzip.ts";
+export { gunzipProfileSync } from "./gunzip.ts";
 export { parseProfile, detectFormat, type ProfileFormat } from "./parse.ts";
 export { parseStream, toStream, StreamError } from "./stream.ts";
 export { parseFolded, toFolded, FoldedError } from "./folded.ts";

@@ -114,7 +114,7 @@ test("a stack of 10^6 frames and 10^6 distinct stacks are refused with their rea
   expect(globexSessions()).toEqual({ connected: 1, disconnected: 0 });
 });
 
-test("the capture and compare screens of two large heads within ptop's bounds answer, drawn off the event loop", async () => {
+test("the capture and compare screens and a download of two large heads within ptop's bounds answer, made off the event loop", async () => {
   // 150,000 distinct stacks 20 frames deep: a profile ptop could write, and costly to draw.
   const large = () =>
     hostile(function* () {
@@ -132,16 +132,21 @@ test("the capture and compare screens of two large heads within ptop's bounds an
   const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
   const view = async (path: string) => {
     const r = await fetch(`${p.url}${path}`, { headers: { cookie } });
-    const body = await r.text();
-    return { status: r.status, bytes: body.length, overBudget: /over the page(&#39;|')s budget/.test(body) };
+    const body = Buffer.from(await r.arrayBuffer());
+    return { status: r.status, type: r.headers.get("content-type"), bytes: body.length, overBudget: /over the page(&#39;|')s budget/.test(body.toString()) };
   };
   const compareQuery = "workload=web&b_version=1.0&b_env=(none)&b_set=all&a_version=2.0&a_env=(none)&a_set=all";
-  const { value: pages, slowest } = await healthzDuring(async () => [await view(`/profiling/captures/${id}`), await view(`/profiling/compare?${compareQuery}`)]);
-  for (const [what, page] of [["capture", pages[0]!], ["compare", pages[1]!]] as const) {
-    console.log(`${what} screen: ${page.status}, ${(page.bytes / 2 ** 20).toFixed(1)} MiB${page.overBudget ? " (over the page's budget)" : ""}`);
+  const { value: pages, slowest } = await healthzDuring(async () => [
+    await view(`/profiling/captures/${id}`),
+    await view(`/profiling/compare?${compareQuery}`),
+    await view(`/profiling/captures/${id}/download/pprof`),
+  ]);
+  for (const [what, page] of [["capture", pages[0]!], ["compare", pages[1]!], ["pprof download", pages[2]!]] as const) {
+    console.log(`${what}: ${page.status} ${page.type}, ${(page.bytes / 2 ** 20).toFixed(2)} MiB${page.overBudget ? " (over the page's budget)" : ""}`);
     expect(page.status).toBe(200);
   }
-  console.log(`/healthz slowest ${Math.round(slowest)} ms while both screens were drawn; diff: ${p.show(id).diff?.note}`);
+  expect(pages[2]!.type).toBe("application/gzip");
+  console.log(`/healthz slowest ${Math.round(slowest)} ms meanwhile; diff: ${p.show(id).diff?.note}`);
   expect(slowest).toBeLessThan(1000);
   expect(peakRssMiB(p.pid)).toBeLessThan(1024);
   expect(globexSessions()).toEqual({ connected: 1, disconnected: 0 });

@@ -1,12 +1,14 @@
 // Work that reads profiles runs in a worker, never on the server's event loop (which answers
 // /healthz, the API and every tenant's tunnel): the diff on arrival, the capture screen's flame
-// data and the compare screen's diff. Each job gets a fresh worker and a time and memory budget; past either the worker is
+// data, the compare screen's diff and the downloads of stored profiles. Each job gets a fresh worker and a time and memory budget; past either the worker is
 // terminated and the job answered `over_budget`, so a hostile or merely enormous profile costs at
 // most the budget. Jobs of a kind run one at a time, so pushes or views arriving together (any
 // tenants) cannot add their memory up; a diff and a view may run side by side.
 import { PUSHED_READ, type DiffJob, type DiffJobResult } from "../records/diff-job.ts";
 import type { CaptureViewJob, CaptureViewParts } from "../web/capture-view-job.ts";
 import type { CompareJob, runCompareJob } from "../web/compare-job.ts";
+import type { DownloadJob } from "../web/download-job.ts";
+import type { DownloadFile } from "../web/downloads.ts";
 
 export interface Budget {
   timeMs: number;
@@ -19,7 +21,11 @@ export const DIFF_BUDGET: Budget = { timeMs: 60_000, memoryBytes: 512 * 1024 * 1
 /** A page is waited for: a shorter budget, and less memory beside a diff that may be running. */
 export const VIEW_BUDGET: Budget = { timeMs: 15_000, memoryBytes: 256 * 1024 * 1024 };
 
-export type WorkerJob = { kind: "diff"; job: DiffJob } | { kind: "capture-view"; job: CaptureViewJob } | { kind: "compare"; job: CompareJob };
+export type WorkerJob =
+  | { kind: "diff"; job: DiffJob }
+  | { kind: "capture-view"; job: CaptureViewJob }
+  | { kind: "compare"; job: CompareJob }
+  | { kind: "download"; job: DownloadJob };
 /** What the worker posts: progress marks, then a result or why it failed. */
 export type WorkerMessage = { progress: string } | { result: unknown } | { failed: string };
 
@@ -62,6 +68,13 @@ export async function runCompareJobInWorker(job: CompareJob, budget: Budget = VI
   const run = await views.run(() => runOne({ kind: "compare", job }, budget));
   if (run.kind === "done") return run.result as ReturnType<typeof runCompareJob>;
   return run.kind === "failed" ? `the comparison could not be computed: ${run.reason}` : `the comparison was not computed: ${run.why}, over the page's budget`;
+}
+
+/** A download of stored profiles, or why there is none (worded for the 404). */
+export async function runDownloadJobInWorker(job: DownloadJob, budget: Budget = VIEW_BUDGET): Promise<DownloadFile> {
+  const run = await views.run(() => runOne({ kind: "download", job }, budget));
+  if (run.kind === "done") return run.result as DownloadFile;
+  return { missing: run.kind === "failed" ? `the download could not be made: ${run.reason}` : `the download was not made: ${run.why}, over a page's budget` };
 }
 
 function runOne(message: WorkerJob, budget: Budget): Promise<Run> {

@@ -1,7 +1,7 @@
 // Everything the capture screen shows, read from the store: the record, its diff (stored per head
 // capture), the captures on both sides for the flame graphs (drawn in the worker, within a budget),
 // and which axes are absent.
-import { gunzipProfile, parseProfile, type Capture, type DiffResult } from "../../witness/index.ts";
+import type { DiffResult } from "../../witness/index.ts";
 import type { StoredDiff } from "../store/profiler-store.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
@@ -27,14 +27,6 @@ export interface CaptureView {
   alone: Array<{ flame: FlameAxis; top: TopRow[] }>;
   /** Axes this capture declared but never sampled (a locks probe on a process that took no contended lock): listed, not drawn. */
   unsampled: string[];
-}
-
-export async function loadCapture(store: Store, requestId: string): Promise<Capture | null> {
-  const gz = await store.getProfile(requestId);
-  if (!gz) return null;
-  // Inflated off the event loop and refused past MAX_PROFILE_BYTES: a stored bomb costs this view
-  // its flame graphs, not the server its memory or its answers to /healthz.
-  return parseProfile(await gunzipProfile(gz, `the stored profile of ${requestId}`), `${requestId}.jsonl`);
 }
 
 export async function captureView(store: Store, record: CaptureRecord): Promise<CaptureView> {

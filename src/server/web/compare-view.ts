@@ -1,11 +1,11 @@
 // A comparison the reader picked: each side's captures read from the store, diffed by witness
 // with the automatic diff's call and defaults in the worker (compare-job.ts), and shaped for
 // diff-view.ts.
-import type { DiffResult, Capture } from "../../witness/index.ts";
+import type { DiffResult } from "../../witness/index.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import { runCompareJobInWorker } from "../off-loop/run-in-worker.ts";
-import { loadCapture, storedProfiles } from "./capture-view.ts";
+import { storedProfiles } from "./capture-view.ts";
 import { sideRecords, type ComparePick } from "./compare-sides.ts";
 import type { FlameAxis } from "./flame-data.ts";
 
@@ -15,10 +15,6 @@ export interface Comparison {
   result: DiffResult;
   flames: FlameAxis[];
   absent: Array<{ axis: string; reason: string }>;
-}
-
-export async function loadSide(store: Store, rs: CaptureRecord[]): Promise<Capture[]> {
-  return (await Promise.all(rs.map((r) => loadCapture(store, r.requestId)))).filter((c): c is Capture => c !== null);
 }
 
 /** The records of both sides of a pick, or what makes it impossible (worded for the page). */

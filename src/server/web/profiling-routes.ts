@@ -5,10 +5,11 @@ import { queueAs } from "../captures/queue-capture.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import type { SignedIn } from "../users/session.ts";
 import { fetchSession, formSession, guarded, pageSession, type WebDeps } from "./context.ts";
-import { captureView, loadCapture } from "./capture-view.ts";
-import { diffJson, download, mergedFolded } from "./downloads.ts";
+import { runDownloadJobInWorker } from "../off-loop/run-in-worker.ts";
+import { captureView, storedProfiles } from "./capture-view.ts";
+import { diffJson, respond } from "./downloads.ts";
 import { parsePick, pickQuery, versionChoices } from "./compare-sides.ts";
-import { compare, compareRecords, loadSide } from "./compare-view.ts";
+import { compare, compareRecords } from "./compare-view.ts";
 import { comparePage } from "./pages/compare.ts";
 import { field } from "./form.ts";
 import { html } from "./html.ts";
@@ -127,15 +128,10 @@ export function profilingRoutes(deps: WebDeps) {
       if (params.what === "before" || params.what === "after") {
         const records = await compareRecords(deps.store, s.user.orgName, pick);
         if (typeof records === "string") return plain(404, records);
-        let caps;
-        try {
-          caps = await loadSide(deps.store, records[params.what]);
-        } catch (err) {
-          return plain(404, `a stored profile could not be read: ${(err as Error).message}`);
-        }
-        if (!caps.length) return plain(404, "a side has no stored profile");
+        const profiles = await storedProfiles(deps.store, records[params.what]);
+        if (!profiles.length) return plain(404, "a side has no stored profile");
         const sp = pick[params.what];
-        return mergedFolded(`${pick.workload}-${sp.version}${sp.env ? `-${sp.env}` : ""}-merged`, caps, u.get("axis"));
+        return respond(await runDownloadJobInWorker({ kind: "merged", profiles, name: `${pick.workload}-${sp.version}${sp.env ? `-${sp.env}` : ""}-merged`, axis: u.get("axis") }));
       }
       return plain(404, `unknown download "${params.what}"; use diff.json, before or after`);
     }))
@@ -147,8 +143,9 @@ export function profilingRoutes(deps: WebDeps) {
         if (!d?.json) return plain(404, d ? `no diff: ${d.note}` : "no diff is stored for this capture");
         return diffJson(`${rec.workload}-${rec.version}${rec.env ? `-${rec.env}` : ""}`, d.json);
       }
-      const capture = await loadCapture(deps.store, rec.requestId);
-      if (!capture) return plain(404, "this capture has no pushed profile");
-      return download(rec, capture, params.format, new URL(request.url).searchParams.get("axis"));
+      const [profile] = await storedProfiles(deps.store, [rec]);
+      if (!profile) return plain(404, "this capture has no pushed profile");
+      const record = { workload: rec.workload, version: rec.version, env: rec.env };
+      return respond(await runDownloadJobInWorker({ kind: "capture", profile, record, format: params.format, axis: new URL(request.url).searchParams.get("axis") }));
     }));
 }
