@@ -44,7 +44,7 @@ export class ProfileTooLargeError extends Error {
 // there and keeps these in step). A pushed profile past any of them is not a ptop stream: it is
 // refused at parse time, its reason on the record, before it costs a diff (issue 29).
 
-/** A stack's frames: ptop's report (out/report.c) joins at most PTOP_MAX_UNWIND_DEPTH (256) user
+/** A stack's frames: ptop's report (out/resolve.c, STACK_IDS_MAX) joins at most PTOP_MAX_UNWIND_DEPTH (256) user
  *  frames, PTOP_MAX_STACK_DEPTH (127) kernel frames, PY_MAX_FRAMES (64) Python frames and 2 more. */
 export const MAX_STACK_DEPTH = 256 + 127 + 64 + 2;
 /** Stack records in one stream: one per entry of the unwinder's aggregate (PTOP_UNWIND_MAX_ENTRIES,

@@ -157,7 +157,7 @@ export const SCENARIOS: Scenario[] = [
     name: "all_probes",
     guest: `
       $NOBODY $HOTLOOP 1 0 sleepy & H=$!; sleep 0.5
-      ptop_run run --duration 3
+      ptop_run run --duration 3 --probes cpu,offcpu,syscalls
       ptop_run check --check-kernel
       kill $H; wait $H`,
     checks: [
@@ -292,7 +292,7 @@ export const SCENARIOS: Scenario[] = [
     guest: `
       umount /sys/kernel/tracing
       $NOBODY $HOTLOOP 1 0 & H=$!; sleep 0.5
-      ptop_run run --duration 2
+      ptop_run run --duration 2 --probes cpu,offcpu,syscalls
       ptop_run tponly --duration 1 --probes offcpu,syscalls
       kill $H; wait $H
       mount -t tracefs nodev /sys/kernel/tracing`,

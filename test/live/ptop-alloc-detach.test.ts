@@ -2,7 +2,7 @@
 // one perf-event uprobe per entry point cost ~0.12 s each to detach, one after the other under the
 // kernel's event_mutex (5 per libc: 0.6 s a process, 55 s for 100), so the result of a 5-s window
 // with 23 targets came 20 s late. ptop now attaches one multi-uprobe link per process and file and
-// releases them together (native/ptop/src/collector/uprobe_link.c; figures in bench/RESULTS.md, "alloc
+// releases them together (native/ptop/src/collector/probes/uprobe_link.c; figures in bench/RESULTS.md, "alloc
 // detach"). 60 targets here: the old way's 36 s against a bound of 8 s.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, mkdirSync } from "node:fs";

@@ -58,7 +58,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop tracepoint probes and tracefs (l
     const work = spawnAsNobody([hotloop, "1", "15", "sleepy"]);
     try {
       await sleep(300);
-      const r = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "3"]);
+      const r = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "3", "--probes", "cpu,offcpu,syscalls"]);
       expect(r.exitCode).toBe(PTOP_EXIT.ok);
       expectProbesAttached(r.records, ["cpu", "offcpu", "syscalls"]);
       // offcpu: blocked time in libc's clock_nanosleep called from the worker (2 ms per round);
@@ -77,7 +77,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop tracepoint probes and tracefs (l
     const work = spawnAsNobody([hotloop, "1", "10"]);
     try {
       await sleep(300);
-      const r = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "2"]);
+      const r = await runPtop(ptop, ["--targets", targets, "--workload", "hotloop", "--duration", "2", "--probes", "cpu,offcpu,syscalls"]);
       expect(r.exitCode).toBe(PTOP_EXIT.ok);
       expectTracefsMissing(r);
       // Asking only for the tracepoint probes: nothing can attach, exit 5, one stderr line.

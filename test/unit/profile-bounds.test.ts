@@ -22,11 +22,12 @@ test("the bounds are ptop's own: its deepest stack and its most stack records", 
   const user = Number(define("unwinder/unwind.h", "PTOP_MAX_UNWIND_DEPTH"));
   const kernel = Number(define("bpf/ptop.h", "PTOP_MAX_STACK_DEPTH"));
   const python = Number(define("interp/python/python.h", "PY_MAX_FRAMES"));
-  // report.c builds each stack in this array: its size is the deepest stack ptop can write.
-  expect(readFileSync(resolve(SRC, "out/report.c"), "utf8")).toContain("int ids[PTOP_MAX_UNWIND_DEPTH + PTOP_MAX_STACK_DEPTH + PY_MAX_FRAMES + 2];");
+  // The resolve stage builds each stack in this array: its size is the deepest stack ptop can write.
+  expect(define("out/resolve.c", "STACK_IDS_MAX")).toBe("(PTOP_MAX_UNWIND_DEPTH + PTOP_MAX_STACK_DEPTH + PY_MAX_FRAMES + 2)");
+  expect(readFileSync(resolve(SRC, "out/resolve.c"), "utf8")).toContain("int ids[STACK_IDS_MAX];");
   expect(MAX_STACK_DEPTH).toBe(user + kernel + python + 2);
   expect(define("unwinder/unwind_child.c", "PTOP_UNWIND_MAX_ENTRIES")).toBe("(1u << 18)");
-  const sysCounts = /__uint\(max_entries, (\d+)\);\s*__type\(key, struct sys_key\);/.exec(readFileSync(resolve(SRC, "bpf/ptop.bpf.c"), "utf8"));
+  const sysCounts = /__uint\(max_entries, (\d+)\);\s*__type\(key, struct sys_key\);/.exec(readFileSync(resolve(SRC, "bpf/syscalls.bpf.c"), "utf8"));
   expect(MAX_STREAM_STACKS).toBe((1 << 18) + Number(sysCounts![1]));
 });
 

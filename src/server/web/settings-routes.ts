@@ -21,8 +21,10 @@ async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
 
 export async function render(deps: WebDeps, s: SignedIn, extra: Partial<SettingsView> = {}, status = 200): Promise<Response> {
   const org = s.user.orgName;
-  const [o, instances, connected, tokens, readTokens] = await Promise.all([deps.store.getOrg(org), deps.store.listInstances(org), deps.presence(org), tokenRows(deps, org), deps.store.listReadTokens(org)]);
-  return page(settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, connected, tokens, readTokens, ...extra }), status);
+  const [o, instances, connected, tokens, readTokens, storage, retention] = await Promise.all([
+    deps.store.getOrg(org), deps.store.listInstances(org), deps.presence(org), tokenRows(deps, org), deps.store.listReadTokens(org), deps.store.storageUsage(org), deps.store.getRetentionPolicy(org),
+  ]);
+  return page(settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, connected, tokens, readTokens, storage, retention, ...extra }), status);
 }
 
 /** The form's member, when an owner or admin; a 403 otherwise. */

@@ -1,4 +1,4 @@
-/* The allocation entry points, numbered: the uprobe's attach cookie (alloc.bpf.h) and the index of
+/* The allocation entry points, numbered: the uprobe's attach cookie (alloc.bpf.c) and the index of
  * allocelf.h's offsets. Plain enum, shared by the BPF object and user space. */
 #ifndef PTOP_ALLOCELF_KINDS_H
 #define PTOP_ALLOCELF_KINDS_H

@@ -1,4 +1,4 @@
-/* Types shared by the BPF programs (ptop.bpf.c) and user space. Keep them plain fixed-size
+/* Types shared by the BPF programs (the units in bpf/) and user space. Keep them plain fixed-size
  * structs: the same bytes are read by both sides. */
 #ifndef PTOP_H
 #define PTOP_H
@@ -35,9 +35,9 @@ struct sys_val {
 #define PTOP_ALLOC_TABLE 1024     /* alloc: exponential quantiles of the sampling interval */
 
 enum sample_kind { SAMPLE_CPU = 1, SAMPLE_OFFCPU_BLOCK = 2, SAMPLE_OFFCPU_WAKE = 3,
-	/* a finished futex lock wait (locks.bpf.h): value = ns waited, seq = the futex address */
+	/* a finished futex lock wait (locks.bpf.c): value = ns waited, seq = the futex address */
 	SAMPLE_LOCK_WAIT = 4,
-	/* value = bytes allocated on this CPU since its previous alloc sample (alloc.bpf.h) */
+	/* value = bytes allocated on this CPU since its previous alloc sample (alloc.bpf.c) */
 	SAMPLE_ALLOC = 5,
 	/* a target replaced its image (execve, same pid) at time_ns: a header only. The samples after
 	 * it in the ring buffer are of the new image, whose mappings the unwinder does not have yet. */
@@ -59,11 +59,14 @@ struct sample_hdr {
 	__u32 interp_len;
 };
 
-/* The slots of sample_hdr.regs that user space reads by name (the arch's user pt_regs order). */
-#if defined(__x86_64__)
-enum { PTOP_REG_FP = 4, PTOP_REG_PC = 16, PTOP_REG_SP = 19 };
-#elif defined(__aarch64__)
-enum { PTOP_REG_FP = 29, PTOP_REG_LR = 30, PTOP_REG_SP = 31, PTOP_REG_PC = 32 };
+/* The slots of sample_hdr.regs read by name (the arch's user pt_regs order), on both sides: user
+ * space is built for its arch (__x86_64__, __aarch64__), the BPF object for its target's
+ * (__TARGET_ARCH_*). PTOP_REGS_USER: how many slots the arch's user register file fills (x86-64: r15
+ * … ss; arm64: x0..x30, sp, pc, pstate). */
+#if defined(__x86_64__) || defined(__TARGET_ARCH_x86)
+enum { PTOP_REG_FP = 4, PTOP_REG_PC = 16, PTOP_REG_SP = 19, PTOP_REGS_USER = 21 };
+#elif defined(__aarch64__) || defined(__TARGET_ARCH_arm64)
+enum { PTOP_REG_FP = 29, PTOP_REG_LR = 30, PTOP_REG_SP = 31, PTOP_REG_PC = 32, PTOP_REGS_USER = 34 };
 #endif
 
 /* Counters in the `stats` array map, one slot each. */
@@ -77,7 +80,7 @@ enum ptop_stat {
 	STAT_SNAPSHOT_FAILED, /* user registers or stack could not be read: the sample has no user stack */
 	STAT_LOCK_EVENTS,     /* lock waits recorded */
 	STAT_LOCK_LOST,
-	STAT_LOCK_OTHER_WAITS, /* futex waits that are not lock contention (locks.bpf.h): counted, not recorded */
+	STAT_LOCK_OTHER_WAITS, /* futex waits that are not lock contention (locks.bpf.c): counted, not recorded */
 	STAT_LOCK_OTHER_NS,
 	STAT_ALLOC_SAMPLES,   /* alloc: stacks taken (one per ~period bytes) */
 	STAT_ALLOC_LOST,      /* alloc: samples the ring buffer had no room for */
@@ -92,8 +95,8 @@ enum ptop_stat {
  * context switch (offcpu), every system call (syscalls) — ptop's own sleeps and reads during the
  * window among them. Each sets its flag in the `ran` global on its first run inside the window, so
  * an axis left empty because its program never ran (seen once: an attached sched_switch program
- * that never ran after the first enabling under QEMU TCG) is told apart from idle targets. The
- * slots are the probe numbers of probes.h (asserted there). */
+ * that never ran after the first enabling under QEMU TCG) is told apart from idle targets. A
+ * probe's descriptor names its slot (probe_table.c, `ran`). */
 enum ran_slot { RAN_CPU = 0, RAN_OFFCPU = 1, RAN_SYSCALLS = 2, RAN__COUNT = 3 };
 
 #endif

@@ -1,13 +1,23 @@
 #include "args.h"
+#include "probe_table.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char USAGE[] =
-	"usage: ptop --targets FILE --workload NAME [--namespace NS] [--duration S] [--warmup S] "
-	"[--frequency HZ] [--probes cpu,offcpu,syscalls,locks,alloc] | ptop --check-kernel";
+/* The usage line, with the probes' names from their descriptors. */
+static const char *usage(void)
+{
+	static char buf[400];
+	char all[96], dflt[96];
+	probe_names((1 << P__COUNT) - 1, ",", all, sizeof(all));
+	probe_names(probe_default_mask(), ",", dflt, sizeof(dflt));
+	snprintf(buf, sizeof(buf),
+		 "usage: ptop --targets FILE --workload NAME [--namespace NS] [--duration S] [--warmup S] "
+		 "[--frequency HZ] [--probes %s (default %s)] | ptop --check-kernel", all, dflt);
+	return buf;
+}
 
 static int parse_seconds(const char *s, double max, double *out)
 {
@@ -23,18 +33,10 @@ static int parse_probes(char *s, int *mask)
 {
 	*mask = 0;
 	for (char *save = NULL, *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (strcmp(tok, "cpu") == 0)
-			*mask |= PROBE_CPU;
-		else if (strcmp(tok, "offcpu") == 0)
-			*mask |= PROBE_OFFCPU;
-		else if (strcmp(tok, "syscalls") == 0)
-			*mask |= PROBE_SYSCALLS;
-		else if (strcmp(tok, "locks") == 0)
-			*mask |= PROBE_LOCKS;
-		else if (strcmp(tok, "alloc") == 0)
-			*mask |= PROBE_ALLOC;
-		else
+		int i = probe_by_name(tok, strlen(tok));
+		if (i < 0)
 			return -1;
+		*mask |= 1 << i;
 	}
 	return *mask ? 0 : -1;
 }
@@ -62,7 +64,7 @@ int parse_args(int argc, char **argv, struct options *o)
 	 * smaller changes. Odd, like perf's 99, so sampling does not run in lockstep with periodic
 	 * timers. */
 	o->frequency_hz = 399;
-	o->probes = PROBE_CPU | PROBE_OFFCPU | PROBE_SYSCALLS;
+	o->probes = probe_default_mask();
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -94,27 +96,29 @@ int parse_args(int argc, char **argv, struct options *o)
 		}
 		case 'p':
 			if (parse_probes(optarg, &o->probes)) {
-				fprintf(stderr, "ptop: --probes takes a comma-separated list of cpu, offcpu, syscalls, locks, alloc\n");
+				char all[96];
+				fprintf(stderr, "ptop: --probes takes a comma-separated list of %s\n",
+					probe_names((1 << P__COUNT) - 1, ", ", all, sizeof(all)));
 				return -1;
 			}
 			break;
 		case 'k': o->check_kernel = true; break;
 		case 'h':
-			fprintf(stderr, "%s\n", USAGE);
+			fprintf(stderr, "%s\n", usage());
 			return -1;
 		default:
-			fprintf(stderr, "ptop: unknown or incomplete option %s; %s\n", argv[optind - 1], USAGE);
+			fprintf(stderr, "ptop: unknown or incomplete option %s; %s\n", argv[optind - 1], usage());
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "ptop: unexpected argument %s; %s\n", argv[optind], USAGE);
+		fprintf(stderr, "ptop: unexpected argument %s; %s\n", argv[optind], usage());
 		return -1;
 	}
 	if (o->check_kernel)
 		return 0;
 	if (!o->targets_path || !o->workload) {
-		fprintf(stderr, "ptop: --targets and --workload are required; %s\n", USAGE);
+		fprintf(stderr, "ptop: --targets and --workload are required; %s\n", usage());
 		return -1;
 	}
 	if (!o->workload[0] || strcmp(o->workload, "*") == 0 || (o->ns && !o->ns[0])) {

@@ -2,8 +2,6 @@
 #define PTOP_ARGS_H
 #include <stdbool.h>
 
-enum { PROBE_CPU = 1, PROBE_OFFCPU = 2, PROBE_SYSCALLS = 4, PROBE_LOCKS = 8, PROBE_ALLOC = 16 }; /* 1 << P_* (probes.h) */
-
 struct options {
 	const char *targets_path;
 	const char *workload;
@@ -11,7 +9,7 @@ struct options {
 	double duration_sec;
 	double warmup_sec;
 	int frequency_hz;
-	int probes; /* PROBE_* mask */
+	int probes; /* 1 << P_* (probe_table.h) per probe asked for */
 	bool check_kernel; /* --check-kernel: only the start-up check of the kernel's features, then exit */
 };
 

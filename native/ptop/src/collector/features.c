@@ -39,19 +39,19 @@ static const struct {
 	{ BPF_FUNC_get_attach_cookie, "5.15" }, { BPF_FUNC_ringbuf_query, "5.8" },
 };
 
-static const struct {
-	enum bpf_prog_type type;
+/* A program or map type ptop needs, the words a refusal uses for it, and the kernel that brought it. */
+struct needed_type {
+	int type;
 	const char *name, *since;
-} PROG_TYPES[] = {
+};
+
+static const struct needed_type PROG_TYPES[] = {
 	{ BPF_PROG_TYPE_PERF_EVENT, "perf_event programs", "4.9" },
 	{ BPF_PROG_TYPE_TRACEPOINT, "tracepoint programs", "4.7" },
 	{ BPF_PROG_TYPE_KPROBE, "kprobe/uprobe programs", "4.1" },
 };
 
-static const struct {
-	enum bpf_map_type type;
-	const char *name, *since;
-} MAP_TYPES[] = {
+static const struct needed_type MAP_TYPES[] = {
 	{ BPF_MAP_TYPE_HASH, "hash maps", "3.19" },
 	{ BPF_MAP_TYPE_ARRAY, "array maps", "3.19" },
 	{ BPF_MAP_TYPE_PERCPU_ARRAY, "per-CPU array maps", "4.6" },
@@ -78,7 +78,7 @@ static const char *helper_name(int id)
 
 /* Helpers a program calls only behind bpf_core_enum_value_exists(enum bpf_func_id, ...): on a
  * kernel without them libbpf turns the guard false and the verifier never reaches the call, so
- * their absence costs only what they serve. bpf_loop (5.17): Python frames (python.bpf.h). */
+ * their absence costs only what they serve. bpf_loop (5.17): Python frames (python.bpf.c). */
 static const int OPTIONAL_HELPERS[] = { BPF_FUNC_loop };
 
 static bool optional_helper(int id)

@@ -56,12 +56,6 @@ static struct procscan scan;
 static size_t procs_emitted;
 static bool header_done;
 
-/* The probes whose samples carry a user-stack snapshot for the unwinder. */
-static bool unwinds(const struct probes *p)
-{
-	return p->attached[P_CPU] || p->attached[P_OFFCPU] || p->attached[P_LOCKS] || p->attached[P_ALLOC];
-}
-
 static void on_gone(int pid, void *arg)
 {
 	(void)arg;
@@ -80,7 +74,7 @@ static void register_new(size_t first)
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
 		else {
-			py_attach(&probes, scan.procs[i].pid); /* a CPython: its layout for the BPF walker */
+			py_attach(&probes.python, scan.procs[i].pid); /* a CPython: its layout for the BPF walker */
 			alloc_attach(&probes, scan.procs[i].pid); /* its libc's (or Go's) allocation entry points */
 		}
 	}
@@ -99,16 +93,9 @@ static void emit_preamble(const struct options *o, int64_t started_ms)
 	for (int i = 0; i < P__COUNT; i++)
 		if (probes.requested[i])
 			out_probe(probe_name(i), probes.attached[i], probes.attached[i] ? NULL : probes.reason[i]);
-	if (probes.attached[P_CPU])
-		out_axis("cpu", "samples", 1000000000ll / o->frequency_hz);
-	if (probes.attached[P_OFFCPU])
-		out_axis("offcpu", "nanoseconds", 0);
-	if (probes.attached[P_SYSCALLS])
-		out_axis("syscalls", "calls", 0);
-	if (probes.attached[P_LOCKS])
-		out_axis("locks", "nanoseconds", 0);
-	if (probes.attached[P_ALLOC])
-		out_axis("alloc", "bytes", 0);
+	for (int i = 0; i < P__COUNT; i++)
+		if (probes.attached[i])
+			out_axis(PROBES[i].name, PROBES[i].unit, PROBES[i].period_is_frequency ? 1000000000ll / o->frequency_hz : 0);
 	header_done = true;
 	emit_new_processes();
 }
@@ -162,6 +149,148 @@ static void empty_summary(bool partial, const char *reason, double measured)
 	out_flush();
 }
 
+/* Up to the BPF load: the kernel, the capabilities, the target list, the ELF helper. -1 to go on,
+ * else the exit code (and for --check-kernel, the check's answer). */
+static int check_start(const struct options *o, struct target_list *list, char *msg, size_t len)
+{
+	if (features_check(msg, len)) { /* an older kernel: named, instead of a verifier dump */
+		fprintf(stderr, "ptop: %s\n", msg);
+		return EXIT_NO_PRIVILEGE;
+	}
+	phase("kernel features checked");
+	if (o->check_kernel) { /* the Profiler's boot asks before any capture (src/profiler/boot/kernel.ts) */
+		printf("ptop: %s\n", msg);
+		return EXIT_OK;
+	}
+	if (caps_check(msg, len)) {
+		fprintf(stderr, "ptop: missing capabilities: %s\n", msg);
+		return EXIT_NO_PRIVILEGE;
+	}
+	if (targets_load(o->targets_path, list, msg, len)) {
+		fprintf(stderr, "ptop: %s\n", msg);
+		return EXIT_REFUSED;
+	}
+	if (!targets_allows(list, o->workload, o->ns)) {
+		fprintf(stderr, "ptop: workload \"%s\"%s%s%s is not in the target list %s; refusing to measure it\n",
+			o->workload, o->ns ? " in namespace \"" : "", o->ns ? o->ns : "", o->ns ? "\"" : "", o->targets_path);
+		return EXIT_REFUSED;
+	}
+	/* Before the BPF object is loaded: the unprivileged child that recognises CPython interpreters
+	 * and finds allocation entry points in the ELF files the parent opens. */
+	if (elfhelper_start(msg, len))
+		fprintf(stderr, "ptop: no Python frames and no alloc probes: %s\n", msg);
+	phase("target list read, ELF helper started");
+	return -1;
+}
+
+/* Loads and attaches the probes, starts the unwinder, registers the targets found. -1 to go on,
+ * else the exit code (the stream then has its preamble and an empty summary). */
+static int start_probes(const struct options *o, char *msg, size_t len)
+{
+	if (probes_start(&probes, o->probes, o->frequency_hz)) {
+		emit_preamble(o, now_ms());
+		empty_summary(false, NULL, 0);
+		fprintf(stderr, "ptop: no probe could be attached:");
+		for (int i = 0; i < P__COUNT; i++)
+			if (probes.requested[i])
+				fprintf(stderr, " %s: %s;", probe_name(i), probes.reason[i]);
+		fputc('\n', stderr);
+		return EXIT_NO_PRIVILEGE;
+	}
+	phase("BPF programs loaded and attached");
+	for (int i = 0; i < P__COUNT; i++)
+		if (probes.requested[i] && !probes.attached[i])
+			fprintf(stderr, "ptop: probe %s not attached: %s\n", probe_name(i), probes.reason[i]);
+	if (probes_unwind(&probes) && unwind_start(&probes, msg, len)) {
+		fprintf(stderr, "ptop: cannot start the unwinder: %s\n", msg);
+		return EXIT_INTERNAL;
+	}
+	register_new(0);
+	phase("unwinder started, target mappings opened and passed");
+	if (scan.n == 0) {
+		emit_preamble(o, now_ms());
+		empty_summary(false, NULL, 0);
+		fprintf(stderr, "ptop: no process of workload \"%s\" is running on this host\n", o->workload);
+		return EXIT_NOT_RUNNING;
+	}
+	/* alloc counts as attached only with a uprobe in some target (processes found later get theirs too).
+	 * A target that has just started may not have mapped its libc yet: up to 1 s for it. */
+	for (int i = 0; i < 10 && probes.attached[P_ALLOC] && alloc_uprobes() == 0 && alloc_retry(&probes) > 0; i++) {
+		struct timespec ts = { 0, 100000000 };
+		nanosleep(&ts, NULL);
+	}
+	if (probes.attached[P_ALLOC] && alloc_uprobes() == 0) {
+		probes.attached[P_ALLOC] = false;
+		snprintf(probes.reason[P_ALLOC], sizeof(probes.reason[0]), "%s", alloc_why_none());
+		fprintf(stderr, "ptop: probe alloc not attached: %s\n", probes.reason[P_ALLOC]);
+	}
+	return -1;
+}
+
+/* The warmup, then the window. -1 to go on with *measured seconds, else the exit code. */
+static int measure(const struct options *o, double *measured, char *msg, size_t len)
+{
+	double t0 = now_mono();
+	wait_rescanning(t0 + o->warmup_sec);
+	if (stop_signal) {
+		emit_preamble(o, now_ms());
+		snprintf(msg, len, "%s during the %g s warmup: nothing measured", stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
+			 o->warmup_sec);
+		empty_summary(true, msg, 0);
+		return EXIT_INTERRUPTED;
+	}
+	probes_begin_window(&probes);
+	double start = now_mono();
+	emit_preamble(o, now_ms());
+	phase("window open (header written)");
+	wait_rescanning(start + o->duration_sec);
+	/* The window ends when the kernel side stops counting: detaching the probes takes time of
+	 * its own (tens of ms per link on a loaded host) that is not part of the measurement. */
+	*measured = now_mono() - start;
+	probes_end_window(&probes);
+	phase("window closed, probes detached");
+	refresh_mappings(scan.n, true);
+	unwind_stop();
+	return -1;
+}
+
+/* The report's three stages around the capability drop: collect (privileged), then resolve and
+ * emit. Returns the exit code. */
+static int write_report(const struct options *o, double measured, char *msg, size_t len)
+{
+	bool partial = stop_signal != 0;
+	char reason[128] = { 0 };
+	if (partial)
+		snprintf(reason, sizeof(reason), "%s after %.1f s of %g s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
+			 measured, o->duration_sec);
+	struct report rep;
+	report_collect(&rep, &probes);
+	/* Everything a target controls is opened by now (refresh_mappings, at the window's end), while
+	 * privileged, and parsed only after the drop. */
+	py_prepare();
+	elfhelper_stop();
+	if (caps_drop_all(msg, len)) {
+		fprintf(stderr, "ptop: %s; refusing to parse target files with privileges\n", msg);
+		return EXIT_INTERNAL;
+	}
+	if (probes_unwind(&probes) && report_collect_unwound(&rep, &probes))
+		fprintf(stderr, "ptop: the unwinder ended abnormally: its stacks may be incomplete\n");
+	report_resolve(&rep, &probes);
+	report_emit(&rep, &probes, partial ? reason : NULL, now_ms(), measured);
+	out_flush();
+	return partial ? EXIT_INTERRUPTED : EXIT_OK;
+}
+
+/* One fd per mapped file of the targets is held across the capability drop: use the hard limit. */
+static void raise_nofile(void)
+{
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	phase_start();
@@ -169,43 +298,12 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	/* One fd per mapped file of the targets is held across the capability drop: use the hard limit. */
-	struct rlimit nofile;
-	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
-		nofile.rlim_cur = nofile.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &nofile);
-	}
-
+	raise_nofile();
 	char msg[1024];
-	if (features_check(msg, sizeof(msg))) { /* an older kernel: named, instead of a verifier dump */
-		fprintf(stderr, "ptop: %s\n", msg);
-		return EXIT_NO_PRIVILEGE;
-	}
-	phase("kernel features checked");
-	if (o.check_kernel) { /* the Profiler's boot asks before any capture (src/profiler/boot/kernel.ts) */
-		printf("ptop: %s\n", msg);
-		return EXIT_OK;
-	}
-	if (caps_check(msg, sizeof(msg))) {
-		fprintf(stderr, "ptop: missing capabilities: %s\n", msg);
-		return EXIT_NO_PRIVILEGE;
-	}
 	struct target_list list;
-	if (targets_load(o.targets_path, &list, msg, sizeof(msg))) {
-		fprintf(stderr, "ptop: %s\n", msg);
-		return EXIT_REFUSED;
-	}
-	if (!targets_allows(&list, o.workload, o.ns)) {
-		fprintf(stderr, "ptop: workload \"%s\"%s%s%s is not in the target list %s; refusing to measure it\n",
-			o.workload, o.ns ? " in namespace \"" : "", o.ns ? o.ns : "", o.ns ? "\"" : "", o.targets_path);
-		return EXIT_REFUSED;
-	}
-
-	/* Before the BPF object is loaded: the unprivileged child that recognises CPython interpreters
-	 * and finds allocation entry points in the ELF files the parent opens. */
-	if (elfhelper_start(msg, sizeof(msg)))
-		fprintf(stderr, "ptop: no Python frames and no alloc probes: %s\n", msg);
-	phase("target list read, ELF helper started");
+	int rc = check_start(&o, &list, msg, sizeof(msg));
+	if (rc >= 0)
+		return rc;
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -219,96 +317,13 @@ int main(int argc, char **argv)
 	sym_prepare_kernel();
 	phase("processes found");
 
-	int rc;
-	if (probes_start(&probes, o.probes, o.frequency_hz)) {
-		emit_preamble(&o, now_ms());
-		empty_summary(false, NULL, 0);
-		fprintf(stderr, "ptop: no probe could be attached:");
-		for (int i = 0; i < P__COUNT; i++)
-			if (probes.requested[i])
-				fprintf(stderr, " %s: %s;", probe_name(i), probes.reason[i]);
-		fputc('\n', stderr);
-		rc = EXIT_NO_PRIVILEGE;
-		goto cleanup;
-	}
-	phase("BPF programs loaded and attached");
-	for (int i = 0; i < P__COUNT; i++)
-		if (probes.requested[i] && !probes.attached[i])
-			fprintf(stderr, "ptop: probe %s not attached: %s\n", probe_name(i), probes.reason[i]);
-	if (unwinds(&probes) && unwind_start(&probes, msg, sizeof(msg))) {
-		fprintf(stderr, "ptop: cannot start the unwinder: %s\n", msg);
-		rc = EXIT_INTERNAL;
-		goto cleanup;
-	}
-	register_new(0);
-	phase("unwinder started, target mappings opened and passed");
-	if (scan.n == 0) {
-		emit_preamble(&o, now_ms());
-		empty_summary(false, NULL, 0);
-		fprintf(stderr, "ptop: no process of workload \"%s\" is running on this host\n", o.workload);
-		rc = EXIT_NOT_RUNNING;
-		goto cleanup;
-	}
-
-	/* alloc counts as attached only with a uprobe in some target (processes found later get theirs too).
-	 * A target that has just started may not have mapped its libc yet: up to 1 s for it. */
-	for (int i = 0; i < 10 && probes.attached[P_ALLOC] && alloc_uprobes() == 0 && alloc_retry(&probes) > 0; i++) {
-		struct timespec ts = { 0, 100000000 };
-		nanosleep(&ts, NULL);
-	}
-	if (probes.attached[P_ALLOC] && alloc_uprobes() == 0) {
-		probes.attached[P_ALLOC] = false;
-		snprintf(probes.reason[P_ALLOC], sizeof(probes.reason[0]), "%s", alloc_why_none());
-		fprintf(stderr, "ptop: probe alloc not attached: %s\n", probes.reason[P_ALLOC]);
-	}
-
-	double t0 = now_mono();
-	wait_rescanning(t0 + o.warmup_sec);
-	if (stop_signal) {
-		emit_preamble(&o, now_ms());
-		snprintf(msg, sizeof(msg), "%s during the %g s warmup: nothing measured",
-			 stop_signal == SIGINT ? "SIGINT" : "SIGTERM", o.warmup_sec);
-		empty_summary(true, msg, 0);
-		rc = EXIT_INTERRUPTED;
-		goto cleanup;
-	}
-	probes_begin_window(&probes);
-	double start = now_mono();
-	emit_preamble(&o, now_ms());
-	phase("window open (header written)");
-	wait_rescanning(start + o.duration_sec);
-	/* The window ends when the kernel side stops counting: detaching the probes takes time of
-	 * its own (tens of ms per link on a loaded host) that is not part of the measurement. */
-	double measured = now_mono() - start;
-	probes_end_window(&probes);
-	phase("window closed, probes detached");
-	refresh_mappings(scan.n, true);
-	unwind_stop();
-	bool partial = stop_signal != 0;
-	char reason[128] = { 0 };
-	if (partial)
-		snprintf(reason, sizeof(reason), "%s after %.1f s of %g s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
-			 measured, o.duration_sec);
-
-	struct report rep;
-	report_collect(&rep, &probes);
-	/* Everything a target controls is opened by now (refresh_mappings above), while privileged,
-	 * and parsed only after the drop. */
-	py_prepare();
-	elfhelper_stop();
-	if (caps_drop_all(msg, sizeof(msg))) {
-		fprintf(stderr, "ptop: %s; refusing to parse target files with privileges\n", msg);
-		rc = EXIT_INTERNAL;
-		goto cleanup;
-	}
-	if (unwinds(&probes) && report_collect_unwound(&rep, &probes))
-		fprintf(stderr, "ptop: the unwinder ended abnormally: its stacks may be incomplete\n");
-	report_emit(&rep, &probes, partial ? reason : NULL, now_ms(), measured);
-	out_flush();
-	rc = partial ? EXIT_INTERRUPTED : EXIT_OK;
-
+	double measured = 0;
+	rc = start_probes(&o, msg, sizeof(msg));
+	if (rc < 0)
+		rc = measure(&o, &measured, msg, sizeof(msg));
+	if (rc < 0)
+		rc = write_report(&o, measured, msg, sizeof(msg));
 	/* Every path past probes_start leaves through here: links and the BPF object are released once. */
-cleanup:
 	probes_destroy(&probes);
 	return rc;
 }

@@ -1,13 +1,16 @@
-/* Loading the BPF object (embedded skeleton) and attaching each requested probe, or saying why not. */
+/* Loading the BPF object (embedded skeleton) and attaching each requested probe, or saying why not;
+ * what differs per probe is its descriptor's (probe_table.h). */
 #ifndef PTOP_PROBES_H
 #define PTOP_PROBES_H
+#include "interp.h"
+#include "probe_table.h"
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-
-enum { P_CPU = 0, P_OFFCPU = 1, P_SYSCALLS = 2, P_LOCKS = 3, P_ALLOC = 4, P__COUNT = 5 };
 
 struct ptop_bpf;
 struct bpf_link;
+struct bpf_program;
 
 struct probes {
 	struct ptop_bpf *skel;
@@ -17,10 +20,13 @@ struct probes {
 	bool attached[P__COUNT];
 	char reason[P__COUNT][512];
 	bool locks_waitv; /* futex_waitv is covered too (its tracepoints exist: Linux 5.16+) */
+	struct interp_handle python; /* the CPython walker's maps */
 };
 
 /* Loads and attaches. Returns 0 when at least one probe is attached. */
 int probes_start(struct probes *p, int mask, int frequency_hz);
+/* Whether an attached probe's samples carry stack snapshots: the unwinder is needed. */
+bool probes_unwind(const struct probes *p);
 int probes_add_target(struct probes *p, uint32_t tgid);
 void probes_remove_target(struct probes *p, uint32_t tgid);
 /* Window control: samples before start_ns and after stop are ignored in the kernel. */
@@ -29,7 +35,17 @@ void probes_end_window(struct probes *p);
 /* Sum of one stats slot over all CPUs. */
 uint64_t probes_stat(struct probes *p, int slot);
 void probes_destroy(struct probes *p);
-const char *probe_name(int i);
 /* Where tracefs is mounted (events readable), or NULL. */
 const char *tracefs_path(void);
+
+/* The load and attach hooks of a probe that is only its programs (its descriptor's `programs`,
+ * tracepoints attached by section name). */
+bool probes_load_programs(struct probes *p, int probe, bool want);
+void probes_attach_programs(struct probes *p, int probe, int frequency_hz);
+/* For the probes' own attach files (collector/probes/): keeps a link to destroy at the end. */
+void probes_keep_link(struct probes *p, struct bpf_link *l);
+/* Attaches a and b (b may be NULL) by their section names; on failure detaches both and writes why. */
+void probes_attach_tracepoints(struct probes *p, int which, struct bpf_program *a, struct bpf_program *b);
+/* Whether tracefs has the tracepoint category/name. */
+bool tracepoint_exists(const char *category, const char *name);
 #endif

@@ -105,3 +105,18 @@ void strmap_free(struct strmap *m)
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
 }
+
+size_t sorted_count_le(const void *base, size_t n, size_t size, size_t key_off, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+		memcpy(&k, (const char *)base + mid * size + key_off, sizeof(k));
+		if (k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

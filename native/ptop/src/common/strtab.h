@@ -19,4 +19,8 @@ void strmap_free(struct strmap *m);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n, size_t size);
 char *xstrndup(const char *s, size_t n);
+
+/* In an array of n elements of `size` bytes sorted by the uint64_t at `key_off` in each: how many
+ * have a key <= key (the index just past the last element at or below it). */
+size_t sorted_count_le(const void *base, size_t n, size_t size, size_t key_off, uint64_t key);
 #endif

@@ -1,11 +1,19 @@
 /* Merging interpreter frames into a symbolized native stack (README "Sample record and unwinding
  * design"): the interpreter's evaluation-loop frames are replaced by the frames of the section
- * (python.bpf.h's interp_collect). Runs after the capability drop. */
+ * (interp.bpf.h's interp_collect). Runs after the capability drop. */
 #ifndef PTOP_INTERP_H
 #define PTOP_INTERP_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct bpf_map;
+
+/* What an interpreter walker gets from the collector: its own maps, not the whole BPF skeleton.
+ * A walker that attaches programs of its own (a uprobe on the interpreter) gets its hooks here too. */
+struct interp_handle {
+	struct bpf_map *procs; /* per target process: where its interpreter's state is, and its layout */
+};
 
 /* native_ids/native_functions: the native stack root first (function NULL when unresolved).
  * Writes at most cap ids to out, returns the count; without a usable section, out = native. */

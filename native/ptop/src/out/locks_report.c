@@ -1,4 +1,5 @@
 #include "locks_report.h"
+#include "report.h"
 #include "output.h"
 #include "strtab.h"
 #include <inttypes.h>
@@ -100,10 +101,11 @@ void locks_table_free(struct locks_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-size_t locks_notes(const char **notes, uint64_t other_waits, uint64_t other_ns, bool waitv)
+size_t locks_notes(const struct report *r, const struct probes *p, const char **notes)
 {
 	static char other[320];
 	size_t n = 0;
+	uint64_t other_waits = r->stat[STAT_LOCK_OTHER_WAITS], other_ns = r->stat[STAT_LOCK_OTHER_NS];
 	if (other_waits) {
 		snprintf(other, sizeof(other),
 			 "locks: %" PRIu64 " futex waits (%.3f s) were not lock contention by their futex operation and value "
@@ -111,7 +113,32 @@ size_t locks_notes(const char **notes, uint64_t other_waits, uint64_t other_ns, 
 			 other_waits, (double)other_ns / 1e9);
 		notes[n++] = other;
 	}
-	if (!waitv)
+	if (!p->locks_waitv)
 		notes[n++] = "locks: futex_waitv is not covered (this kernel has no syscalls:sys_enter_futex_waitv tracepoint)";
 	return n;
+}
+
+/* The per-lock table of this capture's waits (its on_stack and summary_json hooks). */
+static struct locks_table table;
+static bool table_ready;
+
+void locks_on_stack(const struct stack_count *sc, const int *ids, size_t n)
+{
+	if (!table_ready) {
+		locks_table_init(&table);
+		table_ready = true;
+	}
+	locks_table_add(&table, (int)sc->key.tgid, sc->lock, sc->value, sc->events, ids, n);
+}
+
+char *locks_summary_json(void)
+{
+	if (!table_ready) {
+		locks_table_init(&table);
+		table_ready = true;
+	}
+	char *json = locks_table_json(&table);
+	locks_table_free(&table);
+	table_ready = false;
+	return json;
 }

@@ -36,6 +36,12 @@ void locks_table_add(struct locks_table *t, int pid, uint64_t address, uint64_t 
 /* The summary members `,"locks":[…]` (malloc'd; the caller frees). */
 char *locks_table_json(struct locks_table *t);
 void locks_table_free(struct locks_table *t);
-/* Notes for the summary: the futex waits left off the axis, futex_waitv not covered. Returns how many. */
-size_t locks_notes(const char **notes, uint64_t other_waits, uint64_t other_ns, bool waitv);
+struct report;
+struct probes;
+struct stack_count;
+/* The locks probe's hooks (probe_table.c). Notes: the futex waits left off the axis, futex_waitv
+ * not covered. The per-lock table: each resolved wait stack, then the summary's `,"locks":[…]`. */
+size_t locks_notes(const struct report *r, const struct probes *p, const char **notes);
+void locks_on_stack(const struct stack_count *sc, const int *ids, size_t n);
+char *locks_summary_json(void);
 #endif

@@ -108,16 +108,22 @@ static void put_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* An optional string member: `,"key":"value"`, nothing when value is NULL. */
+static void put_member(FILE *f, const char *key, const char *value)
+{
+	if (!value)
+		return;
+	fprintf(f, ",\"%s\":", key);
+	put_str(f, value);
+}
+
 void out_header(const char *workload, const char *ns, int mask, int freq, double warmup, double duration,
 		int64_t started_at_ms)
 {
 	FILE *f = rec_begin();
 	fputs("{\"type\":\"header\",\"version\":1,\"workload\":", f);
 	put_str(f, workload);
-	if (ns) {
-		fputs(",\"namespace\":", f);
-		put_str(f, ns);
-	}
+	put_member(f, "namespace", ns);
 	fputs(",\"probes_requested\":[", f);
 	int first = 1;
 	for (int i = 0; i < P__COUNT; i++)
@@ -145,10 +151,7 @@ void out_probe(const char *name, bool attached, const char *reason)
 {
 	FILE *f = rec_begin();
 	fprintf(f, "{\"type\":\"probe\",\"name\":\"%s\",\"attached\":%s", name, attached ? "true" : "false");
-	if (reason) {
-		fputs(",\"reason\":", f);
-		put_str(f, reason);
-	}
+	put_member(f, "reason", reason);
 	fputs("}\n", f);
 	rec_write(f);
 }
@@ -175,14 +178,8 @@ void out_process(const struct proc *p)
 	FILE *f = rec_begin();
 	fprintf(f, "{\"type\":\"process\",\"pid\":%d,\"nspid\":%d,\"comm\":", p->pid, p->nspid);
 	put_str(f, p->comm);
-	if (p->exe) {
-		fputs(",\"exe\":", f);
-		put_str(f, p->exe);
-	}
-	if (p->ns) {
-		fputs(",\"namespace\":", f);
-		put_str(f, p->ns);
-	}
+	put_member(f, "exe", p->exe);
+	put_member(f, "namespace", p->ns);
 	fputs("}\n", f);
 	size_t len;
 	char *line = rec_end(f, &len);
@@ -246,14 +243,8 @@ int out_frame_id(const struct frame_info *fi)
 		snprintf(name, sizeof(name), "[unknown] 0x%" PRIx64, fi->address);
 		put_str(f, name);
 	}
-	if (fi->module) {
-		fputs(",\"module\":", f);
-		put_str(f, fi->module);
-	}
-	if (fi->build_id) {
-		fputs(",\"build_id\":", f);
-		put_str(f, fi->build_id);
-	}
+	put_member(f, "module", fi->module);
+	put_member(f, "build_id", fi->build_id);
 	fprintf(f, ",\"kind\":\"%s\"", fi->kind);
 	if (fi->line > 0)
 		fprintf(f, ",\"line\":%d", fi->line);
@@ -381,10 +372,7 @@ void out_summary(const char *const *axes, const double *samples, const double *l
 		fputs("}", f);
 	}
 	fprintf(f, ",\"partial\":%s", partial ? "true" : "false");
-	if (partial_reason) {
-		fputs(",\"partial_reason\":", f);
-		put_str(f, partial_reason);
-	}
+	put_member(f, "partial_reason", partial_reason);
 	fprintf(f, ",\"ended_at_ms\":%" PRId64 ",\"measured_sec\":%.3f", ended_at_ms, measured_sec);
 	if (nnotes) {
 		fputs(",\"notes\":[", f);

@@ -13,7 +13,7 @@ struct proc;
  * 1 MiB at most: bounded notes, at most 50 locks) comes on top. So a stream never exceeds 127 MiB
  * whatever the frequency, the window or the number of CPUs, and the profile limit of everything
  * that reads one (src/protocol/profile-limits.ts, 128 MiB) holds without counting samples. Stacks
- * are offered largest first (report.c), so what a full stream leaves out is the rarest stacks,
+ * are offered largest first (agg.c), so what a full stream leaves out is the rarest stacks,
  * counted as lost. A test build (Makefile: unit_stream_budget) sets a tiny one. */
 #ifndef PTOP_STREAM_BUDGET
 #define PTOP_STREAM_BUDGET (126ull << 20)

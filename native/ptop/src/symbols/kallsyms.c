@@ -81,20 +81,6 @@ const char *kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
 {
 	if (k->hidden || !k->n)
 		return NULL;
-	size_t lo = 0, hi = k->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_count_le(k->syms, k->n, sizeof(*k->syms), offsetof(struct ksym, addr), addr);
 	return lo ? k->names + k->syms[lo - 1].name : NULL;
-}
-
-void kallsyms_free(struct kallsyms *k)
-{
-	free(k->syms);
-	free(k->names);
-	memset(k, 0, sizeof(*k));
 }

@@ -22,5 +22,4 @@ struct kallsyms {
 
 int kallsyms_load_fd(int fd, struct kallsyms *k);
 const char *kallsyms_lookup(const struct kallsyms *k, uint64_t addr);
-void kallsyms_free(struct kallsyms *k);
 #endif

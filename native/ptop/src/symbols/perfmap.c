@@ -94,14 +94,7 @@ size_t perfmap_parse(const char *buf, size_t len, struct perfmap *out)
 
 const char *perfmap_lookup(const struct perfmap *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->e[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_count_le(m->e, m->n, sizeof(*m->e), offsetof(struct perfmap_entry, start), addr);
 	/* The newest entry that covers addr wins (code regions are reused after recompilation). */
 	const struct perfmap_entry *best = NULL;
 	for (size_t i = lo, k = 0; i > 0 && k < 64; i--, k++) {

@@ -245,8 +245,8 @@ static bool set_initial_registers(Dwfl_Thread *t, void *a)
 #if defined(__x86_64__)
 	/* pt_regs order: r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax cx dx si di orig_ax ip cs flags sp ss;
 	 * DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip. */
-	Dwarf_Word r[17] = { p[10], p[12], p[11], p[5], p[13], p[14], p[4], p[19],
-			     p[9],  p[8],  p[7],  p[6], p[3],  p[2],  p[1], p[0], p[16] };
+	Dwarf_Word r[17] = { p[10], p[12], p[11], p[5], p[13], p[14], p[PTOP_REG_FP], p[PTOP_REG_SP],
+			     p[9],  p[8],  p[7],  p[6], p[3],  p[2],  p[1], p[0], p[PTOP_REG_PC] };
 	if (cur.from_caller) { /* the caller's frame: pc = the return address at [sp], sp above it */
 		uint64_t ret;
 		memcpy(&ret, cur.stack, 8);
@@ -612,7 +612,7 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	if (axis == P_CPU) {
 		entries[e].value += entries[e].value < VALUE_MAX;
 	} else if (axis == P_ALLOC || axis == P_LOCKS) {
-		/* alloc: bytes since the previous sample (alloc.bpf.h); locks: ns waited, timed in the kernel */
+		/* alloc: bytes since the previous sample (alloc.bpf.c); locks: ns waited, timed in the kernel */
 		add_capped(&entries[e].value, h->value);
 	} else {
 		struct pend *p = pend_slot(h->tid);

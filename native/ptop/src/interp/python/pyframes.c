@@ -1,12 +1,12 @@
 #include "pyframes.h"
 #include "output.h"
-#include "probes.h"
+#include "interp.h"
 #include "proctext.h"
 #include "rootfs.h"
-#include "ptop.skel.h"
 #include "pycode.h"
 #include "elfhelper.h"
 #include "pyoffsets.h"
+#include <linux/types.h>
 #include "python.h"
 #include "strtab.h"
 #include <fcntl.h>
@@ -107,9 +107,9 @@ static size_t find_candidates(int pid, struct candidate *c, size_t cap)
 	return f.n;
 }
 
-void py_attach(struct probes *p, int pid)
+void py_attach(const struct interp_handle *h, int pid)
 {
-	if (!p->skel)
+	if (!h->procs)
 		return;
 	struct candidate c[PY_MAX_CANDIDATES];
 	size_t nc = find_candidates(pid, c, PY_MAX_CANDIDATES);
@@ -132,23 +132,11 @@ void py_attach(struct probes *p, int pid)
 		}
 		uint64_t bias = c[i].start - info.first_load_vaddr;
 		struct py_proc pp = { .runtime = bias + info.runtime_vaddr };
-		pp.off = (struct py_walk_offsets){
-			.runtime_interpreters_head = o->runtime_interpreters_head,
-			.interp_tstate_head = o->interp_tstate_head,
-			.tstate_next = o->tstate_next,
-			.tstate_thread_id = o->tstate_thread_id,
-			.tstate_native_thread_id = o->tstate_native_thread_id,
-			.tstate_frame = o->tstate_frame,
-			.cframe_current_frame = o->cframe_current_frame,
-			.frame_back = o->frame_back,
-			.frame_code = o->frame_code,
-			.frame_owner = o->frame_owner,
-			.frame_is_entry = o->frame_is_entry,
-			.owner_cstack = o->owner_cstack,
-			.code_firstlineno = o->code_firstlineno,
-		};
+#define COPY_OFFSET(field) .field = o->field,
+		pp.off = (struct py_walk_offsets){ PY_WALK_OFFSET_FIELDS(COPY_OFFSET) };
+#undef COPY_OFFSET
 		uint32_t key = (uint32_t)pid;
-		if (bpf_map__update_elem(p->skel->maps.py_procs, &key, sizeof(key), &pp, sizeof(pp), BPF_ANY)) {
+		if (bpf_map__update_elem(h->procs, &key, sizeof(key), &pp, sizeof(pp), BPF_ANY)) {
 			fprintf(stderr, "ptop: pid %d: cannot record its Python interpreter in py_procs\n", pid);
 			return;
 		}

@@ -1,7 +1,8 @@
-/* Python frames for ptop's stacks (user-space side of python.bpf.h). Three phases:
+/* Python frames for ptop's stacks (user-space side of python.bpf.c). Three phases:
  *   py_attach()    privileged, when a target process is found: finds its interpreter (exe or
  *                  libpython) in /proc/PID/maps, has the unprivileged helper recognise it, and
- *                  pushes _PyRuntime's address and the version's offsets into `py_procs`;
+ *                  pushes _PyRuntime's address and the version's offsets into its `procs` map
+ *                  (the walker's handle, interp.h: its maps, not the whole skeleton);
  *   py_prepare()   privileged, end of window: opens /proc/PID/mem of each CPython target (the
  *                  kernel's access check is made at open; reading later needs no privilege);
  *   py_section_frames()  after the capability drop: reads code objects through that fd and
@@ -13,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct probes;
+struct interp_handle;
 
-void py_attach(struct probes *p, int pid);
+void py_attach(const struct interp_handle *h, int pid);
 void py_prepare(void);
 /* Root-first frame ids of an interpreter-frames section of pid, with their PY_FRAME_ENTRY flags;
  * returns the count (0: none or not a section of a known CPython). A code object gone by the end

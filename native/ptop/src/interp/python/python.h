@@ -1,4 +1,4 @@
-/* Types shared by the Python frame walker (python.bpf.h) and user space (pyframes.c, interp.c): the
+/* Types shared by the Python frame walker (python.bpf.c) and user space (pyframes.c, interp.c): the
  * per-process configuration user space pushes into `py_procs`, and the Python stack the walker
  * records. Plain fixed-size structs: the same bytes are read by both sides. */
 #ifndef PTOP_PYTHON_H
@@ -20,6 +20,11 @@ struct py_walk_offsets {
 	__s32 frame_back, frame_code, frame_owner, frame_is_entry, owner_cstack;
 	__s32 code_firstlineno, pad;
 };
+/* Those fields, each the same-named one of the version's row (pyoffsets.h), for pyframes.c's copy. */
+#define PY_WALK_OFFSET_FIELDS(X)                                                                  \
+	X(runtime_interpreters_head) X(interp_tstate_head) X(tstate_next) X(tstate_thread_id)    \
+	X(tstate_native_thread_id) X(tstate_frame) X(cframe_current_frame) X(frame_back)         \
+	X(frame_code) X(frame_owner) X(frame_is_entry) X(owner_cstack) X(code_firstlineno)
 
 /* Value of `py_procs`, keyed by tgid: where this process keeps _PyRuntime, and its layout. */
 struct py_proc {

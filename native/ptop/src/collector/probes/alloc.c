@@ -24,6 +24,35 @@ static size_t nlinks, links_cap, total; /* total: attached over the run, kept af
 static char why_none[512] = "no target process was found to probe";
 static uint32_t functions_seen; /* bit per alloc_fn attached somewhere */
 
+/* Uprobes are perf events of the "uprobe" PMU (CONFIG_UPROBE_EVENTS). */
+static bool uprobes_supported(char *reason, size_t len)
+{
+	int fd = open("/sys/bus/event_source/devices/uprobe/type", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	snprintf(reason, len, "the kernel has no uprobe PMU (/sys/bus/event_source/devices/uprobe missing: "
+		 "CONFIG_UPROBE_EVENTS is off), so allocation entry points cannot be probed");
+	return false;
+}
+
+bool alloc_load(struct probes *p, int probe, bool want)
+{
+	bool load = want && uprobes_supported(p->reason[probe], sizeof(p->reason[0]));
+	probes_load_programs(p, probe, load);
+	if (load && uprobe_link_supported()) /* detached in one grace period, not one per uprobe */
+		bpf_program__set_expected_attach_type(p->skel->progs.on_alloc, PTOP_BPF_TRACE_UPROBE_MULTI);
+	return load;
+}
+
+/* Loaded here, attached per target process (alloc_attach); it stays "attached" only if at least
+ * one uprobe is in place when the window starts (main.c). */
+void alloc_attach_probe(struct probes *p, int probe, int frequency_hz)
+{
+	p->attached[probe] = alloc_setup(p, PTOP_ALLOC_PERIOD, p->reason[probe], sizeof(p->reason[0])) == 0;
+}
+
 int alloc_setup(struct probes *p, uint64_t period, char *err, size_t len)
 {
 	/* Quantiles of an exponential distribution with mean `period`, at the middle of 1024 equal

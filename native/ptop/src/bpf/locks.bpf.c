@@ -1,4 +1,5 @@
-/* The `locks` probe (included by ptop.bpf.c): time a target thread waits in a futex for a lock
+// SPDX-License-Identifier: GPL-2.0
+/* The `locks` probe: time a target thread waits in a futex for a lock
  * another thread holds, by the waiter's user stack.
  *
  * Tracepoints: syscalls:sys_{enter,exit}_futex and sys_{enter,exit}_futex_waitv, not the
@@ -23,8 +24,7 @@
  * FUTEX_WAIT_REQUEUE_PI (a condition variable over a PI mutex) and idle workers: they are counted
  * in STAT_LOCK_OTHER_* and reported as a total, not put on the axis. futex_waitv is classified by
  * its first futex the same way. */
-#ifndef PTOP_LOCKS_BPF_H
-#define PTOP_LOCKS_BPF_H
+#include "snapshot.bpf.h"
 
 #define PTOP_FUTEX_WAIT 0
 #define PTOP_FUTEX_LOCK_PI 6
@@ -33,9 +33,6 @@
 #define PTOP_FUTEX_LOCK_PI2 13
 #define PTOP_FUTEX_CMD_MASK (~(128 | 256)) /* without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME */
 #define PTOP_FUTEX_WAITERS 0x80000000u
-#ifndef EAGAIN
-#define EAGAIN 11
-#endif
 
 /* include/uapi/linux/futex.h; spelled out so builds against an older vmlinux.h work. */
 struct ptop_futex_waitv {
@@ -52,12 +49,7 @@ struct lock_start_val {
 };
 
 struct {
-	/* LRU: a thread that dies mid-wait never reaches the event that deletes its entry; with a
-	 * plain hash such entries would pile up over a long window until every new start is lost. */
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32); /* tid */
-	__type(value, struct lock_start_val);
+	PTOP_PER_THREAD_MAP(struct lock_start_val);
 } lock_start SEC(".maps");
 
 static __always_inline __u64 lock_word_contended(__u32 expected)
@@ -144,5 +136,3 @@ int on_futex_waitv_exit(struct trace_event_raw_sys_exit *ctx)
 	lock_exit(ctx->ret);
 	return 0;
 }
-
-#endif

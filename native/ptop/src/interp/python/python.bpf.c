@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Walking the CPython frame chain of the current thread from BPF, with no help from the target.
  *
  * The thread state: _PyRuntime.interpreters.head -> PyInterpreterState.tstate_head/threads.head
@@ -14,9 +15,7 @@
  * loop began, so user space can put each run of Python frames where its
  * _PyEval_EvalFrameDefault frame stands (interp.c). Every read is bpf_probe_read_user: a bad pointer ends
  * the walk, it cannot fault. */
-#ifndef PTOP_PYTHON_BPF_H
-#define PTOP_PYTHON_BPF_H
-#include "python.h"
+#include "interp.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -24,13 +23,6 @@ struct {
 	__type(key, __u32); /* tgid */
 	__type(value, struct py_proc);
 } py_procs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct py_stack);
-} py_scratch SEC(".maps");
 
 static __always_inline __u64 py_read_ptr(__u64 base, __s32 off)
 {
@@ -186,24 +178,3 @@ __noinline int interp_walk(__u32 tgid)
 	struct py_stack *st = py_walk(tgid);
 	return st ? (int)st->hdr.len : 0;
 }
-
-/* The entry point of the per-sample record design: writes the current thread's section into
- * buf (at most max bytes) and returns the bytes written (0: none, see interp_walk). */
-static __always_inline __u32 interp_collect(__u32 tgid, void *buf, __u32 max)
-{
-	__u32 len = (__u32)interp_walk(tgid);
-	if (len == 0 || len > max || len > sizeof(struct py_stack))
-		return 0;
-	__u32 zero = 0;
-	struct py_stack *st = bpf_map_lookup_elem(&py_scratch, &zero);
-	if (!st)
-		return 0;
-	/* The verifier knows nothing of a global function's result, and the compiler folds the
-	 * checks above into one it cannot follow: the mask bounds the size where it is used. */
-	barrier_var(len);
-	if (bpf_probe_read_kernel(buf, len & 0x7ff, st))
-		return 0;
-	return len;
-}
-
-#endif

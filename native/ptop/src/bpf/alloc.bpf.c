@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The alloc axis in the kernel: uprobes on the target's allocation entry points (libc malloc,
  * calloc, realloc, aligned_alloc, posix_memalign; Go's runtime.mallocgc), sampled by bytes.
  *
@@ -17,8 +18,7 @@
  * event of that thread on this CPU skips itself when it is that inner call — another entry point,
  * same size, and either a tail call (same sp, same return address) or a nested one (lower sp,
  * returning into code within 64 KiB of the outer entry point). */
-#ifndef PTOP_ALLOC_BPF_H
-#define PTOP_ALLOC_BPF_H
+#include "snapshot.bpf.h"
 #include "allocelf_kinds.h"
 
 struct alloc_cpu {
@@ -30,10 +30,7 @@ struct alloc_cpu {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct alloc_cpu);
+	PTOP_PER_CPU_SLOT(struct alloc_cpu);
 } alloc_state SEC(".maps");
 
 struct {
@@ -51,12 +48,12 @@ static __always_inline __u64 alloc_draw(void)
 }
 
 /* The entry registers, read from the uprobe's pt_regs as the arch's user register file (the layout
- * the snapshot relies on too, ptop.bpf.c): not through bpf_tracing.h's PT_REGS_*, which need the
- * arch's struct in vmlinux.h, and the arm64 object is built with the build host's. */
+ * the snapshot relies on too, ptop.h PTOP_REG_*): not through bpf_tracing.h's PT_REGS_*, which need
+ * the arch's struct in vmlinux.h, and the arm64 object is built with the build host's. */
 #if defined(__TARGET_ARCH_x86)
-enum { R_P1 = 14, R_P2 = 13, R_P3 = 12, R_GO_SIZE = 10, R_IP = 16, R_SP = 19 }; /* di si dx ax ip sp */
+enum { R_P1 = 14, R_P2 = 13, R_P3 = 12, R_GO_SIZE = 10 }; /* di si dx ax */
 #else
-enum { R_P1 = 0, R_P2 = 1, R_P3 = 2, R_GO_SIZE = 0, R_LR = 30, R_SP = 31, R_IP = 32 }; /* x0 x1 x2 x0 lr sp pc */
+enum { R_P1 = 0, R_P2 = 1, R_P3 = 2, R_GO_SIZE = 0 }; /* x0 x1 x2 x0 */
 #endif
 
 struct entry_regs {
@@ -70,12 +67,12 @@ static __always_inline void read_entry_regs(void *ctx, struct entry_regs *r)
 	r->p2 = reg[R_P2];
 	r->p3 = reg[R_P3];
 	r->go_size = reg[R_GO_SIZE];
-	r->ip = reg[R_IP];
-	r->sp = reg[R_SP];
+	r->ip = reg[PTOP_REG_PC];
+	r->sp = reg[PTOP_REG_SP];
 #if defined(__TARGET_ARCH_x86)
 	r->lr = 0;
 #else
-	r->lr = reg[R_LR];
+	r->lr = reg[PTOP_REG_LR];
 #endif
 }
 
@@ -197,4 +194,3 @@ int on_alloc(void *ctx)
 	}
 	return alloc_event(&r, size, forwards);
 }
-#endif

@@ -1,5 +1,5 @@
 /* The alloc axis in user space: the sampling intervals, and per target process the uprobes on its
- * own allocation entry points (alloc.bpf.h holds the programs, allocelf.c finds the offsets). */
+ * own allocation entry points (bpf/alloc.bpf.c holds the program, allocelf.c finds the offsets). */
 #ifndef PTOP_ALLOC_H
 #define PTOP_ALLOC_H
 #include "probes.h"

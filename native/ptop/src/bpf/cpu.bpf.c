@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The `cpu` probe: a perf event on every CPU's clock (probes.c opens one per CPU at the asked
+ * frequency); a target thread on the CPU gets a stack snapshot and its kernel stack. */
+#include "snapshot.bpf.h"
+
+SEC("perf_event")
+int on_cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	mark_ran(RAN_CPU);
+	if (!is_target(tgid) || !in_window())
+		return 0;
+	__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
+	stat_inc(STAT_CPU_SAMPLES);
+	/* -EFAULT: no kernel stack (user-mode sample). Anything else loses the kernel stack only.
+	 * One sample counts as lost once, whether its kernel stack, its snapshot or both failed. */
+	int lost = kstack < 0 && kstack != -EFAULT;
+	if (emit_snapshot(SAMPLE_CPU, tgid, (__u32)id, kstack, 0, 0) != 0)
+		lost = 1;
+	if (lost)
+		stat_inc(STAT_CPU_LOST);
+	return 0;
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The `offcpu` probe: at a context switch, a target thread that blocks gets a stack snapshot (a
+ * block record), and the thread switched in, if it was blocked, a wake record with the time it
+ * waited; the unwinder joins the two by their sequence number. */
+#include "snapshot.bpf.h"
+
+struct offcpu_start {
+	__u64 ts;
+	__u64 seq;
+};
+
+struct {
+	PTOP_PER_THREAD_MAP(struct offcpu_start);
+} offcpu_start SEC(".maps");
+
+/* Per-CPU sequence for offcpu block records: (cpu << 48 | n) is unique per block. */
+struct {
+	PTOP_PER_CPU_SLOT(__u64);
+} block_seq SEC(".maps");
+
+SEC("tracepoint/sched/sched_switch")
+int on_sched_switch(struct trace_event_raw_sched_switch *ctx)
+{
+	mark_ran(RAN_OFFCPU);
+	if (!in_window())
+		return 0;
+	__u64 now = bpf_ktime_get_ns();
+	/* The tracepoint fires while `prev` is still current: its stacks are the ones we want. */
+	__u32 prev_tid = ctx->prev_pid;
+	__u32 prev_tgid = bpf_get_current_pid_tgid() >> 32;
+	if (prev_tid != 0 && ctx->prev_state != 0 && is_target(prev_tgid)) {
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&block_seq, &zero);
+		if (n) {
+			*n += 1;
+			struct offcpu_start s = { .ts = now, .seq = ((__u64)bpf_get_smp_processor_id() << 48) | (*n & 0xffffffffffffull) };
+			__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
+			if (emit_snapshot(SAMPLE_OFFCPU_BLOCK, prev_tgid, prev_tid, kstack, s.seq, 0) != 0 ||
+			    bpf_map_update_elem(&offcpu_start, &prev_tid, &s, BPF_ANY) != 0)
+				stat_inc(STAT_OFFCPU_LOST);
+		}
+	}
+	__u32 next_tid = ctx->next_pid;
+	struct offcpu_start *st = bpf_map_lookup_elem(&offcpu_start, &next_tid);
+	if (st) {
+		if (now > st->ts) {
+			struct sample_hdr w = { .kind = SAMPLE_OFFCPU_WAKE, .tid = next_tid, .seq = st->seq, .value = now - st->ts, .kstack = -1 };
+			if (bpf_ringbuf_output(&samples, &w, sizeof(w), ringbuf_wakeup()) == 0)
+				stat_inc(STAT_OFFCPU_EVENTS);
+			else
+				stat_inc(STAT_OFFCPU_LOST);
+		}
+		bpf_map_delete_elem(&offcpu_start, &next_tid);
+	}
+	return 0;
+}
