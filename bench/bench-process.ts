@@ -8,7 +8,8 @@ export async function runnerBinary(work: string): Promise<string> {
   if (process.env.RUNNER_BIN) return process.env.RUNNER_BIN;
   const bin = join(work, "runner");
   const cli = resolve(import.meta.dir, "../src/cli.ts");
-  await $`${process.execPath} build --compile --bytecode --format=esm --minify-syntax --sourcemap=none ${cli} --outfile ${bin}`.quiet();
+  const worker = resolve(import.meta.dir, "../src/server/off-loop/worker.ts");
+  await $`${process.execPath} build --compile --bytecode --format=esm --minify-syntax --sourcemap=none ${cli} ${worker} --outfile ${bin}`.quiet();
   return bin;
 }
 

@@ -74,12 +74,13 @@ fi
 PUB_B64=$(base64 -w0 < "$OUT/runner-release.pub")
 
 # 1. runner for both arches, with the release public key compiled in. Same flags as
-#    scripts/build.ts (--splitting: the lazily loaded roles stay out of start-up) plus the key.
+#    scripts/build.ts (--splitting: the lazily loaded roles stay out of start-up; the diff's worker
+#    as a second entry point) plus the key.
 for arch in amd64 arm64; do
   target=bun-linux-$( [ $arch = amd64 ] && echo x64 || echo arm64 )
   say "runner $arch ($target)"
   (cd "$ROOT" && "$BUN" build --compile --bytecode --format=esm --splitting --minify-syntax --sourcemap=none \
-     --target "$target" --define "RUNNER_RELEASE_PUBLIC_KEY=\"$PUB_B64\"" src/cli.ts --outfile "$CTX/$arch/runner" >&2)
+     --target "$target" --define "RUNNER_RELEASE_PUBLIC_KEY=\"$PUB_B64\"" src/cli.ts src/server/off-loop/worker.ts --outfile "$CTX/$arch/runner" >&2)
 done
 
 # 2. ptop for both arches, each in its own build directory (never the shared native/ptop/build).

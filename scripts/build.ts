@@ -35,7 +35,7 @@ mkdirSync("dist", { recursive: true });
 const target = process.env.RUNNER_BUILD_TARGET; // e.g. bun-linux-arm64 for cross builds
 const targetArgs = target ? ["--target", target] : [];
 const outfile = process.env.RUNNER_BUILD_OUT ?? "dist/runner";
-await $`${process.execPath} build --compile --bytecode --format=esm --splitting --minify-syntax --sourcemap=none ${targetArgs} src/cli.ts --outfile ${outfile}`;
+await $`${process.execPath} build --compile --bytecode --format=esm --splitting --minify-syntax --sourcemap=none ${targetArgs} src/cli.ts src/server/off-loop/worker.ts --outfile ${outfile}`;
 
 if (existsSync("native/ptop/Makefile")) {
   // Bun.which: Bun's shell has no `command -v`. bpftool lives in /usr/sbin on Debian.

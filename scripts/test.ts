@@ -1,9 +1,9 @@
 // `npm test`: builds, runs every bun test file under test/, and ends with the plain line CI reads:
 // "N passed, N failed, N skipped", after one line per skipped test with its reason (the name a
 // test/helpers/skip.ts helper gave it). Zero tests executed is a failure, as is any bun error
-// outside a test. The type check (`tsc --noEmit` over tsconfig.json) runs beside the tests and
-// counts as one more test: its errors are printed and it is counted failed. RUNNER_SKIP_TYPECHECK=1
-// leaves it out (quick runs of a few files; CI never sets it).
+// outside a test. A run of the whole suite (no paths given: `npm test`, CI) also type-checks:
+// `tsc --noEmit` over tsconfig.json runs beside the tests and counts as one more test, its errors
+// printed and counted failed. A run of a few files leaves it out (`npx tsc --noEmit` is there).
 import { $ } from "bun";
 import { mkdirSync, readFileSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -22,10 +22,9 @@ mkdirSync(".test-results", { recursive: true });
 // Started before the tests and read after them, so it adds no wall time; its output goes to a
 // file because the tests' synchronous run would leave a pipe unread.
 const typecheckLog = ".test-results/tsc.txt";
-const typecheck =
-  process.env.RUNNER_SKIP_TYPECHECK === "1"
-    ? null
-    : Bun.spawn([resolve("node_modules/.bin/tsc"), "--noEmit", "--pretty", "false"], { stdout: Bun.file(typecheckLog), stderr: "inherit" });
+const typecheck = args.length
+  ? null
+  : Bun.spawn([resolve("node_modules/.bin/tsc"), "--noEmit", "--pretty", "false"], { stdout: Bun.file(typecheckLog), stderr: "inherit" });
 
 const report = ".test-results/junit.xml";
 const paths = args.length ? args : ["test/"];

@@ -43,14 +43,15 @@ async function runOne(catalog: Catalog, argv: string[]): Promise<number> {
     process.stderr.write(USAGE);
     return 2;
   }
+  // Enforcement step 1 before anything else: before the command line's --args is even looked at,
+  // and before the context reads its configuration.
+  if (!catalog.has(name)) return fail(catalog, name, undefined);
   const at = argv.indexOf("--args");
   const rawArgs = at === -1 ? undefined : argv[at + 1];
   if (at !== -1 && rawArgs === undefined) {
-    process.stderr.write("runner agent: --args needs a JSON value\n");
+    process.stderr.write(`runner agent: invalid_arguments: --args of ${name} needs a JSON value\n`);
     return 2;
   }
-  // Enforcement step 1 before anything else, even before the context reads its configuration.
-  if (!catalog.has(name)) return fail(catalog, name, undefined);
   const ctx = createAgentContext();
   try {
     const result = await enforceAndRun(catalog, name, rawArgs, ctx);
@@ -78,8 +79,13 @@ function fail(catalog: Catalog, name: string, e: unknown, scrub: (t: string) => 
 }
 
 async function health(catalog: Catalog, json: boolean): Promise<number> {
-  const results = await runHealth(catalog, createAgentContext());
+  const ctx = createAgentContext();
+  const results = await runHealth(catalog, ctx);
   if (json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   else process.stdout.write(healthTable(results));
-  return results.some((r) => r.status === "error") ? 1 : 0;
+  // A broken secret store is no connector's row (each configured one already says it cannot read
+  // its credential), but it needs action even when no connector is configured.
+  const store = ctx.secrets.problem;
+  if (store) process.stderr.write(`runner agent: ${store.code}: ${store.message}\n`);
+  return store || results.some((r) => r.status === "error") ? 1 : 0;
 }

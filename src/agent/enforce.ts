@@ -7,7 +7,8 @@ import { AgentError } from "./errors.ts";
 //   1. the operation must be in the catalog — checked on the name alone, before the arguments are
 //      parsed or validated and before any connector code (client construction, credential reads);
 //   2. the arguments must satisfy the operation's schema;
-//   3. the connector must be configured, and the operation's own configuration and argument checks
+//   3. the secret store's configuration (RUNNER_SECRET_STORE_MODE) must be valid, the connector must
+//      be configured, and the operation's own configuration and argument checks
 //      (preflight) must pass; only then is the connector opened (credentials fetched) and the
 //      operation run. Configuration errors therefore come before any credential error.
 
@@ -26,7 +27,9 @@ export async function enforceAndRun(catalog: Catalog, name: string, rawArgs: Raw
     throw new AgentError("invalid_arguments", `arguments of ${name} are invalid: ${problems}`);
   }
 
-  const connector = catalog.connector(operation.connector); // step 3
+  // step 3; the secret store's configuration first, as it serves every connector
+  if (ctx.secrets.problem) throw ctx.secrets.problem;
+  const connector = catalog.connector(operation.connector);
   const why = connector.unconfigured(ctx);
   if (why) throw new AgentError("not_configured", `${connector.name} is not configured: ${why}`);
   const started = performance.now();

@@ -1,17 +1,22 @@
-// `runner capture --url BASE --token T --workload W --version V [--env E] [--kind head|replicate]
+// `RUNNER_CAPTURE_TOKEN=T runner capture --url BASE --workload W --version V [--env E] [--kind head|replicate]
 //  [--duration S] [--warmup S] [--retry]` — the pipeline client. Prints the 202 body as JSON.
 import { parseArgs } from "node:util";
 import type { CaptureRequestBody } from "../protocol/capture-request.ts";
+import { terminalSafe } from "../terminal-text.ts";
 import { attemptQueueCapture } from "./queue-capture.ts";
 
 const MAX_ATTEMPTS = 5;
-const USAGE = `usage: runner capture --url BASE --token TOKEN --workload W --version V
+const USAGE = `usage: runner capture --url BASE --workload W --version V
                       [--env E] [--kind head|replicate] [--duration S] [--warmup S] [--retry]
-  The token may come from RUNNER_CAPTURE_TOKEN instead of --token.
+  The capture token comes from the environment: RUNNER_CAPTURE_TOKEN=… runner capture …
+  --token TOKEN still works, but puts the token in the command line, where ps shows it to every
+  local user.
   --retry waits the server's retry_after_seconds after a 429 and tries again (up to ${MAX_ATTEMPTS} attempts).
 `;
 
 class UsageError extends Error {}
+
+const TOKEN_IN_ARGV = "runner capture: warning: --token puts the capture token in the command line, where ps shows it to every local user; set RUNNER_CAPTURE_TOKEN instead\n";
 
 function numberFlag(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -42,7 +47,8 @@ function buildRequest(argv: string[]) {
   for (const [flag, v] of [["--url", values.url], ["--workload", values.workload], ["--version", values.version]] as const) {
     if (!v) throw new UsageError(`${flag} is required`);
   }
-  if (!token) throw new UsageError("a capture token is required: --token or RUNNER_CAPTURE_TOKEN");
+  if (!token) throw new UsageError("a capture token is required: set RUNNER_CAPTURE_TOKEN (or pass --token, which ps shows to every local user)");
+  if (values.token !== undefined) process.stderr.write(TOKEN_IN_ARGV);
   // fetch() would only say "URL is invalid" for 127.0.0.1:8080 or a typo'd scheme.
   if (!/^https?:\/\/[^/?#\s]+/i.test(values.url!)) {
     throw new UsageError(`--url must be the control plane's base URL with its scheme, e.g. https://runner.example.com or http://127.0.0.1:8080; got "${values.url}"`);
@@ -85,7 +91,8 @@ export async function captureCommand(argv: string[]): Promise<number> {
       await Bun.sleep(result.retryAfterSeconds * 1000);
       continue;
     }
-    process.stderr.write(`runner capture: ${result.message}\n`);
+    // The message quotes the server (or a proxy in front of it): printed terminal-safe.
+    process.stderr.write(`runner capture: ${terminalSafe(result.message)}\n`);
     return 1;
   }
 }

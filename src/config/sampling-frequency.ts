@@ -4,7 +4,7 @@
 // host's workloads. Unset: ptop's own default, the highest frequency measured within 1% target
 // slowdown (bench/RESULTS.md, "Default frequency").
 //
-// Both numbers are ptop's (native/ptop/src/args.c); a unit test keeps them equal.
+// Both numbers are ptop's (native/ptop/src/collector/args.c); a unit test keeps them equal.
 
 export const FREQUENCY_VARIABLE = "RUNNER_FREQUENCY_HZ";
 export const PTOP_DEFAULT_FREQUENCY_HZ = 399;

@@ -66,10 +66,13 @@ export async function apiWalkthrough(values: { keep: boolean }): Promise<number>
     say(JSON.stringify(record && captureJson(record), null, 2).replace(/^/gm, "   "));
     say("\n   It stays queued until a Profiler enrols and drains it: a 202 means queued, not captured.");
 
-    step("by hand, with curl");
-    say(`   curl -i -X POST ${server.url}/api/profiling/captures \\`);
-    say(`     -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" \\`);
-    say(`     -d '{"workload":"checkout","version":"2.4.2"}'`);
+    // The token stays out of every command's arguments, which ps shows to every local user:
+    // `export` and `printf` are shell builtins, curl reads the header from stdin.
+    step("by hand, with curl or runner capture");
+    say(`   export RUNNER_CAPTURE_TOKEN=${token}`);
+    say(`   printf 'Authorization: Bearer %s\\n' "$RUNNER_CAPTURE_TOKEN" | curl -i -X POST ${server.url}/api/profiling/captures \\`);
+    say(`     -H @- -H "Content-Type: application/json" -d '{"workload":"checkout","version":"2.4.2"}'`);
+    say(`   runner capture --url ${server.url} --workload checkout --version 2.4.3`);
     if (values.keep) {
       say(`\nserver keeps running on ${server.url} (Ctrl-C to stop; data in ${data})`);
       process.once("SIGINT", async () => {

@@ -51,7 +51,7 @@ export async function runnerExecutable(dir: string): Promise<string> {
   const prebuilt = join(REPO, "dist/runner");
   if (existsSync(prebuilt) && process.env.RUNNER_DEMO_REBUILD !== "1") return prebuilt;
   const out = join(dir, "runner");
-  await $`${process.execPath} build --compile --format=esm ${join(REPO, "src/cli.ts")} --outfile ${out}`.quiet();
+  await $`${process.execPath} build --compile --format=esm ${join(REPO, "src/cli.ts")} ${join(REPO, "src/server/off-loop/worker.ts")} --outfile ${out}`.quiet();
   return out;
 }
 

@@ -4,7 +4,8 @@
 // offending element. The list never leaves the machine: callers log its count, never its content.
 
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { JsonSyntaxError, keyPositions, parseStrictJson, type JsonObject, type JsonValue } from "./strict-json.ts";
+import { nameProblem } from "../protocol/names.ts";
+import { JsonSyntaxError, keyPositions, parseStrictJson, type JsonObject, type JsonValue } from "../protocol/strict-json.ts";
 
 export interface Target {
   workload: string;
@@ -28,16 +29,14 @@ export interface TargetList {
   warnings: TargetProblem[];
 }
 
-// One grammar with ptop's own parser (native/ptop/src/targets.c, which re-reads the list at every
+// One grammar with ptop's own parser (native/ptop/src/collector/targets.c, which re-reads the list at every
 // capture): both accept exactly the same files with the same limits, and the shared corpus in
-// test/fixtures/targets/{accept,refuse} runs through both. Change a rule here, change it there.
+// test/fixtures/targets/{accept,refuse} runs through both. Change a rule here (or in
+// protocol/names.ts, the names' grammar the capture API shares), change it there.
 
 /** A target list is a handful of lines; anything bigger is not one. Bounded before reading. */
 export const MAX_TARGETS_FILE_BYTES = 1024 * 1024;
 export const MAX_TARGETS = 10_000;
-/** Longest workload name, in bytes of UTF-8: ptop compares it with comm and with the basename of
- *  the executable or argv[0], a file name, and Linux file names are at most NAME_MAX = 255 bytes. */
-export const MAX_NAME_BYTES = 255;
 
 const TOP_KEYS = new Set(["targets"]);
 const TARGET_KEYS = new Set(["workload", "namespace"]);
@@ -152,21 +151,6 @@ function validateTarget(entry: JsonValue, path: string, result: TargetList): Tar
   const target: Target = { workload: workload as string };
   if (typeof namespace === "string") target.namespace = namespace;
   return target;
-}
-
-function nameProblem(name: string, what: "workload" | "namespace"): string | undefined {
-  if (name.length === 0) return `is empty: name the ${what === "workload" ? "process" : "namespace"}`;
-  if (name.trim() === "") return "is only whitespace";
-  if (what === "workload" && name.trim() === "*") return 'is "*": a wildcard meaning every process is refused; name the process';
-  // A basename never contains '/': "bin/api" could match no process.
-  if (what === "workload" && name.includes("/")) return 'contains "/": a workload is a process name (the executable\'s file name), not a path';
-  if (name !== name.trim()) return "has leading or trailing whitespace";
-  if (!name.isWellFormed()) return "contains an unpaired UTF-16 surrogate";
-  // Control characters (NUL included) can never be part of a process name we compare against.
-  if (/[\u0000-\u001f\u007f]/.test(name)) return "contains a control character (e.g. NUL)";
-  const bytes = Buffer.byteLength(name, "utf8");
-  if (bytes > MAX_NAME_BYTES) return `is ${bytes} bytes of UTF-8, longer than the ${MAX_NAME_BYTES} a process name can have`;
-  return undefined;
 }
 
 function readBounded(file: string): string {

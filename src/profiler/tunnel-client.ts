@@ -9,6 +9,7 @@ import {
   HEARTBEAT_DEAD_MS,
   HEARTBEAT_INTERVAL_MS,
   handshakeMessage,
+  HELLO_RUNNING_MAX,
   ServerMessage,
   type ProfilerMessage,
 } from "../protocol/tunnel.ts";
@@ -111,7 +112,7 @@ export class TunnelClient {
     if (msg.type === "challenge") {
       const { tenant, instanceId, sign } = this.opts.identity;
       const signature = Buffer.from(sign(handshakeMessage(msg.challenge, tenant, instanceId))).toString("base64");
-      this.ws?.send(JSON.stringify({ type: "hello", tenant, instance_id: instanceId, signature, running: this.opts.running() } satisfies ProfilerMessage));
+      this.ws?.send(JSON.stringify({ type: "hello", tenant, instance_id: instanceId, signature, running: this.opts.running().slice(0, HELLO_RUNNING_MAX) } satisfies ProfilerMessage));
       return;
     }
     if (msg.type === "welcome") {

@@ -4,6 +4,8 @@
 // the same objects.
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { nameProblem, textProblem } from "./names.ts";
+import { JsonSyntaxError, parseStrictJson } from "./strict-json.ts";
 
 export const CaptureKind = Type.Union([Type.Literal("head"), Type.Literal("replicate")]);
 export type CaptureKind = Static<typeof CaptureKind>;
@@ -13,9 +15,9 @@ const Warmup = Type.Number({ minimum: 0, maximum: 60, description: "must be a nu
 
 export const CaptureRequestBody = Type.Object(
   {
-    workload: Type.String({ minLength: 1, maxLength: 256, description: "must be a non-empty string of at most 256 characters (process name as in the target list)" }),
-    version: Type.String({ minLength: 1, maxLength: 256, description: "must be a non-empty string of at most 256 characters" }),
-    env: Type.Optional(Type.String({ maxLength: 256, default: "", description: "must be a string of at most 256 characters (may be empty)" })),
+    workload: Type.String({ minLength: 1, maxLength: 256, description: "must be a non-empty string of at most 256 characters (process name as in the target list, whose grammar it follows: no control characters, no \"/\", no surrounding whitespace, at most 255 bytes of UTF-8)" }),
+    version: Type.String({ minLength: 1, maxLength: 256, description: "must be a non-empty string of at most 256 characters, without control characters" }),
+    env: Type.Optional(Type.String({ maxLength: 256, default: "", description: "must be a string of at most 256 characters without control characters (may be empty)" })),
     kind: Type.Optional({ default: "head", description: 'must be "head" or "replicate"', ...CaptureKind }),
     duration_sec: Type.Optional({ ...Duration, default: 60 }),
     durationSec: Type.Optional({ ...Duration, description: `alias of duration_sec; ${Duration.description}` }),
@@ -83,14 +85,29 @@ function bad(field: string | null, error: string): ParseResult {
   return { ok: false, field, error };
 }
 
+/** The target list's grammar (names.ts): the workload is a process name, the rest is text. */
+function namesProblem(input: Record<string, unknown>): ParseResult | undefined {
+  const workload = nameProblem(input.workload as string, "workload");
+  if (workload) return bad("workload", `workload ${workload}`);
+  for (const key of ["version", "env"] as const) {
+    const problem = typeof input[key] === "string" ? textProblem(input[key]) : undefined;
+    if (problem) return bad(key, `${key} ${problem}`);
+  }
+  return undefined;
+}
+
 /** Validates raw body text; every refusal names the field at fault (or the body itself). */
 export function parseCaptureRequest(text: string): ParseResult {
   if (text.trim() === "") return bad(null, "request body is empty; expected a JSON object with workload and version");
   let body: unknown;
   try {
-    body = JSON.parse(text);
-  } catch {
-    return bad(null, "request body is not valid JSON");
+    // Strict: a key sent twice is refused, not silently overwritten by its last value.
+    body = parseStrictJson(text);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError && err.repeatedKey !== undefined) {
+      return bad(err.repeatedKey, `${err.repeatedKey} appears more than once in the request body (line ${err.line}, column ${err.column}); send it once`);
+    }
+    return bad(null, `request body is not valid JSON${err instanceof JsonSyntaxError ? `: ${err.message}` : ""}`);
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return bad(null, "request body must be a JSON object");
@@ -105,6 +122,8 @@ export function parseCaptureRequest(text: string): ParseResult {
   for (const [key, value] of Object.entries(input)) {
     if (!checks.get(key)!.Check(value)) return bad(key, `${key} ${properties[key]!.description}`);
   }
+  const grammar = namesProblem(input);
+  if (grammar) return grammar;
   for (const [canonical, alias] of ALIASES) {
     if (canonical in input && alias in input && input[canonical] !== input[alias]) {
       return bad(canonical, `${canonical} and ${alias} are both given with different values; send one`);

@@ -4,7 +4,7 @@
 //
 // Derived from ptop's own bound, not from a count of samples: ptop writes a record only while the
 // stream stays within PTOP_STREAM_BUDGET, 126 MiB, and its summary (bounded notes, at most 50
-// locks) is under 1 MiB (native/ptop/src/output.h), so no stream exceeds 127 MiB whatever the
+// locks) is under 1 MiB (native/ptop/src/out/output.h), so no stream exceeds 127 MiB whatever the
 // frequency, the window or the number of CPUs; stacks go in largest first, and what does not fit is
 // counted as lost. The limit is the next power of two, 128 MiB; a unit test keeps the two in step.
 // For scale, a measured capture: ptop (all three probes, 99 Hz) on a Node HTTP service serving
@@ -39,3 +39,29 @@ export class ProfileTooLargeError extends Error {
     super(`${subject} more than ${mib(MAX_PROFILE_BYTES)}, the limit for one profile (a 300 s capture of a busy service needs well under 1 MiB): refused`);
   }
 }
+
+// What one ptop stream can hold, from ptop's own bounds (native/ptop/src; a unit test reads them
+// there and keeps these in step). A pushed profile past any of them is not a ptop stream: it is
+// refused at parse time, its reason on the record, before it costs a diff (issue 29).
+
+/** A stack's frames: ptop's report (out/report.c) joins at most PTOP_MAX_UNWIND_DEPTH (256) user
+ *  frames, PTOP_MAX_STACK_DEPTH (127) kernel frames, PY_MAX_FRAMES (64) Python frames and 2 more. */
+export const MAX_STACK_DEPTH = 256 + 127 + 64 + 2;
+/** Stack records in one stream: one per entry of the unwinder's aggregate (PTOP_UNWIND_MAX_ENTRIES,
+ *  2^18, every axis but syscalls) plus one per entry of the syscall counts map (16,384). */
+export const MAX_STREAM_STACKS = (1 << 18) + 16_384;
+/** Frame records in one stream. Not a count ptop states: its frames grow with the code the stacks
+ *  pass through (a real capture: 2,269 stacks, a few thousand frames). 2^20 is far past any
+ *  symbol table's share of a 126 MiB stream and bounds what the diff builds per frame. */
+export const MAX_STREAM_FRAMES = 1 << 20;
+/** A function or module name. ptop's symbol names are at most 1,024 bytes mangled (ELF, Go) or a
+ *  4,096-byte perf-map line, paths at most PATH_MAX (4,096); demangling expands C++ templates, so
+ *  the bound leaves room: 64 Ki characters. */
+export const MAX_NAME_CHARS = 64 * 1024;
+/** One JSON line: the largest record ptop writes is its summary, under 1 MiB (out/output.h). */
+export const MAX_RECORD_CHARS = 1024 * 1024;
+
+/** A stored diff: its JSON and its page (the differential flame graph). A real diff is well under
+ *  1 MiB of each; past a bound the verdict and note are stored and the document is not. */
+export const MAX_DIFF_JSON_BYTES = 8 * 1024 * 1024;
+export const MAX_DIFF_HTML_BYTES = 16 * 1024 * 1024;

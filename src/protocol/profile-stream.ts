@@ -154,7 +154,7 @@ export const SummaryRecord = Type.Object({
   locks: Type.Optional(Type.Array(LockSummary)),
 });
 
-/** How ptop's `summary.not_fired` reasons begin (native/ptop/src/probe_ran.c). */
+/** How ptop's `summary.not_fired` reasons begin (native/ptop/src/out/probe_ran.c). */
 export const NEVER_RAN = "attached but never ran";
 
 export const StreamRecord = Type.Union([

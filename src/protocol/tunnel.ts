@@ -3,7 +3,8 @@
 // Handshake: the server speaks first with a random challenge; the Profiler answers with its tenant,
 // instance id and an ed25519 signature over TUNNEL_SIGNING_CONTEXT | challenge | tenant | instance id,
 // made with the key it enrolled. No credential ever appears in the URL. Until `welcome`, the server
-// accepts nothing else. JSON text frames only.
+// accepts nothing else: any other frame, or a frame over HELLO_MAX_BYTES, closes the connection, and
+// so does no hello within HELLO_DEADLINE_MS of connecting. JSON text frames only.
 
 import { Type, type Static } from "@sinclair/typebox";
 import { ProbeName } from "./profile-stream.ts";
@@ -13,6 +14,15 @@ export const TUNNEL_SIGNING_CONTEXT = "runner-tunnel-v1";
 /** Both ends send a heartbeat this often and drop a peer silent for HEARTBEAT_DEAD_MS. */
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 export const HEARTBEAT_DEAD_MS = 30_000;
+
+/** A connection must be welcomed this long after it was accepted, whatever it sends meanwhile. */
+export const HELLO_DEADLINE_MS = 10_000;
+/** The bounds of a hello; the largest hello they allow (6 bytes of JSON a character at worst) fits
+ *  in HELLO_MAX_BYTES, the frame limit before `welcome` (test/unit/tunnel-frames.test.ts). */
+export const HELLO_NAME_CHARS = 200;
+export const HELLO_RUNNING_MAX = 64;
+export const HELLO_REQUEST_ID_CHARS = 64;
+export const HELLO_MAX_BYTES = 8 * 1024;
 
 export function handshakeMessage(challenge: string, tenant: string, instanceId: string): Uint8Array {
   return new TextEncoder().encode([TUNNEL_SIGNING_CONTEXT, challenge, tenant, instanceId].join("\n"));
@@ -73,11 +83,12 @@ export type ServerMessage = Static<typeof ServerMessage>;
 export const ProfilerMessage = Type.Union([
   Type.Object({
     type: Type.Literal("hello"),
-    tenant: Type.String(),
-    instance_id: Type.String(),
-    signature: Type.String(),
+    tenant: Type.String({ maxLength: HELLO_NAME_CHARS }),
+    instance_id: Type.String({ maxLength: HELLO_NAME_CHARS }),
+    /** ed25519, 64 bytes in base64 */
+    signature: Type.String({ maxLength: 88 }),
     /** request ids this Profiler is still running (after a reconnect): the server must not fail them. */
-    running: Type.Optional(Type.Array(Type.String())),
+    running: Type.Optional(Type.Array(Type.String({ maxLength: HELLO_REQUEST_ID_CHARS, pattern: "^[A-Za-z0-9-]*$" }), { maxItems: HELLO_RUNNING_MAX })),
   }),
   Type.Object({ type: Type.Literal("heartbeat"), at: Type.Number() }),
   // First answer to a capture order: refused (not in the list), nothing to push (not running here),

@@ -16,7 +16,12 @@ export interface AppOptions {
   logger: Logger;
   rateLimit?: RateLimit;
   now?: () => number;
+  /** Served over TLS: every answer tells browsers to keep to HTTPS (Strict-Transport-Security). */
+  hsts?: boolean;
 }
+
+// One year, this host only: the operator's other subdomains may still serve plain HTTP.
+const HSTS = "max-age=31536000";
 
 function reply(set: { status?: number | string; headers: Record<string, string | number> }, answer: HttpAnswer) {
   set.status = answer.status;
@@ -40,6 +45,9 @@ export function createApp(opts: AppOptions) {
   // The finished app's routes, read at request time to tell 405 from 404.
   const served: { app?: { routes: ReadonlyArray<{ method: string; path: string }> } } = {};
   const app = new Elysia()
+    .onRequest(({ set }) => {
+      if (opts.hsts) set.headers["strict-transport-security"] = HSTS;
+    })
     .onError(({ code, error, set, request }) => {
       if (code === "NOT_FOUND") {
         const allow = allowedMethods(served.app?.routes ?? [], new URL(request.url).pathname);

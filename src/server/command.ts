@@ -2,11 +2,12 @@
 import { parseArgs } from "node:util";
 import { outputFlushed } from "../exit-after-output.ts";
 import { createLogger } from "../log.ts";
+import { ownerOnlyFix, widerThanOwner } from "../store-permissions.ts";
 import { parseListenAddress } from "./listen-address.ts";
 import { startServer } from "./start-server.ts";
-import { openStore } from "./store/open.ts";
+import { chosenDatabaseUrl, openStore } from "./store/open.ts";
 
-const USAGE = `usage: runner server --listen HOST:PORT --data DIR [--database-url URL]
+const USAGE = `usage: runner server --listen HOST:PORT (--data DIR | with RUNNER_DATABASE_URL=postgres://… set)
                      [--tunnel-listen HOST:PORT] [--tls-cert FILE --tls-key FILE]
 `;
 
@@ -40,13 +41,18 @@ export async function serverCommand(argv: string[]): Promise<number> {
     const tunnelListen = values["tunnel-listen"] ? parseListenAddress(values["tunnel-listen"], "--tunnel-listen") : undefined;
     if (!!values["tls-cert"] !== !!values["tls-key"]) throw new Error("--tls-cert and --tls-key go together");
     const tls = values["tls-cert"] ? { certFile: values["tls-cert"], keyFile: values["tls-key"]! } : undefined;
-    const store = openStore({ data: values.data, databaseUrl: values["database-url"] });
+    const database = chosenDatabaseUrl(values["database-url"], values.data);
+    if (database.warning) logger.warn(database.warning);
+    const store = openStore({ data: values.data, databaseUrl: database.url });
     // Fail at start, not at the first request, when the database is unreachable (the URL is never echoed).
     await store.ping().catch((err: Error) => {
       throw new Error(`the store is not reachable: ${err.message.replace(/postgres(ql)?:\/\/\S+/gi, "postgres://…")}`);
     });
+    if (values.data) {
+      const wider = widerThanOwner(values.data);
+      if (wider.length) logger.warn({ wider, fix: ownerOnlyFix(values.data) }, "the store is readable by other local users: it holds password, session and token hashes and every profile");
+    }
     const server = await startServer({ ...listen, tls, tunnelListen, store, logger });
-    logger.info({ url: server.url, tunnel: server.tunnelUrl, data: values.data }, "control plane listening");
     const shutdown = async (signal: string) => {
       logger.info({ signal }, "shutting down");
       await server.stop();
@@ -59,6 +65,9 @@ export async function serverCommand(argv: string[]): Promise<number> {
     };
     process.once("SIGTERM", () => void shutdown("SIGTERM"));
     process.once("SIGINT", () => void shutdown("SIGINT"));
+    // Announced only once a SIGTERM is ours to handle: a supervisor (or a test) that stops the
+    // server as soon as it reads this line must get a clean stop, not the default kill.
+    logger.info({ url: server.url, tunnel: server.tunnelUrl, data: values.data }, "control plane listening");
     return -1;
   } catch (err) {
     process.stderr.write(`runner server: ${(err as Error).message}\n`);

@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
 import { ENROL_PATH } from "../protocol/enrol.ts";
-import { createDispatcher } from "./dispatch/create.ts";
+import { createDispatcher, type DispatchingStore } from "./dispatch/create.ts";
 import { enrolRequest } from "./enrol/enrol.ts";
 import { queueCaptureRequest, type RateLimit } from "./captures/queue-capture.ts";
 import { storeAndDiff } from "./records/diff-on-arrival.ts";
@@ -13,7 +13,7 @@ import { startTunnelListener } from "./tunnel/listener.ts";
 import { presentedToken } from "./tokens/authenticate.ts";
 
 export interface ProfilerPlaneOptions {
-  store: Store;
+  store: Store & DispatchingStore;
   logger: Logger;
   rateLimit: RateLimit;
   now: () => number;

@@ -2,10 +2,13 @@
 import { listenOrExplain } from "../listen-failure.ts";
 import type { Logger } from "../log.ts";
 import { appDeps, createApp, type AppOptions } from "./app.ts";
+import type { DispatchingStore } from "./dispatch/create.ts";
 import type { Store } from "./store/store.ts";
 import { startProfilerPlane } from "./profiler-plane.ts";
 
 export interface ServerOptions extends AppOptions {
+  /** A store its Profilers' captures can be dispatched on (openStore's). */
+  store: Store & DispatchingStore;
   hostname: string;
   port: number;
   tls?: { certFile: string; keyFile: string };
@@ -28,7 +31,7 @@ export interface RunningServer {
 const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const app = createApp(opts);
+  const app = createApp({ ...opts, hsts: opts.tls !== undefined });
   // Read once: the HTTP listener and the tunnel listener serve the same certificate.
   const tls = opts.tls ? { cert: await Bun.file(opts.tls.certFile).text(), key: await Bun.file(opts.tls.keyFile).text() } : undefined;
   // Elysia's Bun adapter turns SO_REUSEPORT on by default: a second server on a busy port then
@@ -45,6 +48,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const plane = opts.tunnelListen
     ? await startProfilerPlane({
         ...appDeps(opts),
+        store: opts.store,
         tunnel: { ...opts.tunnelListen, tls },
       }).catch(async (err) => {
         await app.stop(true);

@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename } from "node:path";
 import { axisOf, type Capture } from "./model.ts";
+import { terminalJson, terminalSafe } from "../terminal-text.ts";
 import { MAX_PROFILE_BYTES, ProfileTooLargeError } from "../protocol/profile-limits.ts";
 import { detectFormat, parseProfile } from "./parse.ts";
 import { axisFromName, FoldedCounts, foldedLines, toFolded } from "./folded.ts";
@@ -279,7 +280,8 @@ async function diff(argv: string[]): Promise<number> {
   if (!before.length || !after.length) throw new UsageError("--before and --after each need at least one file");
   const result = diffCaptures({ before, after }, { ...(asked !== undefined ? { normalisation: norm as Normalisation } : {}), ...(q !== undefined ? { q } : {}), ...(minEffect !== undefined ? { minEffect } : {}) });
   if (values.html) writeFileSync(values.html, renderDiffHtml(result, { before, after }));
-  process.stdout.write(values.json ? JSON.stringify(result, null, 2) + "\n" : renderDiffTable(result));
+  // Function names come from the profiled binaries: printed terminal-safe, line by line.
+  process.stdout.write(values.json ? terminalJson(result) + "\n" : renderDiffTable(result).split("\n").map(terminalSafe).join("\n"));
   return 0;
 }
 

@@ -1,29 +1,24 @@
-// Self-contained HTML differential flame graph (icicle: root on top). Width = the after version's
-// value; colour = the function's inclusive change *only when it cleared the noise floor* (red up,
-// blue down, stronger for bigger changes). Everything that did not clear it stays neutral grey —
-// unlike a plain differential flame graph, sampling noise paints nothing.
+// Self-contained HTML differential flame graph (icicle: root on top), the standalone twin of the
+// app's capture screen: the same widths (both versions), colours, hover words, adjusted p and
+// legend (palette.ts holds them once). Colour = the function's change *only when it cleared the
+// noise floor* (orange: regression, blue: improvement, stronger for bigger changes); everything
+// else stays neutral — unlike a plain differential flame graph, sampling noise paints nothing.
 
 import type { Capture } from "./model.ts";
 import type { Change, DiffResult } from "./diff.ts";
 import { addStackShares, shareRoot, type ShareNode as Node } from "./aggregate.ts";
 import { signedPercent as pct } from "./table.ts";
+import { adjustedP, changeColour, changeSentence, changeWord, frameChanges, LEGEND, NOT_TESTED, ROOT_FRAME, verdictWords } from "./palette.ts";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
-function colour(c: Change | undefined): string {
-  if (!c) return "#e6e6e6";
-  if (!c.flagged) return "#d9d4c7";
-  const k = Math.min(1, Math.abs(c.relative_change) / 0.5);
-  const light = Math.round(85 - 40 * k);
-  return c.direction === "up" ? `hsl(0,75%,${light}%)` : `hsl(215,75%,${light}%)`;
-}
 
 function flame(axis: string, result: DiffResult, input: { before: Capture[]; after: Capture[] }): string {
   const root = shareRoot();
   const nA = addStackShares(root, input.after, axis, "after");
   const nB = addStackShares(root, input.before, axis, "before");
-  const incl = new Map<string, Change>();
-  for (const c of result.changes) if (c.axis === axis && c.kind === "inclusive") incl.set(c.function, c);
+  const painted = frameChanges(result.changes, axis);
+  // Width as the app's default (differential) view draws it: the mean of both versions' shares.
+  const width = (n: Node) => (n.after / Math.max(1, nA) + n.before / Math.max(1, nB)) / 2;
   const rows: string[] = [];
   const ROW = 18;
   let maxDepth = 0;
@@ -31,22 +26,23 @@ function flame(axis: string, result: DiffResult, input: { before: Capture[]; aft
   const todo: Array<[Node, number, number]> = [[root, 0, 0]];
   while (todo.length) {
     const [n, x, depth] = todo.pop()!;
-    const w = n.after / Math.max(1, nA);
+    const w = width(n);
     if (w < 0.0005) continue;
     maxDepth = Math.max(maxDepth, depth);
-    const c = depth === 0 ? undefined : incl.get(n.name);
+    const c = depth === 0 ? undefined : painted.get(n.name);
+    const after = n.after / Math.max(1, nA);
     const before = n.before / Math.max(1, nB);
     const tip =
-      `${n.name}\nafter ${(w * 100).toFixed(2)}% of ${axis}, before ${(before * 100).toFixed(2)}% (this path)` +
-      (c ? `\nfunction inclusive: ${pct(c.relative_change)} [${pct(c.interval[0])}, ${pct(c.interval[1])}] — ${c.flagged ? `CHANGED (${c.confirmation})` : c.verdict}` : depth ? "\nnot tested (below the testing floor)" : "");
-    rows.push(
-      `<div class="f" style="left:${(x * 100).toFixed(4)}%;width:${(w * 100).toFixed(4)}%;top:${depth * ROW}px;background:${depth === 0 ? "#c8c8c8" : colour(c)}" title="${esc(tip)}">${esc(n.name)}</div>`,
-    );
+      `${n.name}\nbefore ${(before * 100).toFixed(2)}% · after ${(after * 100).toFixed(2)}% of ${axis} (this path)` +
+      (depth && after === 0 && before > 0 ? "\ngone in the new version" : "") +
+      (c ? `\n${changeSentence(c)}` : depth ? "\nnot tested (below the testing floor)" : "");
+    const fill = depth === 0 ? ROOT_FRAME : c ? changeColour(c.relative_change, c.flagged) : NOT_TESTED;
+    rows.push(`<div class="f" style="left:${(x * 100).toFixed(4)}%;width:${(w * 100).toFixed(4)}%;top:${depth * ROW}px;background:${fill}" title="${esc(tip)}">${esc(n.name)}</div>`);
     let cx = x;
     const next: Array<[Node, number, number]> = [];
     for (const ch of [...n.children.values()].sort((a, b) => a.name.localeCompare(b.name))) {
       next.push([ch, cx, depth + 1]);
-      cx += ch.after / Math.max(1, nA);
+      cx += width(ch);
     }
     for (let i = next.length - 1; i >= 0; i--) todo.push(next[i]!);
   }
@@ -54,14 +50,15 @@ function flame(axis: string, result: DiffResult, input: { before: Capture[]; aft
 }
 
 function table(changes: Change[]): string {
-  const rows = changes
+  const rows = [...changes]
+    .sort((a, b) => Number(b.flagged) - Number(a.flagged) || a.adjusted_p - b.adjusted_p || Math.abs(b.relative_change) - Math.abs(a.relative_change))
     .slice(0, 50)
     .map(
       (c) =>
-        `<tr class="${c.flagged ? (c.direction === "up" ? "up" : "down") : ""}"><td>${esc(c.function)}</td><td>${c.axis}/${c.kind}</td><td>${pct(c.relative_change)}</td><td>[${pct(c.interval[0])}, ${pct(c.interval[1])}]</td><td>${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%</td><td>${c.p.toExponential(2)}</td><td>${c.flagged ? `changed (${c.confirmation})` : c.verdict}</td></tr>`,
+        `<tr class="${c.flagged ? c.direction : ""}"><td class="fn">${esc(c.function)}</td><td>${c.axis} · ${c.kind === "inclusive" ? "total" : "self"}</td><td>${pct(c.relative_change)}</td><td>[${pct(c.interval[0])}, ${pct(c.interval[1])}]</td><td>${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%</td><td>${esc(adjustedP(c.adjusted_p))}</td><td>±${(c.noise_floor * 100).toFixed(1)}%</td><td>${c.flagged ? `${changeWord(c.direction)}${c.confirmation ? ` (${c.confirmation})` : ""}` : c.verdict}</td></tr>`,
     )
     .join("");
-  return `<table><tr><th>function</th><th>axis</th><th>change</th><th>95% interval</th><th>share</th><th>p</th><th>verdict</th></tr>${rows}</table>`;
+  return `<table><tr><th>Function</th><th>Axis · cost</th><th>Change</th><th>95% interval</th><th>Before → after (share)</th><th>Adjusted p</th><th>Noise floor</th><th>Verdict</th></tr>${rows}</table>`;
 }
 
 /** The diff as one HTML page; pass the captures to get flame graphs, without them only the tables. */
@@ -72,19 +69,19 @@ export function renderDiffHtml(result: DiffResult, input?: { before: Capture[]; 
       return `<h2>${esc(a.axis)}</h2><p>${a.captures.before} vs ${a.captures.after} captures · run-to-run CV ${(a.dispersion.run_to_run_cv * 100).toFixed(1)}% (${a.dispersion.source}) · ${a.flagged} flagged of ${a.tested} tests · normalisation ${a.normalisation}</p>${graph}${table(result.changes.filter((c) => c.axis === a.axis))}`;
     })
     .join("");
-  const missing = result.axes_not_compared.map((a) => `<li><b>${esc(a.axis)}</b>: not compared — ${esc(a.reason)}</li>`).join("");
+  const missing = result.axes_not_compared.map((a) => `<li><b>${esc(a.axis)}</b>: absent — ${esc(a.reason)}</li>`).join("");
   const notes = result.notes.map((n) => `<li>${esc(n)}</li>`).join("");
-  return `<!doctype html><html><head><meta charset="utf-8"><title>witness diff: ${result.verdict}</title><style>
+  return `<!doctype html><html><head><meta charset="utf-8"><title>witness diff: ${esc(verdictWords(result))}</title><style>
 body{font:13px system-ui,sans-serif;margin:16px;color:#222}
 .graph{position:relative;width:100%;margin:8px 0 16px;overflow:hidden}
 .f{position:absolute;height:17px;line-height:17px;font-size:11px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;box-sizing:border-box;border-right:1px solid #fff;padding-left:2px;cursor:default}
 .f:hover{outline:1px solid #000}
 table{border-collapse:collapse;margin-bottom:16px}td,th{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left}
-tr.up td{background:#fde2e2}tr.down td{background:#e0ebfb}
+td.fn{overflow-wrap:normal;word-break:keep-all}tr.up td{background:#fff4eb}tr.down td{background:#eff6ff}
 .legend span{display:inline-block;padding:2px 8px;margin-right:6px}
 </style></head><body>
-<h1>Verdict: ${esc(result.verdict)}</h1><p>${esc(result.reason)}</p>
-<p class="legend"><span style="background:hsl(0,75%,55%)">grew (flagged)</span><span style="background:hsl(215,75%,55%)">shrank (flagged)</span><span style="background:#d9d4c7">within noise</span><span style="background:#e6e6e6">not tested</span> width = after version</p>
+<h1>Verdict: ${esc(verdictWords(result))}</h1><p>${esc(result.reason)}</p>
+<p class="legend">${LEGEND.map(([, colour, words]) => `<span style="background:${colour}">${words}</span>`).join("")} width = both versions</p>
 ${missing ? `<ul>${missing}</ul>` : ""}${notes ? `<ul>${notes}</ul>` : ""}${axes}
 </body></html>`;
 }

@@ -6,6 +6,7 @@
 
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { STREAM_VERSION, StreamRecord, type FrameRecord, type SummaryRecord } from "../protocol/profile-stream.ts";
+import { MAX_NAME_CHARS, MAX_RECORD_CHARS, MAX_STACK_DEPTH, MAX_STREAM_FRAMES, MAX_STREAM_STACKS } from "../protocol/profile-limits.ts";
 import { AxisBuilder, axisTotal, AXIS_UNITS, type Capture, type Frame } from "./model.ts";
 
 const check = TypeCompiler.Compile(StreamRecord);
@@ -24,6 +25,13 @@ function schemaError(rec: unknown): string {
 
 export class StreamError extends Error {}
 
+/** A stream past one of ptop's own bounds (profile-limits.ts): refused whole, never cut. */
+export class StreamBoundError extends StreamError {
+  constructor(line: number, what: string) {
+    super(`line ${line}: ${what}, more than ptop writes: refused`);
+  }
+}
+
 export function parseStream(text: string, name?: string): Capture {
   const capture: Capture = { meta: { source: "stream", partial: false }, axes: {}, missing: [] };
   if (name !== undefined) capture.meta.name = name;
@@ -37,6 +45,7 @@ export function parseStream(text: string, name?: string): Capture {
   // A line at a time, not split() whole: a stream of many stack records would otherwise be held
   // once more as an array of lines. A final empty string after the last "\n" is normal.
   let lineNo = 0;
+  let stackRecords = 0;
   for (let start = 0; start < text.length; ) {
     let nl = text.indexOf("\n", start);
     const last = nl < 0;
@@ -44,6 +53,8 @@ export function parseStream(text: string, name?: string): Capture {
     const line = text.slice(start, nl);
     start = nl + 1;
     lineNo++;
+    // Checked before JSON.parse: a 7 MB stack line costs its parse, whatever it holds.
+    if (line.length > MAX_RECORD_CHARS) throw new StreamBoundError(lineNo, `a record of ${line.length} characters (ptop's longest is under ${MAX_RECORD_CHARS})`);
     if (line.trim() === "") continue;
     let rec: unknown;
     try {
@@ -83,10 +94,14 @@ export function parseStream(text: string, name?: string): Capture {
         (capture.meta.processes ??= []).push({ pid: rec.pid, comm: rec.comm, ...(rec.nspid !== undefined ? { nspid: rec.nspid } : {}) });
         break;
       case "frame":
+        if (frames.size >= MAX_STREAM_FRAMES) throw new StreamBoundError(lineNo, `more than ${MAX_STREAM_FRAMES} frame records`);
+        if ((rec.function?.length ?? 0) > MAX_NAME_CHARS || (rec.module?.length ?? 0) > MAX_NAME_CHARS) throw new StreamBoundError(lineNo, `a function or module name of more than ${MAX_NAME_CHARS} characters`);
         if (frames.has(rec.id)) throw new StreamError(`line ${lineNo}: frame id ${rec.id} defined twice`);
         frames.set(rec.id, rec);
         break;
       case "stack": {
+        if (++stackRecords > MAX_STREAM_STACKS) throw new StreamBoundError(lineNo, `more than ${MAX_STREAM_STACKS} stack records`);
+        if (rec.frames.length > MAX_STACK_DEPTH) throw new StreamBoundError(lineNo, `a stack of ${rec.frames.length} frames (ptop's deepest is ${MAX_STACK_DEPTH})`);
         if (attached.get(rec.axis) === false) throw new StreamError(`line ${lineNo}: stack on axis "${rec.axis}" whose probe did not attach`);
         let entry = builders.get(rec.axis);
         if (!entry) {

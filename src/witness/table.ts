@@ -2,8 +2,11 @@
 
 import type { Change, DiffResult } from "./diff.ts";
 
-/** A relative change as a signed percentage: 0.123 → "+12.3%". */
-export const signedPercent = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+/** A relative change as a signed percentage: 0.123 → "+12.3%", -0.04 → "-4.0%", and "0.0%" for anything that rounds to zero (never "-0.0%"). */
+export const signedPercent = (x: number) => {
+  const s = (x * 100).toFixed(1);
+  return Number(s) === 0 ? "0.0%" : `${x > 0 ? "+" : ""}${s}%`;
+};
 const pct = signedPercent;
 
 /** A count with its noun: count(1, "test", "tests") → "1 test". */

@@ -17,6 +17,11 @@ import { until } from "./until.ts";
 export interface PushingProfiler {
   url: string;
   org: string;
+  /** the server's --data directory, process id, tunnel address and log lines so far */
+  data: string;
+  pid: number;
+  tunnelUrl: string;
+  log: string[];
   member: { email: string; password: string };
   /** Queues a capture through the API; the Profiler pushes `stream` for it. Resolves once the record is done (outcome pushed). */
   push(req: { workload: string; version: string; kind: "head" | "replicate"; duration_sec: number }, stream: string, probes: ProbeName[]): Promise<string>;
@@ -69,6 +74,10 @@ export async function startPushingProfiler(parent: string, org = "acme"): Promis
   return {
     url: srv.url,
     org,
+    data,
+    pid: srv.proc.pid,
+    tunnelUrl: srv.tunnelUrl,
+    log: srv.log,
     member,
     show,
     async push(req, stream, probes) {

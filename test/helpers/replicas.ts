@@ -15,15 +15,16 @@ export interface Replica {
   log: string[];
 }
 
+/** The URL travels in RUNNER_DATABASE_URL, as the guide says, not in argv where ps shows it. */
 export function startReplica(databaseUrl: string): Promise<Replica> {
-  return startServer(["--database-url", databaseUrl]);
+  return startServer([], { RUNNER_DATABASE_URL: databaseUrl });
 }
 
-/** A `runner server` process on any store: `["--data", DIR]` or `["--database-url", URL]`. */
-export async function startServer(storeArgs: string[]): Promise<Replica> {
+/** A `runner server` process on any store: `["--data", DIR]`, or RUNNER_DATABASE_URL in `env`. */
+export async function startServer(storeArgs: string[], env: Record<string, string> = {}): Promise<Replica> {
   const proc = Bun.spawn(
     [...runnerCommand(), "server", "--listen", "127.0.0.1:0", "--tunnel-listen", "127.0.0.1:0", ...storeArgs],
-    { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { ...process.env, RUNNER_LOG_LEVEL: "info" } },
+    { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { ...process.env, RUNNER_LOG_LEVEL: "info", ...env } },
   );
   const log: string[] = [];
   let url = "";
@@ -109,7 +110,7 @@ export async function startProfiler(opts: {
 }
 
 export function admin(databaseUrl: string, ...args: string[]): string {
-  const r = Bun.spawnSync([...runnerCommand(), "admin", "--database-url", databaseUrl, ...args], { stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([...runnerCommand(), "admin", ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, RUNNER_DATABASE_URL: databaseUrl } });
   if (r.exitCode !== 0) throw new Error(`admin ${args.join(" ")}: ${r.stderr.toString()}`);
   return r.stdout.toString().trim();
 }

@@ -106,7 +106,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     // A [vdso] mapping has no file: ptop hands the unwinder its own vDSO image for its CFI
-    // (native/ptop/src/vdso.c), and on arm64, whose vDSO has no CFI for clock_gettime, walks from
+    // (native/ptop/src/unwinder/vdso.c), and on arm64, whose vDSO has no CFI for clock_gettime, walks from
     // the link register. Before, 0 of 1,568 arm64 stacks through it reached main; now 1,585 of 1,585.
     name: "vdso",
     guest: `

@@ -5,8 +5,8 @@
 // Three more processes never get an entry point: the summary must say that 3 target processes were
 // not covered, and why. (Before the retry list was sized dynamically, the processes past 256 were
 // silently never probed.) The workload has no libc (test/fixtures/workloads/allocmany.c): one
-// uprobe per process instead of five, because ptop detaches uprobes one after the other at ~0.1 s
-// each on a loaded host.
+// uprobe per process instead of five, because on kernels without multi-uprobe links ptop detaches
+// uprobes one after the other at ~0.1 s each on a loaded host (ptop-alloc-detach.test.ts).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";

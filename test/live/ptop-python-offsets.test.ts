@@ -1,4 +1,4 @@
-// ptop's CPython offset table (native/ptop/src/pyoffsets.c) is what tools/pyoffsets_gen.c prints
+// ptop's CPython offset table (native/ptop/src/interp/python/pyoffsets.c) is what tools/pyoffsets_gen.c prints
 // when compiled against each interpreter's own headers: regenerated here against every CPython
 // with headers on the machine (pyenv's 3.8-3.13 and Debian's), any difference fails.
 import { describe, expect, test } from "bun:test";
@@ -37,7 +37,7 @@ function includeDirs(): { label: string; inc: string }[] {
 
 describeUnless(whyNot([!haveCc, "needs cc to compile the offsets generator against each CPython's headers"]))("ptop CPython offsets table", () => {
   test("every row equals the generator's output against that version's headers", () => {
-    const table = rows(readFileSync(join(PTOP_DIR, "src/pyoffsets.c"), "utf8"));
+    const table = rows(readFileSync(join(PTOP_DIR, "src/interp/python/pyoffsets.c"), "utf8"));
     const dir = sharedTempDir("ptop-pyoffsets-");
     try {
       const checked: string[] = [];

@@ -1,4 +1,4 @@
-// The stream's size is bounded by construction, whatever the frequency (native/ptop/src/output.h,
+// The stream's size is bounded by construction, whatever the frequency (native/ptop/src/out/output.h,
 // PTOP_STREAM_BUDGET): every profile limit of the system (src/protocol/profile-limits.ts) rests on it.
 // A test build of ptop (make smallstream: a budget of 2,560 bytes, never shipped) profiles six busy
 // processes, far more stacks than fit: everything before the summary stays within the budget, the

@@ -1,5 +1,5 @@
 // One grammar for the target list: `runner targets check` (src/profiler/targets.ts) and ptop's own
-// parser (native/ptop/src/targets.c) must accept exactly the same files. A list that passes the
+// parser (native/ptop/src/collector/targets.c) must accept exactly the same files. A list that passes the
 // check and is then refused by ptop at every capture (a path as workload, 254/255-byte names,
 // 200×"é", 2,000 entries, a 300 KB file were) fails this test, and so does the reverse.
 // Every file of test/fixtures/targets/accept and refuse, plus the cases on each limit, goes through

@@ -40,7 +40,7 @@ describe("Cloudflare", () => {
     const e = await refusal(enforceAndRun(catalog, "cloudflare.dns.records", { zoneId: ZONES[0]!.id }, ctx()));
     expect(e.missing).toEqual(["DNS:Read"]);
     expect(e.message).toContain("10000: Authentication error");
-    expect((await runHealth(catalog, ctx()))[0]).toMatchObject({ status: "error", missing: ["DNS:Read on octo.example"] });
+    expect((await runHealth(catalog, ctx({ RUNNER_CLOUDFLARE_ZONES: "octo.example" })))[0]).toMatchObject({ status: "error", missing: ["DNS:Read on octo.example"] });
   });
 
   test("without Zone:Read the token sees no zone: health names Zone:Read", async () => {
@@ -101,6 +101,14 @@ describe("Cloudflare zone scoping (dist/runner)", () => {
     expect(row.detail).toContain("the zones in use are the registered domains of the hostnames your services are reached at");
     expect(row.detail).toContain("runner agent run cloudflare.zones.list");
     expect(JSON.stringify(h.rows)).not.toContain(TOKEN);
+  });
+
+  test("without RUNNER_CLOUDFLARE_ZONES, health says so from one page of zones: no zone is probed", async () => {
+    fake.state.manyMore = 500; // an account-wide token on a large account
+    const h = await agentHealth(env());
+    expect(h.code).toBe(1);
+    expect(h.of("cloudflare").detail).toContain("RUNNER_CLOUDFLARE_ZONES is not set, so the token's scope cannot be checked: it sees 501 zones, among them octo.example, z1.octo.example");
+    expect(fake.requests.map((r) => r.path)).toEqual(["/user/tokens/verify", "/zones"]);
   });
 
   test("a token scoped to exactly the zones in use passes (exit 0)", async () => {

@@ -1,7 +1,7 @@
 // Datadog connector against a local multi-site fake: which key each request carries (validate:
-// the API key alone, from health only; every operation: both keys, as Datadog requires),
-// application-key scopes per operation, and the wrong-regional-site 403 diagnosed by health as
-// the site, before any scope is blamed.
+// the API key alone, the site check of health and of a refused operation; every operation: both
+// keys, as Datadog requires), application-key scopes per operation, and the wrong-regional-site
+// 403 diagnosed as the site, before any scope is blamed.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import pino from "pino";
 import { Catalog } from "../../src/agent/catalog.ts";
@@ -92,6 +92,22 @@ describe("Datadog", () => {
     expect(h!.detail).toContain("lacks scope monitors_read");
   });
 
+  test("health without DATADOG_APP_KEY needs action: monitors_read is required always", async () => {
+    const [h] = await runHealth(catalog, ctx(env({ DATADOG_APP_KEY: undefined })));
+    expect(h).toMatchObject({ status: "error", missing: ["monitors_read"] });
+    expect(h!.detail).toContain("DATADOG_APP_KEY is not set");
+    expect(h!.fix).toContain("application key with scope monitors_read");
+  });
+
+  test("an operation on the wrong site is diagnosed as the site: no scope is named", async () => {
+    const e = await refusal(enforceAndRun(catalog, "datadog.monitors.list", {}, ctx(env({ RUNNER_DATADOG_SITE: "datadoghq.com" }))));
+    expect(e.code).toBe("misconfigured");
+    expect(e.message).toContain("Set RUNNER_DATADOG_SITE=datadoghq.eu");
+    expect(e.message).not.toContain("scope monitors_read");
+    expect(e.missing).toBeUndefined();
+    expect(e.fix).toBe("set RUNNER_DATADOG_SITE=datadoghq.eu");
+  });
+
   test("an invalid API key is reported as invalid everywhere, not as the site", async () => {
     const [h] = await runHealth(catalog, ctx(env({ DATADOG_API_KEY: "ddapi-revoked-000000000000" })));
     expect(h!.status).toBe("error");
@@ -134,16 +150,32 @@ describe("Datadog: which credential each request carries (dist/runner)", () => {
     }
   });
 
-  test("a refused operation does not call validate nor send the keys to other sites; it names the scope and points at health for the site", async () => {
+  test("health without DATADOG_APP_KEY exits 1 and names monitors_read", async () => {
+    const h = await agentHealth(agentEnv({ DATADOG_APP_KEY: undefined }));
+    expect(h.code).toBe(1);
+    expect(h.of("datadog")).toMatchObject({ status: "error", missing: ["monitors_read"] });
+  });
+
+  test("a refused operation checks the site with the API key alone, then names the scope", async () => {
     fake.options.scopes = ALL.filter((s) => s !== "monitors_read");
     const r = await runnerAgent(["run", "datadog.monitors.list", "--args", "{}"], agentEnv());
     expect(r.code).toBe(1);
     const f = agentFailure(r);
     expect(f.code).toBe("permission");
-    expect(f.message).toContain("lacks scope monitors_read");
-    expect(f.message).toContain("`runner agent health` checks the site first");
+    expect(f.message).toContain("on datadoghq.eu, where the API key is valid: the application key lacks scope monitors_read");
     expect(r.stderr).not.toContain(API_KEY);
-    expect(fake.requests.map((q) => `${q.site}${q.path}`)).toEqual(["datadoghq.eu/api/v1/monitor"]);
+    expect(fake.requests.map((q) => `${q.site}${q.path} ${q.apiKeyOnly ? "API key alone" : "both keys"}`)).toEqual(["datadoghq.eu/api/v1/monitor both keys", "datadoghq.eu/api/v1/validate API key alone"]);
+  });
+
+  test("an operation on the wrong site, with every scope, is refused as the wrong site", async () => {
+    const r = await runnerAgent(["run", "datadog.monitors.list", "--args", "{}"], agentEnv({ RUNNER_DATADOG_SITE: "datadoghq.com" }));
+    expect(r.code).toBe(1);
+    const f = agentFailure(r);
+    expect(f.code).toBe("misconfigured");
+    expect(f.message).toContain("Set RUNNER_DATADOG_SITE=datadoghq.eu");
+    expect(f.message).not.toContain("lacks scope");
+    // Only validate, with the API key alone, looks at the other sites.
+    expect(fake.requests.filter((q) => q.site !== "datadoghq.com").every((q) => q.path === "/api/v1/validate" && q.apiKeyOnly)).toBe(true);
   });
 
   test("on the wrong site, only health looks for the right one, with the API key alone", async () => {

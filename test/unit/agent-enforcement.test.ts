@@ -142,6 +142,15 @@ describe("runner agent run (the executable)", () => {
     expect(fake.calls).toEqual([]);
   });
 
+  test("an operation outside the catalog is refused by name even when --args has no value", async () => {
+    const r = await agent(["run", "aws.quicksight.getDashboardEmbedUrl", "--args"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('runner agent: not_in_catalog: operation "aws.quicksight.getDashboardEmbedUrl" is not in the catalog; the Agent refuses it\n');
+    const known = await agent(["run", "aws.sts.getCallerIdentity", "--args"]);
+    expect(known.code).toBe(2);
+    expect(known.stderr).toBe("runner agent: invalid_arguments: --args of aws.sts.getCallerIdentity needs a JSON value\n");
+  });
+
   test("invalid arguments exit 2 without calling AWS", async () => {
     const r = await agent(["run", "aws.eks.describeCluster", "--args", '{"name":""}'], { RUNNER_AWS_CRED_MODE: "static", RUNNER_AWS_ACCESS_KEY_ID: "AKIAFAKEARGS00000001", RUNNER_AWS_SECRET_ACCESS_KEY: "args-secret-000000000000", RUNNER_AWS_ENDPOINT_URL: fake.url });
     expect(r.code).toBe(2);

@@ -56,6 +56,9 @@ describe("runner capture", () => {
     const again = await capture([...base(), "--workload", "api", "--version", "1", "--env", "prod", "--kind", "replicate", "--duration", "30", "--warmup", "0"], { RUNNER_CAPTURE_TOKEN: token });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.out)).toEqual({ ...body, deduped: true });
+    // --token still works, and says where the token is now visible; the environment says nothing.
+    expect(r.err).toContain("runner capture: warning: --token puts the capture token in the command line, where ps shows it to every local user; set RUNNER_CAPTURE_TOKEN instead");
+    expect(again.err).not.toContain("--token");
   }, PROCESS_TIMEOUT);
 
   test("401: non-zero exit, a clear message, and the token is not echoed", async () => {
@@ -106,6 +109,19 @@ describe("runner capture", () => {
     const wrong = await capture(["--url", `${server.url}/nothing-here`, "--token", token, "--workload", "a", "--version", "1"]);
     expect(wrong.code).toBe(1);
     expect(wrong.err).toContain("404");
+  }, PROCESS_TIMEOUT);
+
+  test("what an answer says is printed terminal-safe: a proxy's error cannot rewrite the screen", async () => {
+    // A proxy in front of the control plane, answering with escape sequences in its error.
+    const proxy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ error: "upstream \u001b]0;pwned\u0007\u001b[2K\rstatus OK" }, { status: 502 }) });
+    try {
+      const r = await capture(["--url", `http://127.0.0.1:${proxy.port}`, "--workload", "a", "--version", "1"], { RUNNER_CAPTURE_TOKEN: token });
+      expect(r.code).toBe(1);
+      expect(r.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+      expect(r.err).toContain("upstream \\x1b]0;pwned\\x07\\x1b[2K\\x0dstatus OK");
+    } finally {
+      proxy.stop(true);
+    }
   }, PROCESS_TIMEOUT);
 
   test("usage errors exit 2 and name the flag", async () => {

@@ -17,6 +17,9 @@ const TYPES: Record<string, [string, string]> = {
   Secret: ["core/v1", "Secret"],
   Pod: ["core/v1", "Pod"],
   DaemonSet: ["apps/v1", "DaemonSet"],
+  Deployment: ["apps/v1", "Deployment"],
+  StatefulSet: ["apps/v1", "StatefulSet"],
+  Service: ["core/v1", "Service"],
 };
 
 /** tsc's diagnostics for `docs` typed as their kinds ("" when they conform). */
@@ -56,5 +59,11 @@ describe("reference Kubernetes manifests against the 1.30 API schema", () => {
     expect(out).toContain(`'"fsGroupp"' does not exist in type 'PodSecurityContext'`);
     expect(out).toContain(`'"addd"' does not exist in type 'Capabilities'`);
     expect(out).toContain("Type 'string' is not assignable to type 'boolean | undefined'"); // hostPID
+  });
+
+  test("the control plane's manifests (server.yaml) conform too", () => {
+    const server = Bun.YAML.parse(readFileSync(join(REPO_ROOT, "image/kubernetes/server.yaml"), "utf8")) as any[];
+    expect(server.map((d) => d.kind)).toEqual(["Namespace", "ServiceAccount", "Deployment", "Service", "StatefulSet", "Service"]);
+    expect(typeCheck(server)).toBe("");
   });
 });

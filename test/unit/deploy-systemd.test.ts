@@ -3,35 +3,15 @@
 // of the options that imply no_new_privs), a persistent identity directory, the token through a
 // credential, 512M, restart always except after a refused boot.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REQUIRED_CAPS } from "../../src/profiler/boot/capability-names.ts";
 import { EXIT_REFUSED } from "../../src/profiler/command.ts";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
 import { testUnless } from "../helpers/skip.ts";
+import { parseUnit, systemdAnalyze, verifyUnit } from "../helpers/systemd-unit.ts";
 
 const text = readFileSync(join(REPO_ROOT, "image/runner-profiler.service"), "utf8");
-
-/** section -> key -> every value given (systemd allows repeats). */
-function parseUnit(src: string): Record<string, Record<string, string[]>> {
-  const out: Record<string, Record<string, string[]>> = {};
-  let section = "";
-  for (const raw of src.split("\n")) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    const s = /^\[(.+)\]$/.exec(line);
-    if (s) {
-      section = s[1]!;
-      out[section] ??= {};
-      continue;
-    }
-    const eq = line.indexOf("=");
-    if (eq < 0 || !section) throw new Error(`not a unit line: ${line}`);
-    ((out[section]![line.slice(0, eq)] ??= [])).push(line.slice(eq + 1));
-  }
-  return out;
-}
 
 const svc = parseUnit(text).Service!;
 const one = (k: string) => {
@@ -94,14 +74,8 @@ describe("reference systemd unit", () => {
 
   // systemd's own parser: unknown keys or invalid values are reported on stderr. ExecStart points
   // at an executable that exists here (the unit's /opt/runner/runner is installed only on hosts).
-  const analyze = Bun.which("systemd-analyze");
-  function verify(unit: string): { code: number; stderr: string } {
-    const dir = mkdtempSync(join(tmpdir(), "deploy-systemd-"));
-    const file = join(dir, "runner-profiler.service");
-    writeFileSync(file, unit.replace("ExecStart=/opt/runner/runner profiler", "ExecStart=/bin/true profiler"));
-    const r = Bun.spawnSync([analyze!, "verify", file], { stdout: "pipe", stderr: "pipe" });
-    return { code: r.exitCode, stderr: r.stderr.toString() };
-  }
+  const analyze = systemdAnalyze;
+  const verify = (unit: string) => verifyUnit("runner-profiler.service", unit, "/opt/runner/runner");
 
   testUnless(analyze ? null : "systemd-analyze is not installed (Debian: systemd)")("systemd-analyze verify accepts every line of the unit", () => {
     const r = verify(text);

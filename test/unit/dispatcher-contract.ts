@@ -6,14 +6,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/log.ts";
 import type { Instrumentation, ProfilerMessage, ServerMessage } from "../../src/protocol/tunnel.ts";
-import { createDispatcher, type AnyDispatcher } from "../../src/server/dispatch/create.ts";
+import { createDispatcher, type AnyDispatcher, type DispatchingStore } from "../../src/server/dispatch/create.ts";
 import type { Store } from "../../src/server/store/store.ts";
 import type { CaptureRecord } from "../../src/server/store/types.ts";
 import type { TunnelSession } from "../../src/server/tunnel/listener.ts";
 import { until } from "../helpers/until.ts";
 
 export interface DispatchStoreHandle {
-  store: Store;
+  store: Store & DispatchingStore;
   cleanup(): Promise<void>;
 }
 
@@ -47,7 +47,7 @@ const HOUR = 3_600_000;
 export function dispatcherContract(name: string, open: () => Promise<DispatchStoreHandle>) {
   describe(`Dispatcher contract: ${name}`, () => {
     let h: DispatchStoreHandle;
-    let store: Store;
+    let store: Store & DispatchingStore;
     let d: AnyDispatcher;
     let offset = 0; // the dispatcher's clock runs `offset` ms ahead of the wall clock
     let profiles: Array<{ requestId: string; bytes: number[]; from: string }>;

@@ -1,5 +1,6 @@
 // Enrolment refuses a public key unless it can only mean one ed25519 key (issue 29 item 9): each
-// case the attack sent and the ones beside it, against the validator and over real HTTP.
+// case the attack sent and the ones beside it, against the validator and over real HTTP; and
+// control characters in the identity's other fields (item 5).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -86,6 +87,15 @@ describe("POST /api/profiler/enroll", () => {
       const r = await enrol(key, `node-${name.replace(/\W+/g, "-")}`);
       const body = (await r.json()) as { error: string };
       expect({ name, status: r.status, named: body.error.startsWith("public_key: ") && body.error.includes(words) }).toEqual({ name, status: 400, named: true });
+    }
+    // The identity's other fields follow the text rule of a capture's fields.
+    for (const [field, value] of [["instance_id", "node\u001b[2K"], ["version", "1.0\r"], ["arch", "x86\u0000"]]) {
+      const r = await fetch(`${server.url}${ENROL_PATH}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", [TENANT_HEADER]: "acme", authorization: `Bearer ${bootstrap}` },
+        body: JSON.stringify({ instance_id: "node-x", class: "profiler", public_key: valid, [field!]: value }),
+      });
+      expect({ status: r.status, error: ((await r.json()) as { error: string }).error.split(" (")[0] }).toEqual({ status: 400, error: `${field}: contains a control character` });
     }
     expect(await store.listInstances("acme")).toEqual([]);
     expect((await enrol(valid, "node-good")).status).toBe(200);

@@ -1,5 +1,5 @@
 // The profile limit of every reader (src/protocol/profile-limits.ts) rests on ptop's stream budget
-// (native/ptop/src/output.h): a stream ptop writes must always be accepted, so the limit covers the
+// (native/ptop/src/out/output.h): a stream ptop writes must always be accepted, so the limit covers the
 // budget plus the summary's 1 MiB. Changing either number alone fails here.
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { gzipSync } from "node:zlib";
 import { resolve } from "node:path";
 import { gzipBound, MAX_PROFILE_BYTES } from "../../src/protocol/profile-limits.ts";
 
-const OUTPUT_H = resolve(import.meta.dir, "../../native/ptop/src/output.h");
+const OUTPUT_H = resolve(import.meta.dir, "../../native/ptop/src/out/output.h");
 
 function ptopStreamBudget(): number {
   const m = readFileSync(OUTPUT_H, "utf8").match(/#define PTOP_STREAM_BUDGET \((\d+)ull << (\d+)\)/);

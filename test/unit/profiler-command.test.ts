@@ -67,6 +67,6 @@ describe("runner doctor", () => {
     expect(r.err).toContain("runner doctor: unknown option --jsno");
     const h = run(["doctor", "--help"]);
     expect(h.code).toBe(0);
-    expect(h.out).toBe("usage: runner doctor [--json]\n");
+    expect(h.out).toStartWith("usage: runner doctor [--json]\n       runner doctor --data DIR [--json]");
   });
 });

@@ -178,8 +178,8 @@ describe("RUNNER_FREQUENCY_HZ: the cpu probe's sampling frequency", () => {
       expect(f[0]!.message).toContain("from 1 to 10000");
     }
   });
-  test("the default and the range are ptop's own (native/ptop/src/args.c), not copies that can drift", () => {
-    const args = readFileSync(resolve(import.meta.dir, "../../native/ptop/src/args.c"), "utf8");
+  test("the default and the range are ptop's own (native/ptop/src/collector/args.c), not copies that can drift", () => {
+    const args = readFileSync(resolve(import.meta.dir, "../../native/ptop/src/collector/args.c"), "utf8");
     expect(args).toContain(`o->frequency_hz = ${PTOP_DEFAULT_FREQUENCY_HZ};`);
     expect(args).toContain(`v < 1 || v > ${PTOP_MAX_FREQUENCY_HZ})`);
   });

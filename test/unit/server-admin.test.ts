@@ -72,6 +72,16 @@ describe("runner admin", () => {
     expect(admin("token", "create", "acme", "ci").code).toBe(1); // one active token per name
   }, PROCESS_TIMEOUT);
 
+  test("a token name (a capture's requester) or an org name with control characters is refused", () => {
+    admin("org", "create", "acme");
+    const name = admin("token", "create", "acme", "ci\u001b[2K");
+    expect({ code: name.code, out: name.out }).toEqual({ code: 2, out: "" });
+    expect(name.err).toContain('token name "ci\\u001b[2K" is not allowed: a token name is 1 to 64 letters, digits, dots, dashes or underscores');
+    const org = admin("org", "create", "ev\u0007il");
+    expect(org.code).toBe(2);
+    expect(org.err).toContain("organization name contains a control character (U+0007 at character 3)");
+  }, PROCESS_TIMEOUT);
+
   test("token list and revoke", () => {
     admin("org", "create", "acme");
     admin("token", "create", "acme", "ci");

@@ -1,7 +1,9 @@
-// The order a record becomes and the timeout reasons, as both dispatchers state them
-// (src/server/dispatch/order-rules.ts).
+// The order a record becomes, the reasons, and a Profiler's message as the node answer, as both
+// dispatchers state them (src/server/dispatch/order-rules.ts, node-answer.ts).
 import { describe, expect, test } from "bun:test";
-import { captureOrder, timeoutReason } from "../../src/server/dispatch/order-rules.ts";
+import type { Instrumentation } from "../../src/protocol/tunnel.ts";
+import { nodeAnswer } from "../../src/server/dispatch/node-answer.ts";
+import { answerReason, captureOrder, timeoutReason } from "../../src/server/dispatch/order-rules.ts";
 
 describe("captureOrder", () => {
   test("carries exactly the fields that say what to measure, no more", () => {
@@ -16,5 +18,23 @@ describe("timeoutReason", () => {
     expect(timeoutReason.lost("node-1", "tunnel closed", 20_000)).toBe("Profiler node-1 lost mid-capture (tunnel closed) and did not come back within 20 s");
     expect(timeoutReason.unacknowledged("node-1", 30_000)).toBe("Profiler node-1 did not acknowledge the order within 30 s");
     expect(timeoutReason.noResult("node-1", 60_000)).toBe("Profiler node-1 sent no result within the window plus 60 s");
+  });
+});
+
+describe("nodeAnswer", () => {
+  const instrumentation: Instrumentation = { requested: ["cpu"], attached: ["cpu"], not_attached: [] };
+  test("an answer or result without a reason gets the stated fallback; running is timed by the clock given", () => {
+    expect(nodeAnswer({ type: "answer", request_id: "r", answer: "running" }, 42)).toEqual({ answer: { state: "running", since: 42 }, profile: null });
+    expect(nodeAnswer({ type: "answer", request_id: "r", answer: "refused" }, 0).answer).toEqual({ state: "refused", reason: "refused" });
+    expect(nodeAnswer({ type: "result", request_id: "r", outcome: "failed" }, 0).answer).toEqual({ state: "failed", reason: answerReason.failed, instrumentation: undefined });
+    expect(nodeAnswer({ type: "result", request_id: "r", outcome: "nothing_to_push" }, 0).answer).toEqual({ state: "nothing_to_push", reason: "nothing to push" });
+  });
+  test("a pushed result carries its profile's bytes; one without a profile is failed, saying so", () => {
+    const pushed = nodeAnswer({ type: "result", request_id: "r", outcome: "pushed", instrumentation, profile_gz_b64: Buffer.from([1, 2, 3]).toString("base64") }, 0);
+    expect(pushed.answer).toEqual({ state: "pushed", instrumentation, note: undefined });
+    expect([...pushed.profile!]).toEqual([1, 2, 3]);
+    const empty = nodeAnswer({ type: "result", request_id: "r", outcome: "pushed", instrumentation }, 0);
+    expect(empty).toEqual({ answer: { state: "failed", reason: "Profiler pushed a result without a profile" }, profile: null });
+    expect(answerReason.restarted("node-1")).toBe("Profiler node-1 restarted during the capture");
   });
 });

@@ -1,8 +1,13 @@
 // The baseline rule (src/server/store/baseline-rule.ts) over a table of captures, and both
 // stores' findBaseline queries answering every row of it the same way (PostgreSQL when
-// RUNNER_TEST_DATABASE_URL is set, as in CI).
+// RUNNER_TEST_DATABASE_URL is set, as in CI); and on both, the diff on arrival skipping a head that
+// is no baseline.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { createLogger } from "../../src/log.ts";
+import { MAX_STACK_DEPTH } from "../../src/protocol/profile-limits.ts";
+import { storeAndDiff } from "../../src/server/records/diff-on-arrival.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { baselineHead, baselineReplicates, type BaselineQuery } from "../../src/server/store/baseline-rule.ts";
@@ -98,6 +103,59 @@ test.skipIf(!base)("PostgreSQL's findBaseline answers the table like the rule", 
   try {
     await store.ready;
     await agrees(store);
+  } finally {
+    await store.close();
+    await db.drop();
+  }
+}, 60_000);
+
+// A refused or unreadable head is no baseline (issue 29, item 3): after 1.0 (good), 1.1 refused at
+// its push (a stack deeper than ptop writes) and 1.2 stored but unreadable (its gzip cut short),
+// 1.3 is compared with 1.0, and its note names each skipped head and why. Was: compared with 1.1,
+// "diff needs at least one capture on each side".
+async function skipsBadHeads(store: Store) {
+  const org = await store.createOrg("acme");
+  const deps = { store, logger: createLogger("test", "silent"), now: () => Date.now() };
+  const push = async (version: string, gz: Uint8Array, at: number) => {
+    const q = await store.queueCapture(org.id, "ci", { workload: "api", version, env: "", kind: "head", durationSec: 5, warmupSec: 0 }, { limit: 1e9, windowMs: 1, now: at });
+    const id = (q as { requestId: string }).requestId;
+    await store.markCaptureRunning(id, at);
+    const rec = await store.completeCapture(id, { outcome: "pushed" }, at);
+    await storeAndDiff(deps, rec, gz, "node-a");
+    return id;
+  };
+  const good = readFileSync(join(import.meta.dir, "../fixtures/profiles/api-v1-head.stream.jsonl"));
+  const deep = Buffer.from(`${good.toString().split("\n").slice(0, 12).join("\n")}\n{"type":"stack","axis":"cpu","frames":[${new Array(MAX_STACK_DEPTH + 1).fill(0)}],"value":1}\n`);
+  const v10 = await push("1.0", gzipSync(good), 100);
+  const v11 = await push("1.1", gzipSync(deep), 200);
+  expect((await store.getDiff(v11))?.note).toContain(`the pushed profile was not kept: line 13: a stack of ${MAX_STACK_DEPTH + 1} frames`);
+  const v12 = await push("1.2", gzipSync(good), 300);
+  // Stored, then damaged at rest: it cannot be read when 1.3 is compared.
+  await store.saveProfile(v12, gzipSync(good).subarray(0, 40), "node-a");
+  const v13 = await push("1.3", gzipSync(good), 400);
+  const diff = (await store.getDiff(v13))!;
+  expect(diff.comparedWith).toEqual({ requestId: v10, version: "1.0" });
+  expect(diff.verdict).not.toBeNull();
+  expect(diff.note).toContain(`compared with the head of version 1.0 (${v10}`);
+  expect(diff.note).toContain(`the head of version 1.2 (${v12}) was skipped: the stored profile of ${v12}: corrupt gzip data`);
+  expect(diff.note).toContain(`the head of version 1.1 (${v11}) was skipped: the pushed profile was not kept: line 13: a stack of`);
+}
+
+test("SQLite: a refused or unreadable head is skipped for the previous good one, and the note says so", async () => {
+  const store = new SqliteStore(join(dir, "skips.db"));
+  try {
+    await skipsBadHeads(store);
+  } finally {
+    await store.close();
+  }
+});
+
+test.skipIf(!base)("PostgreSQL: a refused or unreadable head is skipped for the previous good one, and the note says so", async () => {
+  const db = await createTestDatabase(base!, "baseline_skips");
+  const store = new PostgresStore(db.url, { max: 4 });
+  try {
+    await store.ready;
+    await skipsBadHeads(store);
   } finally {
     await store.close();
     await db.drop();

@@ -121,13 +121,17 @@ d("PostgreSQL answers as SQLite does", () => {
 
     // the upgrade path: copy the SQLite file into an empty PostgreSQL database
     await sqlite.close();
-    const run = (args: string[]) => Bun.spawnSync([...runnerCommand(), "admin", "--database-url", imported.url, ...args], { stdout: "pipe", stderr: "pipe" });
+    // The URL (and its password) from the environment, as the guide says: nothing in argv, no warning.
+    const run = (args: string[]) => Bun.spawnSync([...runnerCommand(), "admin", ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, RUNNER_DATABASE_URL: imported.url } });
     const m = run(["migrate"]);
     expect(m.stderr.toString()).toBe("");
     expect(m.stdout.toString()).toMatch(/^applied migrations 1, 2, 3, 4; schema at version 4/);
     const imp = run(["import-sqlite", join(dir, "runner.db")]);
     expect(imp.exitCode).toBe(0);
     expect(imp.stdout.toString()).toContain("orgs 2, capture_tokens 0, bootstrap_tokens 0, capture_requests 6, instances 2, profiles 2, diffs 1, users 2, sessions 1");
+    // --database-url still works, and warns that ps shows it (never echoing it).
+    const flagged = Bun.spawnSync([...runnerCommand(), "admin", "--database-url", imported.url, "migrate"], { stdout: "pipe", stderr: "pipe" });
+    expect({ code: flagged.exitCode, err: flagged.stderr.toString() }).toEqual({ code: 0, err: "runner admin: warning: --database-url puts the database URL (and its password) in the command line, where ps shows it to every local user; set RUNNER_DATABASE_URL instead\n" });
     const again = run(["import-sqlite", join(dir, "runner.db")]);
     expect(again.exitCode).toBe(1);
     expect(again.stderr.toString()).toContain("already has organizations");

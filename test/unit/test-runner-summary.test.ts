@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function runSuite(name: string, body: string) {
   const file = join(dir, name);
   writeFileSync(file, `import { expect, test, describe } from "bun:test";\nimport { describeUnless, testUnless } from ${JSON.stringify(join(ROOT, "test/helpers/skip.ts"))};\n${body}`);
-  const r = Bun.spawnSync([process.execPath, "scripts/test.ts", file], { cwd: ROOT, env: { ...process.env, RUNNER_SKIP_BUILD: "1", RUNNER_SKIP_TYPECHECK: "1" }, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([process.execPath, "scripts/test.ts", file], { cwd: ROOT, env: { ...process.env, RUNNER_SKIP_BUILD: "1" }, stdout: "pipe", stderr: "pipe" });
   return { code: r.exitCode, lines: r.stdout.toString().trimEnd().split("\n") };
 }
 
@@ -41,8 +41,9 @@ test("a run where nothing passed fails, and its closing line still matches .ci/r
   expect(r.lines.at(-1)).toMatch(ciLine());
 }, 60_000);
 
-test("a type error fails the run as one more failed test, with tsc's error printed; once fixed it counts as passed", () => {
-  // A checkout of its own: this script and its helper, a tsconfig over one source file, one test.
+test("the whole suite's run type-checks: a type error fails it as one more failed test, with tsc's error printed; once fixed it counts as passed", () => {
+  // A checkout of its own: this script and its helper, a tsconfig over one source file, one test;
+  // run as `npm test` runs it, with no paths, so over all of that checkout's test/.
   const repo = mkdtempSync(join(dir, "repo-"));
   for (const path of ["scripts/test.ts", "test/helpers/skip.ts"]) {
     mkdirSync(join(repo, path, ".."), { recursive: true });
@@ -53,9 +54,7 @@ test("a type error fails the run as one more failed test, with tsc's error print
   mkdirSync(join(repo, "src"));
   writeFileSync(join(repo, "test/ok.test.ts"), `import { expect, test } from "bun:test";\ntest("ok", () => expect(1).toBe(1));\n`);
   const run = () => {
-    const env: Record<string, string | undefined> = { ...process.env, RUNNER_SKIP_BUILD: "1" };
-    delete env.RUNNER_SKIP_TYPECHECK;
-    const r = Bun.spawnSync([process.execPath, "scripts/test.ts", "test/ok.test.ts"], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
+    const r = Bun.spawnSync([process.execPath, "scripts/test.ts"], { cwd: repo, env: { ...process.env, RUNNER_SKIP_BUILD: "1" }, stdout: "pipe", stderr: "pipe" });
     return { code: r.exitCode, lines: r.stdout.toString().trimEnd().split("\n") };
   };
 

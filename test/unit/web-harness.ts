@@ -8,6 +8,7 @@ import { gzipSync } from "node:zlib";
 import { createLogger } from "../../src/log.ts";
 import { CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../src/protocol/token-format.ts";
 import type { RateLimit } from "../../src/server/captures/queue-capture.ts";
+import type { DispatchingStore } from "../../src/server/dispatch/create.ts";
 import { storeAndDiff } from "../../src/server/records/diff-on-arrival.ts";
 import { startServer, type RunningServer } from "../../src/server/start-server.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
@@ -41,7 +42,7 @@ export async function startWeb(opts: { rateLimit?: RateLimit } = {}): Promise<We
 }
 
 /** The same app on any Store (the PostgreSQL run uses it); `cleanup` runs after the server stops. */
-export async function startWebOn<S extends Store>(store: S, opts: { rateLimit?: RateLimit }, cleanup: () => Promise<void>): Promise<Web<S>> {
+export async function startWebOn<S extends Store & DispatchingStore>(store: S, opts: { rateLimit?: RateLimit }, cleanup: () => Promise<void>): Promise<Web<S>> {
   const logger = createLogger("test", "silent");
   const server = await startServer({ hostname: "127.0.0.1", port: 0, store, logger, rateLimit: opts.rateLimit });
   let clock = Date.now() - 3600_000;

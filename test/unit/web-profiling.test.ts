@@ -124,6 +124,8 @@ describe("records", () => {
     const { ids } = await seed();
     const live = await owner.get("/profiling/rows");
     expect(live.headers.get("x-live")).toBe("1");
+    // The fragment is HTML with the records' fields: it carries the pages' strict CSP too.
+    expect(live.headers.get("content-security-policy")).toStartWith("default-src 'none'; script-src 'self'");
     expect(await live.text()).toContain(ids[2]!);
     await web.store.markCaptureRunning(ids[2]!);
     await web.store.completeCapture(ids[2]!, { outcome: "pushed" });

@@ -209,8 +209,8 @@ describe("stage 6: verdict", () => {
   });
 });
 
-test("the alloc counting quantum follows ptop's sampling period (native/ptop/src/alloc.h), not a copy that can drift", () => {
-  const header = readFileSync(resolve(import.meta.dir, "../../native/ptop/src/alloc.h"), "utf8");
+test("the alloc counting quantum follows ptop's sampling period (native/ptop/src/collector/alloc.h), not a copy that can drift", () => {
+  const header = readFileSync(resolve(import.meta.dir, "../../native/ptop/src/collector/alloc.h"), "utf8");
   const m = header.match(/#define PTOP_ALLOC_PERIOD \((\d+)u \* (\d+)u\)/);
   expect(m).not.toBeNull();
   expect(Number(m![1]) * Number(m![2])).toBe(ALLOC_SAMPLE_PERIOD);

@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { parseFolded } from "../../src/witness/folded.ts";
 import { diffCaptures } from "../../src/witness/diff.ts";
 import { renderDiffHtml } from "../../src/witness/html.ts";
-import { renderDiffTable } from "../../src/witness/table.ts";
+import { renderDiffTable, signedPercent } from "../../src/witness/table.ts";
+import { flameAxis } from "../../src/server/web/flame-data.ts";
+import { diffBody } from "../../src/server/web/diff-view.ts";
 
 // Function names come from the target's binaries: untrusted. One of them is hostile here.
 const EVIL = `<img src=x onerror="alert(1)">`;
@@ -23,10 +25,10 @@ describe("HTML differential flame graph", () => {
     expect(page).not.toContain("<img");
     expect(page).toContain("&#60;img");
   });
-  test("colours only what cleared the noise floor; width follows the after version", () => {
+  test("colours only what cleared the noise floor", () => {
     const page = renderDiffHtml(result, { before, after });
-    const evilBox = page.split('<div class="f"').find((d) => d.includes("&#60;img") && d.includes("background:hsl(0"));
-    expect(evilBox).toBeDefined(); // grew and flagged: red
+    const evilBox = page.split('<div class="f"').find((d) => d.includes("&#60;img") && d.includes("background:hsl(28,"));
+    expect(evilBox).toBeDefined(); // grew and flagged: orange
     const steady = page.split('<div class="f"').find((d) => d.includes(">f3<"))!;
     expect(steady).toContain("background:#d9d4c7"); // within noise: neutral
   });
@@ -41,5 +43,24 @@ describe("HTML differential flame graph", () => {
     expect(text.split("\n")[0]).toStartWith("verdict: CHANGED");
     const firstRow = text.split("\n").find((l) => l.includes("cpu/"))!;
     expect(firstRow).toContain("<img");
+  });
+  test("the standalone page and the app show the same figures, colours and words", () => {
+    const page = renderDiffHtml(result, { before, after });
+    const app = diffBody({ result, flames: [flameAxis("cpu", "samples", before, after, result.changes)], absent: [], jsonHref: "x" }).toString();
+    const flame = flameAxis("cpu", "samples", before, after, result.changes);
+    const evil = result.changes.find((c) => c.function === EVIL && c.flagged && c.kind === "inclusive")!;
+    // The adjusted p (not the raw one), in the app's format, and the word "regression" in both.
+    const p = evil.adjusted_p < 0.001 ? "&lt; 0.001" : evil.adjusted_p.toFixed(3);
+    for (const view of [page, app]) {
+      expect(view).toContain("changed ↑ regression");
+      expect(view).toContain("grew: regression (flagged)");
+      expect(view).toContain(signedPercent(evil.relative_change));
+    }
+    expect(app).toContain(`<td>${p}</td>`);
+    expect(page).toContain(`<td>${p.replace("&lt;", "&#60;")}</td>`);
+    expect(page).not.toContain(evil.p.toExponential(2));
+    // The frame's fill: the app's flame data and the standalone page carry the same colour.
+    const fill = flame.changes[EVIL]![9];
+    expect(page).toContain(`background:${fill}`);
   });
 });

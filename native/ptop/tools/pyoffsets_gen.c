@@ -1,4 +1,4 @@
-/* Prints one row of ptop's CPython offsets table (src/pyoffsets.c) from the interpreter's own
+/* Prints one row of ptop's CPython offsets table (src/interp/python/pyoffsets.c) from the interpreter's own
  * headers: compile it against a CPython's include directory with Py_BUILD_CORE (the structures
  * are internal ones) and run it. Every number in the table comes from here, never by hand:
  *   cc -DPy_BUILD_CORE -I$P/include/python3.X -I$P/include/python3.X/internal \

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Writes src/syscall_names.c (syscall number -> name for the `syscalls` axis) from the Linux UAPI
+# Writes src/out/syscall_names.c (syscall number -> name for the `syscalls` axis) from the Linux UAPI
 # headers: asm/unistd_64.h for x86_64, asm-generic/unistd.h for arm64 (Debian's linux-libc-dev
 # paths by default). Run from native/ptop after a kernel-headers update:
-#   sh tools/syscall_names_gen.sh > src/syscall_names.c
+#   sh tools/syscall_names_gen.sh > src/out/syscall_names.c
 set -eu
 
 # table HEADER-FILE: "N name" lines, numerically sorted, read from the header's text: every

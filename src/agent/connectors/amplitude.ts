@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import type { Connector } from "../catalog.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
-import { obj, optStr, type RestRequest, type RestSpec, restOperations, seg, str } from "./rest-op.ts";
+import { obj, optStr, type RestRequest, type RestSpec, restOperations, seg } from "./rest-op.ts";
 
 // Amplitude (product analytics platform): AMPLITUDE_API_KEY + AMPLITUDE_SECRET_KEY (basic auth)
 // with access to the dashboard and export APIs; read only. RUNNER_AMPLITUDE_URL (default

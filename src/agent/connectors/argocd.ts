@@ -32,9 +32,14 @@ async function get(h: ArgocdHandle, path: string, query?: RestRequest["query"]):
   return httpJson(url, { headers: { authorization: `Bearer ${h.token}` }, ...(h.ca ? { tls: { ca: h.ca } } : {}) });
 }
 
-/** Asks Argo CD whether this account may get applications at all. */
+// The object can-i is asked about. Argo CD names an application `<project>/<name>` and matches
+// the RBAC object as a glob in which `*` also spans `/`, but the `/` itself is literal: the
+// documented grant `*/*` matches `*/*` (and every `<project>/<name>`), never a bare `*`.
+const ANY_APPLICATION = "*/*";
+
+/** Asks Argo CD whether this account may get applications, in any project. */
 export async function canGetApplications(h: ArgocdHandle): Promise<boolean> {
-  const res = await get(h, "/api/v1/account/can-i/applications/get/*");
+  const res = await get(h, `/api/v1/account/can-i/applications/get/${ANY_APPLICATION}`);
   if (res.status !== 200) throw refusal("can-i applications get", res);
   return res.body?.value === "yes";
 }

@@ -80,26 +80,41 @@ async function visibleZones(h: CloudflareHandle): Promise<{ id: string; name: st
   }
 }
 
+const noZone = () =>
+  new AgentError("permission", "the token sees no zone: it lacks Zone:Read, or its zone resources include no zone", { missing: [ZONE_READ], fix: "edit the token: Zone:Read + DNS:Read, Zone Resources = the zones needed" });
+
+/**
+ * RUNNER_CLOUDFLARE_ZONES unset: the token's scope cannot be judged, whatever it sees, so health
+ * says so at once, from the first page of zones (one request), without reading every zone.
+ */
+async function zonesUnset(h: CloudflareHandle): Promise<never> {
+  const z = await get(h, { path: "/zones", query: { per_page: 50, page: 1 } });
+  if (z.status !== 200) throw refusal("cloudflare health (zones)", [ZONE_READ], z);
+  const names = ((z.body?.result ?? []) as { name: string }[]).map((s) => s.name);
+  if (!names.length) throw noZone();
+  const total = Number(z.body?.result_info?.total_count ?? names.length);
+  const sees = total > names.length ? `${total} zones, among them ${names.join(", ")}` : names.join(", ");
+  // Without the zones in use, a token that covers every zone of the account (including zones
+  // added later) would pass unnoticed.
+  throw new AgentError(
+    "misconfigured",
+    `RUNNER_CLOUDFLARE_ZONES is not set, so the token's scope cannot be checked: it sees ${sees}; a token wider than the zones it is used for must be narrowed. To find the zones in use: ${FIND_ZONES}`,
+    { fix: `set RUNNER_CLOUDFLARE_ZONES to the zones in use, and narrow the token's Zone Resources to them (${FIND_ZONES})` },
+  );
+}
+
 async function health(h: CloudflareHandle) {
   const v = await get(h, { path: "/user/tokens/verify" });
   if (v.status !== 200 || v.body?.result?.status !== "active") throw refusal("cloudflare health (verify)", [], v.status === 200 ? { ...v, status: 401 } : v);
+  if (!h.zones.length) return zonesUnset(h);
   const seen = await visibleZones(h);
-  if (!seen.length) throw new AgentError("permission", "the token sees no zone: it lacks Zone:Read, or its zone resources include no zone", { missing: [ZONE_READ], fix: "edit the token: Zone:Read + DNS:Read, Zone Resources = the zones needed" });
+  if (!seen.length) throw noZone();
   const names = seen.map((s) => s.name);
   const notVisible = h.zones.filter((n) => !names.includes(n));
   if (notVisible.length) throw new AgentError("permission", `the token cannot read zone ${notVisible.join(", ")}`, { missing: notVisible.map((n) => `${ZONE_READ} on ${n}`), fix: `add ${notVisible.join(", ")} to the token's Zone Resources` });
-  for (const zone of seen.filter((s) => !h.zones.length || h.zones.includes(s.name))) {
+  for (const zone of seen.filter((s) => h.zones.includes(s.name))) {
     const d = await get(h, { path: `/zones/${seg(zone.id)}/dns_records`, query: { per_page: 1 } });
     if (d.status !== 200) throw new AgentError("permission", `the token lacks DNS:Read on ${zone.name}`, { missing: [`${DNS_READ} on ${zone.name}`], fix: "edit the token: add DNS:Read for these zones" });
-  }
-  // The token's scope can only be judged against the zones it is used for. Without them, a token
-  // that covers every zone of the account (including zones added later) would pass unnoticed.
-  if (!h.zones.length) {
-    throw new AgentError(
-      "misconfigured",
-      `RUNNER_CLOUDFLARE_ZONES is not set, so the token's scope cannot be checked: it sees ${names.join(", ")}; a token wider than the zones it is used for must be narrowed. To find the zones in use: ${FIND_ZONES}`,
-      { fix: `set RUNNER_CLOUDFLARE_ZONES to the zones in use, and narrow the token's Zone Resources to them (${FIND_ZONES})` },
-    );
   }
   const extra = names.filter((n) => !h.zones.includes(n));
   if (extra.length) {

@@ -8,17 +8,17 @@ import { httpJson, type HttpResult, urlOf } from "./http.ts";
 // Datadog (metrics/logs platform A). Which request carries which key, decided with Datadog's API
 // reference in hand (every read endpoint used here lists both apiKeyAuth and appKeyAuth; the
 // validate endpoint lists apiKeyAuth alone):
-//   GET /api/v1/validate          DD-API-KEY only. Called by the health check and nowhere else:
-//                                 once on the configured site and, when that answers 403, on each
-//                                 other regional site to find the organization's one.
+//   GET /api/v1/validate          DD-API-KEY only. The site check: once on the configured site
+//                                 and, when that answers 403, on each other regional site to find
+//                                 the organization's one. Health runs it first; an operation runs
+//                                 it only after Datadog refused it with 403.
 //   every operation's request     DD-API-KEY + DD-APPLICATION-KEY. Datadog refuses a read without
 //                                 the API key, so it cannot be kept to validate; it carries no
 //                                 scope and grants nothing by itself. The application key's scopes
 //                                 decide what the request may read.
-// A valid key answers 403 when the organization lives on another regional site; health checks
-// that before any scope is blamed. An operation refused with 403 does not probe other sites (that
-// would send the API key to validate outside health): its error names the scope and says that
-// health tells a wrong site apart.
+// A valid key answers 403 when the organization lives on another regional site, and Datadog's 403
+// reads the same for a missing scope. The reference says the site is checked before scopes, so a
+// 403 blames a scope only once validate has accepted the API key on the configured site.
 //
 // RUNNER_DATADOG_SITE (default datadoghq.com); DATADOG_API_KEY, DATADOG_APP_KEY (secrets);
 // RUNNER_DATADOG_URL_TEMPLATE (default https://api.{site}) for proxies and tests.
@@ -38,8 +38,16 @@ async function validate(h: DatadogHandle, site: string): Promise<HttpResult> {
   return httpJson(urlOf(baseFor(h, site), "/api/v1/validate"), { headers: { "DD-API-KEY": h.apiKey }, timeoutMs: 10_000 });
 }
 
-/** Health only: validate answered 403 on the configured site; is the key valid on another site? */
-async function wrongSite(h: DatadogHandle): Promise<AgentError | undefined> {
+/** The site before scopes: undefined when the API key is valid on the configured site. */
+async function siteProblem(h: DatadogHandle): Promise<AgentError | undefined> {
+  const here = await validate(h, h.site);
+  if (here.status === 200 && here.body?.valid === true) return undefined;
+  if (here.status === 403) return wrongSite(h);
+  return new AgentError("permission", `Datadog rejected the API key on ${h.site} (${here.status})`);
+}
+
+/** validate answered 403 on the configured site: is the key valid on another site? */
+async function wrongSite(h: DatadogHandle): Promise<AgentError> {
   for (const site of DATADOG_SITES.filter((s) => s !== h.site)) {
     const there = await validate(h, site);
     if (there.status === 200 && there.body?.valid === true) {
@@ -53,7 +61,18 @@ async function wrongSite(h: DatadogHandle): Promise<AgentError | undefined> {
   return new AgentError("permission", `Datadog rejected the API key on ${h.site} and on every other site: the key is invalid or revoked`);
 }
 
-async function call(h: DatadogHandle, opName: string, scopes: string[], path: string, init: { method?: "GET" | "POST"; query?: Record<string, string | number | undefined>; json?: unknown }) {
+/** A 403: the site first (validate, unless health just did), and only on the right site the scope. */
+async function forbidden(h: DatadogHandle, opName: string, scopes: string[], siteChecked: boolean): Promise<AgentError> {
+  const site = siteChecked ? undefined : await siteProblem(h);
+  if (site) return site;
+  if (!scopes.length) return new AgentError("permission", `${opName} was refused (403) on ${h.site}, where the API key is valid: the application key cannot read metrics; use a standard application key`, { fix: "use a standard application key" });
+  return new AgentError("permission", `${opName} was refused (403) on ${h.site}, where the API key is valid: the application key lacks scope ${scopes.join(" + ")}; add it to the key's scopes`, {
+    missing: scopes,
+    fix: `add scope ${scopes.join(" + ")} to the application key`,
+  });
+}
+
+async function call(h: DatadogHandle, opName: string, scopes: string[], path: string, init: { method?: "GET" | "POST"; query?: Record<string, string | number | undefined>; json?: unknown }, siteChecked = false) {
   if (!h.appKey) throw new AgentError("not_configured", `${opName} needs DATADOG_APP_KEY (an application key${scopes.length ? ` with scope ${scopes.join(" + ")}` : ""})`);
   const res = await httpJson(urlOf(baseFor(h, h.site), path, init.query), {
     method: init.method,
@@ -62,16 +81,7 @@ async function call(h: DatadogHandle, opName: string, scopes: string[], path: st
     headers: { "DD-API-KEY": h.apiKey, "DD-APPLICATION-KEY": h.appKey },
   });
   if (res.status >= 200 && res.status < 300) return res.body;
-  if (res.status === 403) {
-    const site = `Datadog answers the same 403 when RUNNER_DATADOG_SITE (${h.site}) is not the organization's site: \`runner agent health\` checks the site first`;
-    throw new AgentError(
-      "permission",
-      scopes.length
-        ? `${opName} was refused (403): the application key lacks scope ${scopes.join(" + ")}; add it to the key's scopes. ${site}`
-        : `${opName} was refused (403): the application key cannot read metrics; use a standard application key. ${site}`,
-      scopes.length ? { missing: scopes, fix: `add scope ${scopes.join(" + ")} to the application key (after \`runner agent health\` confirms the site)` } : { fix: "use a standard application key (after `runner agent health` confirms the site)" },
-    );
-  }
+  if (res.status === 403) throw await forbidden(h, opName, scopes, siteChecked);
   if (res.status === 401) throw new AgentError("permission", `${opName} was refused (401): the API key or application key is invalid or revoked`);
   throw new AgentError("upstream", `${opName} failed: Datadog answered ${res.status}`);
 }
@@ -128,13 +138,17 @@ export const datadogConnector: Connector<DatadogHandle> = {
     return { site, template: ctx.env.RUNNER_DATADOG_URL_TEMPLATE || "https://api.{site}", apiKey, appKey: await ctx.secrets.get("DATADOG_APP_KEY") };
   },
   async health(h) {
-    // The only caller of /api/v1/validate, with the API key alone.
-    const res = await validate(h, h.site);
-    if (res.status === 403) throw (await wrongSite(h)) ?? new AgentError("permission", "Datadog validate answered 403");
-    if (res.status !== 200 || res.body?.valid !== true) throw new AgentError("permission", `Datadog rejected the API key on ${h.site} (${res.status})`);
-    if (!h.appKey) return { status: "ok", detail: `API key valid on ${h.site}; no DATADOG_APP_KEY, so no operation can run` };
+    // The site before anything else: a valid key on the wrong site answers 403 everywhere.
+    const site = await siteProblem(h);
+    if (site) throw site;
+    if (!h.appKey) {
+      throw new AgentError("not_configured", `API key valid on ${h.site}, but DATADOG_APP_KEY is not set: every operation needs an application key, and its scope monitors_read is required always`, {
+        missing: ["monitors_read"],
+        fix: "create an application key with scope monitors_read (and the scopes of the operations used) and set DATADOG_APP_KEY",
+      });
+    }
     // monitors_read is the one always-required scope; this read carries both keys, as operations do.
-    await call(h, "datadog.monitors.list", ["monitors_read"], "/api/v1/monitor", { query: { page_size: 1 } });
+    await call(h, "datadog.monitors.list", ["monitors_read"], "/api/v1/monitor", { query: { page_size: 1 } }, true);
     return { status: "ok", detail: `API key valid on ${h.site}; application key reads monitors` };
   },
   operations: datadogOperations,

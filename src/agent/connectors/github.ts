@@ -4,7 +4,7 @@ import type { AgentContext } from "../context.ts";
 import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { httpJson, type HttpResult, urlOf } from "./http.ts";
-import { limit, obj, optStr, type RestRequest, type RestSpec, restOperations, seg, str } from "./rest-op.ts";
+import { limit, obj, optStr, type RestRequest, type RestSpec, restOperations, seg } from "./rest-op.ts";
 
 // GitHub (source hosting). GITHUB_TOKEN is a fine-grained token (recommended; repository
 // permissions, all Read) or a classic token with scopes repo, read:org, security_events.

@@ -5,7 +5,7 @@ import type { AgentContext } from "../context.ts";
 import { requireSecret } from "../credentials/require-secret.ts";
 import { AgentError } from "../errors.ts";
 import { assertReadCommand } from "./mongodb-read-guard.ts";
-import { limit, obj, optStr } from "./rest-op.ts";
+import { limit, obj } from "./rest-op.ts";
 
 // MongoDB (document database) through the official driver. MONGODB_URI (a secret: the URI embeds
 // the credential of a dedicated read-only user); RUNNER_MONGODB_DATABASE (default: the URI's

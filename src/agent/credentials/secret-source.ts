@@ -14,19 +14,47 @@ import type { Redactor } from "./redactor.ts";
 
 export interface SecretSource {
   readonly mode: string;
+  /** Set when RUNNER_SECRET_STORE_MODE and its variables are wrong: then every get() throws it. */
+  readonly problem?: AgentError;
   get(name: string): Promise<string | undefined>;
 }
 
 export const SECRET_STORE_MODES = ["env", "aws-secrets-manager"] as const;
 
+/** Never throws: a wrong store configuration is an error of each read, so that `run` reports it
+ * as `<code>: <message>` and health still prints a row per connector. */
 export function secretSourceFromEnv(env: Env, redactor: Redactor): SecretSource {
   const mode = env.RUNNER_SECRET_STORE_MODE ?? "env";
   if (mode === "env") return new EnvSecrets(env, redactor);
-  if (mode === "aws-secrets-manager") return new AwsSecretsManagerSecrets(env, redactor);
-  throw new AgentError(
-    "not_configured",
-    `RUNNER_SECRET_STORE_MODE="${mode}" is not a known mode (${SECRET_STORE_MODES.join(", ")})`,
-  );
+  if (mode !== "aws-secrets-manager") {
+    return new MisconfiguredSecrets(
+      mode,
+      new AgentError("not_configured", `RUNNER_SECRET_STORE_MODE="${mode}" is not a known mode (${SECRET_STORE_MODES.join(", ")})`, {
+        fix: `set RUNNER_SECRET_STORE_MODE to one of ${SECRET_STORE_MODES.join(", ")}, or unset it to read credentials from the environment`,
+      }),
+    );
+  }
+  const prefix = env.RUNNER_SECRET_PREFIX?.replace(/\/+$/, "");
+  if (!prefix) {
+    return new MisconfiguredSecrets(
+      mode,
+      new AgentError("not_configured", "RUNNER_SECRET_STORE_MODE=aws-secrets-manager needs RUNNER_SECRET_PREFIX (secrets are read as <prefix>/<NAME>)", {
+        fix: "set RUNNER_SECRET_PREFIX to the prefix the identity may read (policies/aws/runner-secret-store.json)",
+      }),
+    );
+  }
+  return new AwsSecretsManagerSecrets(env, redactor, prefix);
+}
+
+class MisconfiguredSecrets implements SecretSource {
+  constructor(
+    readonly mode: string,
+    readonly problem: AgentError,
+  ) {}
+
+  async get(): Promise<string | undefined> {
+    throw this.problem;
+  }
 }
 
 class EnvSecrets implements SecretSource {
@@ -45,15 +73,15 @@ class EnvSecrets implements SecretSource {
 
 class AwsSecretsManagerSecrets extends EnvSecrets {
   override readonly mode = "aws-secrets-manager";
-  private readonly prefix: string;
   private client: SecretsManagerClient | undefined;
   private readonly cache = new Map<string, Promise<string | undefined>>();
 
-  constructor(env: Env, redactor: Redactor) {
+  constructor(
+    env: Env,
+    redactor: Redactor,
+    private readonly prefix: string,
+  ) {
     super(env, redactor);
-    const prefix = env.RUNNER_SECRET_PREFIX;
-    if (!prefix) throw new AgentError("not_configured", "RUNNER_SECRET_STORE_MODE=aws-secrets-manager needs RUNNER_SECRET_PREFIX");
-    this.prefix = prefix.replace(/\/+$/, "");
   }
 
   override async get(name: string): Promise<string | undefined> {

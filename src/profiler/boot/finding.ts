@@ -20,7 +20,8 @@ export type CheckName =
   | "orchestrator"
   | "restart"
   | "identity"
-  | "kernel";
+  | "kernel"
+  | "store";
 
 export type FindingStatus = "pass" | "fail" | "warn";
 

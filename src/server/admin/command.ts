@@ -1,16 +1,19 @@
 // `runner admin --data DIR …`: works on the store directly (no server needed).
 import { parseArgs } from "node:util";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
+import { textProblem } from "../../protocol/names.ts";
+import { safe, terminalJson, terminalSafe } from "../../terminal-text.ts";
+import { TOKEN_NAME, TOKEN_NAME_RULE } from "../tokens/token-name.ts";
 import { captureJson, instrumentationSummary } from "../records/capture-json.ts";
-import { openStore } from "../store/open.ts";
+import { chosenDatabaseUrl, openStore } from "../store/open.ts";
 import { DATABASE_COMMANDS, databaseCommand } from "./database-command.ts";
 import type { Store } from "../store/store.ts";
 import { StoreError } from "../store/types.ts";
 import { createMember } from "../users/create-user.ts";
 
-const USAGE = `usage: runner admin (--data DIR | --database-url postgres://…) <command>
+const USAGE = `usage: runner admin (--data DIR | with RUNNER_DATABASE_URL=postgres://… set) <command>
   migrate                      bring the store's schema up to date (PostgreSQL: run before starting new replicas)
-  import-sqlite FILE           with --database-url: copy a SQLite store (DIR/runner.db) into an empty PostgreSQL database
+  import-sqlite FILE           with RUNNER_DATABASE_URL: copy a SQLite store (DIR/runner.db) into an empty PostgreSQL database
   org create ORG
   profiler enable ORG | profiler disable ORG
   token create ORG NAME        prints the capture token once, as the last line
@@ -28,7 +31,8 @@ const USAGE = `usage: runner admin (--data DIR | --database-url postgres://…) 
 class UsageError extends Error {}
 
 const out = (s: string): void => void process.stdout.write(`${s}\n`);
-const printJson = (v: unknown): void => out(JSON.stringify(v, null, 2));
+// Every field printed below was stored from a client or a Profiler: printed terminal-safe.
+const printJson = (v: unknown): void => out(terminalJson(v));
 
 function need(args: string[], n: number, shape: string): string[] {
   if (args.length !== n) throw new UsageError(`expected: runner admin ${shape}`);
@@ -46,30 +50,33 @@ async function readPasswordFromStdin(): Promise<string> {
 const COMMANDS: Record<string, Handler> = {
   "org create": async (store, args) => {
     const [org] = need(args, 1, "org create ORG");
+    const problem = textProblem(org!);
+    if (problem) throw new UsageError(`organization name ${problem}`);
     await store.createOrg(org!);
-    out(`created organization ${org}`);
+    out(safe`created organization ${org}`);
   },
   "profiler enable": async (store, args) => {
     const [org] = need(args, 1, "profiler enable ORG");
     await store.setProfilerEnabled(org!, true);
-    out(`Profiler enabled for ${org}`);
+    out(safe`Profiler enabled for ${org}`);
   },
   "profiler disable": async (store, args) => {
     const [org] = need(args, 1, "profiler disable ORG");
     await store.setProfilerEnabled(org!, false);
-    out(`Profiler disabled for ${org}`);
+    out(safe`Profiler disabled for ${org}`);
   },
   "token create": async (store, args) => {
     const [org, name] = need(args, 2, "token create ORG NAME");
+    if (!TOKEN_NAME.test(name!)) throw new UsageError(`token name ${JSON.stringify(name)} is not allowed: a token name is ${TOKEN_NAME_RULE} (it is the requester of every capture the token queues)`);
     const token = generateToken(CAPTURE_TOKEN_PREFIX);
     await store.addCaptureToken(org!, name!, hashToken(token));
-    out(`capture token "${name}" created for ${org}; it is shown once, store it now:`);
+    out(safe`capture token "${name}" created for ${org}; it is shown once, store it now:`);
     out(token);
   },
   "token revoke": async (store, args) => {
     const [org, name] = need(args, 2, "token revoke ORG NAME");
     await store.revokeCaptureToken(org!, name!);
-    out(`capture token "${name}" of ${org} revoked`);
+    out(safe`capture token "${name}" of ${org} revoked`);
   },
   "token list": async (store, args, json) => {
     const [org] = need(args, 1, "token list ORG");
@@ -81,14 +88,14 @@ const COMMANDS: Record<string, Handler> = {
       revoked_at: t.revokedAt === null ? null : new Date(t.revokedAt).toISOString(),
     }));
     if (json) return printJson(rows);
-    if (rows.length === 0) return out(`no capture tokens for ${org}`);
-    for (const r of rows) out(`${r.name}\t${r.active ? "active" : `revoked ${r.revoked_at}`}\tcreated ${r.created_at}`);
+    if (rows.length === 0) return out(safe`no capture tokens for ${org}`);
+    for (const r of rows) out(safe`${r.name}\t${r.active ? "active" : `revoked ${r.revoked_at}`}\tcreated ${r.created_at}`);
   },
   "bootstrap-token create": async (store, args) => {
     const [org] = need(args, 1, "bootstrap-token create ORG");
     const token = generateToken(BOOTSTRAP_TOKEN_PREFIX);
     await store.addBootstrapToken(org!, hashToken(token));
-    out(`bootstrap token created for ${org}; it is shown once, store it now:`);
+    out(safe`bootstrap token created for ${org}; it is shown once, store it now:`);
     out(token);
   },
   "user create": async (store, args, _json, opts) => {
@@ -97,15 +104,15 @@ const COMMANDS: Record<string, Handler> = {
     // Never a password in argv (visible in ps and shell history): stdin only.
     if (!opts.passwordStdin) throw new UsageError("--password-stdin is required: pipe the password on stdin");
     const user = await createMember(store, org!, email!, opts.role, await readPasswordFromStdin());
-    out(`created ${user.role} ${user.email} in ${user.orgName}`);
+    out(safe`created ${user.role} ${user.email} in ${user.orgName}`);
   },
   "captures list": async (store, args, json) => {
     const [org] = need(args, 1, "captures list ORG");
     const records = await store.listCaptures(org!);
     if (json) return printJson(records.map(captureJson));
-    if (records.length === 0) return out(`no capture requests for ${org}`);
+    if (records.length === 0) return out(safe`no capture requests for ${org}`);
     for (const r of records) {
-      out(`${r.requestId}\t${r.workload}@${r.version}${r.env ? ` (${r.env})` : ""}\t${r.kind}\t${r.status}${r.outcome ? `/${r.outcome}` : ""}\tby ${r.requester}`);
+      out(safe`${r.requestId}\t${r.workload}@${r.version}${r.env ? ` (${r.env})` : ""}\t${r.kind}\t${r.status}${r.outcome ? `/${r.outcome}` : ""}\tby ${r.requester}`);
     }
   },
   "captures show": async (store, args, json) => {
@@ -116,10 +123,10 @@ const COMMANDS: Record<string, Handler> = {
     const diffInfo = diff && { compared_with: diff.comparedWith?.requestId ?? null, compared_version: diff.comparedWith?.version ?? null, verdict: diff.verdict, note: diff.note };
     const j = captureJson(record);
     if (json) return printJson({ ...j, diff: diffInfo });
-    for (const [k, v] of Object.entries(j)) if (k !== "instrumentation") out(`${k.padEnd(14)} ${v ?? "-"}`);
-    out(`${"instrumentation".padEnd(14)} ${instrumentationSummary(record.instrumentation)}`);
-    for (const n of record.instrumentation?.notes ?? []) out(`${"collector note".padEnd(14)} ${n}`);
-    if (diffInfo) out(`${"diff".padEnd(14)} ${diffInfo.verdict ?? "none"}: ${diffInfo.note}`);
+    for (const [k, v] of Object.entries(j)) if (k !== "instrumentation") out(safe`${k.padEnd(14)} ${v ?? "-"}`);
+    out(safe`${"instrumentation".padEnd(14)} ${instrumentationSummary(record.instrumentation)}`);
+    for (const n of record.instrumentation?.notes ?? []) out(safe`${"collector note".padEnd(14)} ${n}`);
+    if (diffInfo) out(safe`${"diff".padEnd(14)} ${diffInfo.verdict ?? "none"}: ${diffInfo.note}`);
   },
   "captures diff": async (store, args, json, opts) => {
     const [id] = need(args, 1, "captures diff ID");
@@ -130,8 +137,8 @@ const COMMANDS: Record<string, Handler> = {
       await Bun.write(opts.html, diff.html);
     }
     if (json) return printJson({ request_id: id, compared_with: diff.comparedWith, note: diff.note, diff: diff.json ? JSON.parse(diff.json) : null });
-    out(`${diff.verdict ?? "no diff"}: ${diff.note}`);
-    if (opts.html) out(`flame graph written to ${opts.html}`);
+    out(safe`${diff.verdict ?? "no diff"}: ${diff.note}`);
+    if (opts.html) out(safe`flame graph written to ${opts.html}`);
   },
 };
 
@@ -162,10 +169,12 @@ export async function adminCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const [group, action, ...args] = positionals;
+  const database = chosenDatabaseUrl(values["database-url"], values.data);
+  if (database.warning) process.stderr.write(`runner admin: warning: ${database.warning}\n`);
   if ((DATABASE_COMMANDS as readonly string[]).includes(group ?? "")) {
-    return databaseCommand(group!, positionals.slice(1), { data: values.data, databaseUrl: values["database-url"] }).then(
+    return databaseCommand(group!, positionals.slice(1), { data: values.data, databaseUrl: database.url }).then(
       () => 0,
-      (err: Error) => (process.stderr.write(`runner admin: ${err.message}\n`), 1),
+      (err: Error) => (process.stderr.write(`runner admin: ${terminalSafe(err.message)}\n`), 1),
     );
   }
   const handler = COMMANDS[`${group} ${action}`];
@@ -177,11 +186,11 @@ export async function adminCommand(argv: string[]): Promise<number> {
   try {
     // Only `org create` starts a new store; every other command needs an existing one.
     const mustExist = `${group} ${action}` !== "org create";
-    store = openStore({ data: values.data, databaseUrl: values["database-url"], mustExist });
+    store = openStore({ data: values.data, databaseUrl: database.url, mustExist });
     await handler(store, args, values.json!, { html: values.html, role: values.role, passwordStdin: values["password-stdin"] });
     return 0;
   } catch (err) {
-    process.stderr.write(`runner admin: ${(err as Error).message}\n`);
+    process.stderr.write(`runner admin: ${terminalSafe((err as Error).message)}\n`);
     return err instanceof UsageError ? 2 : 1;
   } finally {
     await store?.close();

@@ -1,4 +1,4 @@
-// `runner admin … migrate` and `runner admin --database-url URL import-sqlite FILE`: the schema
+// `runner admin … migrate` and `RUNNER_DATABASE_URL=… runner admin import-sqlite FILE`: the schema
 // upgrade and the one-way move from the embedded SQLite store to PostgreSQL (README "Scale-out").
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
@@ -14,16 +14,16 @@ export const DATABASE_COMMANDS = ["migrate", "import-sqlite"] as const;
 
 export async function databaseCommand(command: string, args: string[], loc: { data?: string; databaseUrl?: string }): Promise<void> {
   if (command === "migrate") {
-    if (args.length) throw new Error("expected: runner admin (--data DIR | --database-url URL) migrate");
+    if (args.length) throw new Error("expected: runner admin --data DIR migrate, or with RUNNER_DATABASE_URL set: runner admin migrate");
     if (loc.databaseUrl) return migratePostgres(loc.databaseUrl);
-    if (!loc.data) throw new Error("--data DIR or --database-url URL is required");
+    if (!loc.data) throw new Error("--data DIR or RUNNER_DATABASE_URL (or --database-url) is required");
     // Opening the SQLite file applies its migrations; a mistyped --data is not a store to create.
     if (!existsSync(`${loc.data}/runner.db`)) throw missingStoreError(loc.data);
     openDatabase(`${loc.data}/runner.db`).close();
     out(`SQLite schema at version ${MIGRATIONS.at(-1)!.version}`);
     return;
   }
-  if (args.length !== 1 || !loc.databaseUrl) throw new Error("expected: runner admin --database-url URL import-sqlite FILE");
+  if (args.length !== 1 || !loc.databaseUrl) throw new Error("expected, with RUNNER_DATABASE_URL set to the PostgreSQL database: runner admin import-sqlite FILE");
   await importSqlite(args[0]!, loc.databaseUrl);
 }
 

@@ -4,6 +4,7 @@
 //   -> 413/400 body -> 202 deduped (identical request in flight) -> 429 org over its hourly limit -> 202 queued.
 // Only a newly queued request counts toward the limit; 4xx answers and deduped 202s do not.
 import type { Logger } from "../../log.ts";
+import { textProblem } from "../../protocol/names.ts";
 import { parseCaptureRequest, type CaptureAccepted } from "../../protocol/capture-request.ts";
 import type { Store } from "../store/store.ts";
 import { authenticateCaptureToken } from "../tokens/authenticate.ts";
@@ -52,6 +53,10 @@ export async function queueAs(deps: QueueCaptureDeps, org: Org, requester: strin
       body: { error: `the Profiler is not enabled for organization "${org.name}"; an owner or admin enables it in Settings` },
     };
   }
+  // The requester (a token's name, a member's email) is printed beside the record like its fields:
+  // one created before names were checked is refused rather than stored.
+  const requesterProblem = textProblem(requester);
+  if (requesterProblem) return { status: 400, body: { error: `requester (this token's name or member's email) ${requesterProblem}; use a token with a plain name`, field: "requester" } };
   const raw = await readBody();
   if (!raw.ok) return { status: raw.status, body: { error: raw.error } };
   const parsed = parseCaptureRequest(raw.text);

@@ -17,8 +17,11 @@ import type { CaptureRecord } from "../store/types.ts";
 import type { ProfilerMessage } from "../../protocol/tunnel.ts";
 import type { TunnelSession } from "../tunnel/listener.ts";
 import type { ClusterDispatchStore, ClusterTimeouts, Finished, LocalOrder } from "./cluster-store.ts";
-import { ACK_TIMEOUT_MS, RECONNECT_GRACE_MS, RESULT_GRACE_MS, type DispatcherOptions } from "./dispatcher.ts";
+import { ACK_TIMEOUT_MS, RECONNECT_GRACE_MS, RESULT_GRACE_MS, type DispatchOptions } from "./dispatcher.ts";
+import { bridgeLocal } from "./local-bridge.ts";
 import type { NodeAnswer } from "./merge.ts";
+import { nodeAnswer } from "./node-answer.ts";
+import { answerReason } from "./order-rules.ts";
 
 export const LEASE_MS = 10_000;
 const HEARTBEAT_MS = 2_000;
@@ -33,7 +36,7 @@ interface Local {
   sent: Set<string>;
 }
 
-export interface ClusterDispatcherOptions extends DispatcherOptions {
+export interface ClusterDispatcherOptions extends DispatchOptions {
   cluster: ClusterDispatchStore;
   timeouts?: Partial<ClusterTimeouts>;
 }
@@ -125,7 +128,7 @@ export class ClusterDispatcher {
       const { send, restarted } = await this.cluster.sessionUp(session.orgId, session.instanceId, running, this.now());
       for (const o of send) this.send(o, true);
       for (const id of restarted) {
-        await this.record(id, session.orgId, session.instanceId, { state: "failed", reason: `Profiler ${session.instanceId} restarted during the capture` }, null);
+        await this.record(id, session.orgId, session.instanceId, { state: "failed", reason: answerReason.restarted(session.instanceId) }, null);
       }
       await this.deliver();
       this.kick();
@@ -144,25 +147,11 @@ export class ClusterDispatcher {
 
   message(session: TunnelSession, msg: Exclude<ProfilerMessage, { type: "hello" | "heartbeat" }>): void {
     if (msg.type === "local_capture") {
-      void this.bridgeLocal(session, msg.id, msg.authorization, msg.body);
+      void bridgeLocal(session, msg, this.opts.onLocalCapture);
       return;
     }
-    let a: NodeAnswer;
-    let profile: Uint8Array | null = null;
-    if (msg.type === "answer") {
-      a = msg.answer === "running" ? { state: "running", since: this.now() } : { state: msg.answer, reason: msg.reason ?? msg.answer };
-    } else if (msg.outcome === "pushed") {
-      if (!msg.instrumentation || !msg.profile_gz_b64) a = { state: "failed", reason: "Profiler pushed a result without a profile" };
-      else {
-        profile = Buffer.from(msg.profile_gz_b64, "base64");
-        a = { state: "pushed", instrumentation: msg.instrumentation, note: msg.reason };
-      }
-    } else if (msg.outcome === "failed") {
-      a = { state: "failed", reason: msg.reason ?? "failed", instrumentation: msg.instrumentation };
-    } else {
-      a = { state: "nothing_to_push", reason: msg.reason ?? "nothing to push" };
-    }
-    void this.record(msg.request_id, session.orgId, session.instanceId, a, profile);
+    const { answer, profile } = nodeAnswer(msg, this.now());
+    void this.record(msg.request_id, session.orgId, session.instanceId, answer, profile);
   }
 
   private async record(requestId: string, orgId: number, instanceId: string, a: NodeAnswer, profile: Uint8Array | null): Promise<void> {
@@ -217,12 +206,6 @@ export class ClusterDispatcher {
     );
   }
 
-  private async bridgeLocal(session: TunnelSession, id: string, authorization: string, body: string): Promise<void> {
-    const answer = this.opts.onLocalCapture
-      ? await this.opts.onLocalCapture(authorization, body).catch(() => ({ status: 503, body: '{"error":"control plane error"}', retryAfter: "5" }))
-      : { status: 503, body: '{"error":"local capture bridging is not enabled"}', retryAfter: "5" };
-    session.send({ type: "local_capture_answer", id, status: answer.status, body: answer.body, retry_after: answer.retryAfter });
-  }
 }
 
 const keyOf = (orgId: number, instanceId: string) => `${orgId}/${instanceId}`;

@@ -59,7 +59,3 @@ export interface ClusterDispatchStore {
   /** Clean shutdown: tunnels here are down now, the lease is released. */
   leave(now: number): Promise<void>;
 }
-
-export function isClusterStore(store: unknown): store is { cluster: ClusterDispatchStore } {
-  return typeof store === "object" && store !== null && "cluster" in store && typeof (store as { cluster: unknown }).cluster === "object";
-}

@@ -16,27 +16,31 @@
 
 import type { Logger } from "../../log.ts";
 import type { CaptureOrder, ProfilerMessage } from "../../protocol/tunnel.ts";
-import type { Store } from "../store/store.ts";
 import { StoreError, type CaptureRecord } from "../store/types.ts";
 import type { TunnelEvents, TunnelSession } from "../tunnel/listener.ts";
+import { bridgeLocal, type LocalCaptureHandler } from "./local-bridge.ts";
+import type { LocalDispatchStore } from "./local-store.ts";
 import { mergeAnswers, toRecordInstrumentation, type NodeAnswer } from "./merge.ts";
-import { captureOrder, timeoutReason } from "./order-rules.ts";
+import { nodeAnswer } from "./node-answer.ts";
+import { answerReason, captureOrder, timeoutReason } from "./order-rules.ts";
 
 export const RECONNECT_GRACE_MS = 20_000;
 export const ACK_TIMEOUT_MS = 30_000;
 export const RESULT_GRACE_MS = 60_000;
 const POLL_MS = 250;
 
-export type DispatchStore = Pick<Store, "listQueuedCaptures" | "markCaptureRunning" | "requeueRunningCaptures" | "completeCapture">;
-
-export interface DispatcherOptions {
-  store: DispatchStore;
+/** What both dispatchers are given besides their store. */
+export interface DispatchOptions {
   logger: Logger;
   /** A pushed profile arrived and its record is complete: store the profile and diff it. */
   onProfile?: (record: CaptureRecord, profileGz: Uint8Array, fromInstance: string) => Promise<void>;
   /** A sidecar's request bridged over the tunnel: answer it with the public API's rules. */
-  onLocalCapture?: (authorization: string, body: string) => Promise<{ status: number; body: string; retryAfter?: string }>;
+  onLocalCapture?: LocalCaptureHandler;
   now?: () => number;
+}
+
+export interface DispatcherOptions extends DispatchOptions {
+  store: LocalDispatchStore;
 }
 
 interface Flight {
@@ -147,7 +151,7 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
       f.lostTimers.delete(session.instanceId);
       if (running.includes(id)) continue; // still measuring: resume waiting for its result
       if (a.state === "pending") session.send({ type: "capture", order: f.order }); // redispatch
-      else this.answer(f, session.instanceId, { state: "failed", reason: `Profiler ${session.instanceId} restarted during the capture` });
+      else this.answer(f, session.instanceId, { state: "failed", reason: answerReason.restarted(session.instanceId) });
     }
     this.kick();
     return Promise.resolve();
@@ -177,7 +181,7 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
 
   message(session: TunnelSession, msg: Exclude<ProfilerMessage, { type: "hello" | "heartbeat" }>): void {
     if (msg.type === "local_capture") {
-      void this.bridgeLocal(session, msg.id, msg.authorization, msg.body);
+      void bridgeLocal(session, msg, this.opts.onLocalCapture);
       return;
     }
     const f = this.flights.get(msg.request_id);
@@ -185,23 +189,9 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
       this.opts.logger.warn({ request_id: msg.request_id, instance_id: session.instanceId }, "answer for an unknown capture ignored");
       return;
     }
-    if (msg.type === "answer") {
-      if (msg.answer === "running") this.answer(f, session.instanceId, { state: "running", since: this.now() });
-      else this.answer(f, session.instanceId, { state: msg.answer, reason: msg.reason ?? msg.answer });
-      return;
-    }
-    if (msg.outcome === "pushed") {
-      if (!msg.instrumentation || !msg.profile_gz_b64) {
-        this.answer(f, session.instanceId, { state: "failed", reason: "Profiler pushed a result without a profile" });
-        return;
-      }
-      f.profiles.set(session.instanceId, Buffer.from(msg.profile_gz_b64, "base64"));
-      this.answer(f, session.instanceId, { state: "pushed", instrumentation: msg.instrumentation, note: msg.reason });
-    } else if (msg.outcome === "failed") {
-      this.answer(f, session.instanceId, { state: "failed", reason: msg.reason ?? "failed", instrumentation: msg.instrumentation });
-    } else {
-      this.answer(f, session.instanceId, { state: "nothing_to_push", reason: msg.reason ?? "nothing to push" });
-    }
+    const { answer, profile } = nodeAnswer(msg, this.now());
+    if (profile) f.profiles.set(session.instanceId, profile);
+    this.answer(f, session.instanceId, answer);
   }
 
   private answer(f: Flight, instance: string, a: NodeAnswer): void {
@@ -256,12 +246,5 @@ export class Dispatcher implements Omit<TunnelEvents, "lookup"> {
         }
       }
     }
-  }
-
-  private async bridgeLocal(session: TunnelSession, id: string, authorization: string, body: string): Promise<void> {
-    const answer = this.opts.onLocalCapture
-      ? await this.opts.onLocalCapture(authorization, body).catch(() => ({ status: 503, body: '{"error":"control plane error"}', retryAfter: "5" }))
-      : { status: 503, body: '{"error":"local capture bridging is not enabled"}', retryAfter: "5" };
-    session.send({ type: "local_capture_answer", id, status: answer.status, body: answer.body, retry_after: answer.retryAfter });
   }
 }

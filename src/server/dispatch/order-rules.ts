@@ -1,6 +1,6 @@
 // What both dispatchers (dispatcher.ts on SQLite, cluster-dispatcher.ts with the PostgreSQL store)
-// say the same way: the capture order a record becomes on the wire, and why a Profiler's answer
-// was given up on. Pure: no store, no clock.
+// say the same way: the capture order a record becomes on the wire, and every reason a node's
+// answer is recorded with that the Profiler did not state itself. Pure: no store, no clock.
 import type { CaptureRequest } from "../../protocol/capture-request.ts";
 import type { CaptureOrder } from "../../protocol/tunnel.ts";
 
@@ -23,4 +23,12 @@ export const timeoutReason = {
     `Profiler ${instance} lost mid-capture (${why}) and did not come back within ${reconnectGraceMs / 1000} s`,
   unacknowledged: (instance: string, ackTimeoutMs: number) => `Profiler ${instance} did not acknowledge the order within ${ackTimeoutMs / 1000} s`,
   noResult: (instance: string, resultGraceMs: number) => `Profiler ${instance} sent no result within the window plus ${resultGraceMs / 1000} s`,
+};
+
+/** The reason for an answer the Profiler gave without one, or one that cannot stand as given. */
+export const answerReason = {
+  restarted: (instance: string) => `Profiler ${instance} restarted during the capture`,
+  pushedWithoutProfile: "Profiler pushed a result without a profile",
+  failed: "failed",
+  nothingToPush: "nothing to push",
 };

@@ -12,6 +12,7 @@
 import { Value } from "@sinclair/typebox/value";
 import type { Logger } from "../../log.ts";
 import { ed25519PublicKeyProblem } from "../../protocol/ed25519-public-key.ts";
+import { textProblem } from "../../protocol/names.ts";
 import { EnrolRequest, TENANT_HEADER, type EnrolResponse } from "../../protocol/enrol.ts";
 import { BOOTSTRAP_TOKEN_PREFIX, hashToken, isWellFormedToken } from "../../protocol/token-format.ts";
 import type { HttpAnswer } from "../captures/queue-capture.ts";
@@ -55,6 +56,11 @@ export async function enrolRequest(deps: { store: Store; logger: Logger; now: ()
     return { status: 400, body: { error: `${field}: ${firstError.message}` } };
   }
   const req = parsed as EnrolRequest;
+  // Shown in Settings and logs beside the org's records: the same text rule as a capture's fields.
+  for (const field of ["instance_id", "version", "arch"] as const) {
+    const problem = req[field] === undefined ? undefined : textProblem(req[field]);
+    if (problem) return { status: 400, body: { error: `${field}: ${problem}` } };
+  }
   const keyProblem = await ed25519PublicKeyProblem(req.public_key);
   if (keyProblem) return { status: 400, body: { error: `public_key: ${keyProblem}` } };
 

@@ -1,17 +1,15 @@
 // The JSON shape of a capture record for `runner admin captures … --json` (and the demo walkthrough).
 import type { CaptureRecord, RecordInstrumentation } from "../store/types.ts";
 import { probeCoverage } from "../../protocol/instrumentation-statement.ts";
+import { captureOrder } from "../dispatch/order-rules.ts";
 
 export function captureJson(r: CaptureRecord) {
+  // What was asked for, in the wire's names, as the capture order carries it.
+  const { request_id, ...request } = captureOrder(r.requestId, r);
   return {
-    request_id: r.requestId,
+    request_id,
     org: r.orgName,
-    workload: r.workload,
-    version: r.version,
-    env: r.env,
-    kind: r.kind,
-    duration_sec: r.durationSec,
-    warmup_sec: r.warmupSec,
+    ...request,
     status: r.status,
     outcome: r.outcome,
     reason: r.reason,

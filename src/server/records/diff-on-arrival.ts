@@ -6,72 +6,117 @@
 // pushed so far, so each new replicate of V re-runs the diff and can confirm a suspect change
 // (the confirmation window). The record always says which capture it was compared with, or why
 // there is none.
+//
+// A head that is no baseline is skipped for the one before it, and the note names it and why: one
+// whose profile was refused at its push (so none was kept), or whose stored profile cannot be read
+// now. All the reading and comparing runs in a worker within a budget (../off-loop/run-in-worker.ts); the pushed
+// profile is refused, not kept, when it is not a ptop stream within ptop's own bounds.
 
 import type { Logger } from "../../log.ts";
-import { gunzipProfile } from "../../witness/gunzip.ts";
-import { parseProfile } from "../../witness/parse.ts";
-import { diffCaptures } from "../../witness/diff.ts";
-import { renderDiffHtml } from "../../witness/html.ts";
-import type { Capture } from "../../witness/model.ts";
 import type { Store } from "../store/store.ts";
+import type { Baseline } from "../store/profiler-store.ts";
 import type { CaptureRecord } from "../store/types.ts";
+import type { DiffJob, JobProfile } from "./diff-job.ts";
+import { DIFF_BUDGET, runDiffJobInWorker, type Budget } from "../off-loop/run-in-worker.ts";
 
-export async function storeAndDiff(deps: { store: Store; logger: Logger; now: () => number }, record: CaptureRecord, profileGz: Uint8Array, instanceId: string): Promise<void> {
+/** Heads skipped before giving up on a baseline: a run of refused versions is a problem to see, not to search past. */
+const MAX_SKIPPED_HEADS = 5;
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const profileName = (r: CaptureRecord) => `${r.version}/${r.kind}/${r.requestId}.jsonl`;
+
+export async function storeAndDiff(
+  deps: { store: Store; logger: Logger; now: () => number; budget?: Budget },
+  record: CaptureRecord,
+  profileGz: Uint8Array,
+  instanceId: string,
+): Promise<void> {
   const { store } = deps;
-  // A profile that does not inflate within MAX_PROFILE_BYTES (a gzip bomb, or corrupt) is not
-  // kept: the record says why instead of every later view and diff paying for it again.
-  let pushed: Capture;
-  try {
-    pushed = parseProfile(await gunzipProfile(profileGz, "the pushed profile"), `${record.version}/${record.kind}/${record.requestId}.jsonl`);
-  } catch (err) {
-    const note = `the pushed profile was not kept: ${(err as Error).message}`;
-    deps.logger.warn({ request_id: record.requestId, instance_id: instanceId, err: (err as Error).message }, "pushed profile refused");
-    await store.saveDiff({ requestId: record.requestId, comparedWith: null, note, verdict: null, json: null, html: null, createdAt: deps.now() });
-    return;
-  }
-  await store.saveProfile(record.requestId, profileGz, instanceId, deps.now());
+  const saveNote = (requestId: string, note: string) =>
+    store.saveDiff({ requestId, comparedWith: null, note, verdict: null, json: null, html: null, createdAt: deps.now() });
+  const pushed: JobProfile = { requestId: record.requestId, name: profileName(record), gz: profileGz };
 
   const afterRecords = await store.listPushedOfVersion(record.orgName, record.workload, record.env, record.version);
   const afterHead = afterRecords.filter((r) => r.kind === "head").at(-1);
-  const noDiff = (requestId: string, note: string) =>
-    store.saveDiff({ requestId, comparedWith: null, note, verdict: null, json: null, html: null, createdAt: deps.now() });
-  if (!afterHead) {
-    await noDiff(record.requestId, `no head capture of version ${record.version} yet: replicates are compared once the head is pushed`);
-    return;
-  }
-  const baseline = await store.findBaseline(record.orgName, record.workload, record.env, record.version, afterHead.createdAt);
   // The diff belongs to the head of V; a replicate refreshes that head's diff.
-  const target = afterHead.requestId;
-  if (!baseline) {
-    await noDiff(target, `no earlier version of ${record.workload}${record.env ? ` (${record.env})` : ""} has a pushed head capture: nothing to compare with yet`);
-    return;
-  }
-
-  const load = async (r: CaptureRecord): Promise<Capture | null> => {
-    if (r.requestId === record.requestId) return pushed;
-    const gz = await store.getProfile(r.requestId);
-    return gz ? parseProfile(await gunzipProfile(gz, `the stored profile of ${r.requestId}`), `${r.version}/${r.kind}/${r.requestId}.jsonl`) : null;
+  const target = afterHead?.requestId ?? record.requestId;
+  let baseline = afterHead ? await store.findBaseline(record.orgName, record.workload, record.env, record.version, afterHead.createdAt) : null;
+  const skipped: string[] = [];
+  const excluded = new Set<string>();
+  let kept = false;
+  const skipHead = async (b: Baseline, why: string) => {
+    skipped.push(`the head of version ${b.head.version} (${b.head.requestId}) was skipped: ${why}`);
+    excluded.add(b.head.requestId);
+    return skipped.length > MAX_SKIPPED_HEADS ? null : store.findBaseline(record.orgName, record.workload, record.env, record.version, b.head.createdAt);
   };
-  // Head first on each side: witness treats the first capture as the head, the rest as replicates.
-  const orderedAfter = [afterHead, ...afterRecords.filter((r) => r.requestId !== afterHead.requestId)];
-  let before: Capture[], after: Capture[];
-  try {
-    before = (await Promise.all([baseline.head, ...baseline.replicates].map(load))).filter((c): c is Capture => c !== null);
-    after = (await Promise.all(orderedAfter.map(load))).filter((c): c is Capture => c !== null);
-  } catch (err) {
-    // A stored profile past the limit (kept before the limit existed): say so on the record.
-    await noDiff(target, `the diff could not be computed: ${(err as Error).message}`);
-    return;
+
+  for (;;) {
+    // A head whose push was refused kept no profile: its own note says why.
+    while (baseline && !(await store.getProfile(baseline.head.requestId))) {
+      const why = (await store.getDiff(baseline.head.requestId))?.note ?? "no profile of it is stored";
+      baseline = await skipHead(baseline, why);
+    }
+    const job: DiffJob = { pushed, before: [], after: [] };
+    if (afterHead && baseline) {
+      job.before = await profilesOf([baseline.head, ...baseline.replicates], record, store, excluded);
+      job.after = await profilesOf([afterHead, ...afterRecords.filter((r) => r.requestId !== afterHead.requestId)], record, store, excluded);
+    }
+    const outcome = await runDiffJobInWorker(job, deps.budget ?? DIFF_BUDGET);
+    const refusal = outcome.kind === "refused" ? outcome.reason : outcome.kind === "over_budget" && !outcome.pushedRead ? `reading it went over the diff's budget: ${outcome.why}` : null;
+    if (refusal !== null) {
+      // Not kept: every later view and diff would pay for it again. The record says why.
+      deps.logger.warn({ request_id: record.requestId, instance_id: instanceId, err: refusal }, "pushed profile refused");
+      await saveNote(record.requestId, `the pushed profile was not kept: ${refusal}`);
+      return;
+    }
+    if (!kept) await store.saveProfile(record.requestId, profileGz, instanceId, deps.now());
+    kept = true;
+    const skippedNote = skipped.length ? `; ${skipped.join("; ")}` : "";
+    switch (outcome.kind) {
+      case "checked":
+        if (!afterHead) return void (await saveNote(record.requestId, `no head capture of version ${record.version} yet: replicates are compared once the head is pushed`));
+        return void (await saveNote(target, `no earlier version of ${record.workload}${record.env ? ` (${record.env})` : ""} has a pushed head capture that can be compared: nothing to compare with yet${skippedNote}`));
+      case "unreadable":
+        if (baseline && outcome.requestId === baseline.head.requestId) baseline = await skipHead(baseline, outcome.reason);
+        else {
+          skipped.push(`capture ${outcome.requestId} was left out: ${outcome.reason}`);
+          excluded.add(outcome.requestId);
+        }
+        continue;
+      case "failed":
+        return void (await saveNote(target, `the diff could not be computed: ${outcome.reason}${skippedNote}`));
+      case "over_budget":
+        deps.logger.warn({ request_id: target, why: outcome.why }, "diff over budget");
+        return void (await saveNote(target, `the diff was not computed: ${outcome.why}, over the diff's budget${skippedNote}`));
+      case "diff": {
+        const head = baseline!.head;
+        await store.saveDiff({
+          requestId: target,
+          comparedWith: { requestId: head.requestId, version: head.version },
+          note: `compared with the head of version ${head.version} (${head.requestId}; ${plural(outcome.before - 1, "replicate")}) using ${plural(outcome.after - 1, "replicate")} of ${record.version}${skippedNote}${outcome.notes.map((n) => `; ${n}`).join("")}`,
+          verdict: outcome.verdict,
+          json: outcome.json,
+          html: outcome.html,
+          createdAt: deps.now(),
+        });
+        deps.logger.info({ request_id: target, compared_with: head.requestId, verdict: outcome.verdict, skipped: skipped.length || undefined }, "diff computed");
+        return;
+      }
+    }
   }
-  const diff = diffCaptures({ before, after });
-  await store.saveDiff({
-    requestId: target,
-    comparedWith: { requestId: baseline.head.requestId, version: baseline.head.version },
-    note: `compared with the head of version ${baseline.head.version} (${baseline.head.requestId}; ${before.length - 1} replicate${before.length === 2 ? "" : "s"}) using ${after.length - 1} replicate${after.length === 2 ? "" : "s"} of ${record.version}`,
-    verdict: diff.verdict,
-    json: JSON.stringify(diff),
-    html: renderDiffHtml(diff, { before, after }),
-    createdAt: deps.now(),
-  });
-  deps.logger.info({ request_id: target, compared_with: baseline.head.requestId, verdict: diff.verdict }, "diff computed");
+}
+
+/** The stored profiles of `records` (the pushed one by reference), leaving out those not stored or excluded. */
+async function profilesOf(records: CaptureRecord[], pushed: CaptureRecord, store: Store, excluded: Set<string>): Promise<JobProfile[]> {
+  const out: JobProfile[] = [];
+  for (const r of records) {
+    if (excluded.has(r.requestId)) continue;
+    if (r.requestId === pushed.requestId) {
+      out.push({ requestId: r.requestId, name: profileName(r), gz: new Uint8Array(0) });
+      continue;
+    }
+    const gz = await store.getProfile(r.requestId);
+    if (gz) out.push({ requestId: r.requestId, name: profileName(r), gz });
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
-// Persistence of what the Profiler side produces: enrolled instances, pushed profiles, diffs,
-// and the queue operations dispatch needs. Part of `Store` (store.ts), same contract rules.
+// Persistence of what the Profiler side produces: enrolled instances, pushed profiles, diffs, and
+// the reads the web screens make of them. Part of `Store` (store.ts), same contract rules.
 import type { ArtifactClass } from "../../protocol/enrol.ts";
 import type { CaptureRecord } from "./types.ts";
 
@@ -56,11 +56,6 @@ export interface ProfilerStore {
    */
   enrolInstance(orgId: number, instanceId: string, artifactClass: ArtifactClass, publicKey: string, now?: number): Promise<{ alreadyEnrolled: boolean }>;
   findInstance(orgName: string, instanceId: string): Promise<EnrolledInstance | null>;
-
-  /** Queued requests of these orgs (the ones with a live Profiler), oldest first. */
-  listQueuedCaptures(orgNames: readonly string[], limit: number): Promise<CaptureRecord[]>;
-  /** running → queued for every request (a previous process died mid-flight). Returns how many. */
-  requeueRunningCaptures(now?: number): Promise<number>;
 
   saveProfile(requestId: string, profileGz: Uint8Array, instanceId: string, now?: number): Promise<void>;
   getProfile(requestId: string): Promise<Uint8Array | null>;

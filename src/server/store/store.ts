@@ -5,11 +5,10 @@ import type { ProfilerStore } from "./profiler-store.ts";
 import type { UserStore } from "./user-store.ts";
 import type { CaptureRequest } from "../../protocol/capture-request.ts";
 import type {
-  CaptureOutcome,
   CaptureRecord,
+  CaptureResult,
   CaptureTokenInfo,
   CaptureTokenPrincipal,
-  RecordInstrumentation,
   Org,
   QueuePolicy,
   QueueResult,
@@ -49,11 +48,7 @@ export interface CaptureStore {
   /** queued -> running. not_found / conflict when the request is unknown or not queued. */
   markCaptureRunning(requestId: string, now?: number): Promise<CaptureRecord>;
   /** queued|running -> done with an outcome. */
-  completeCapture(
-    requestId: string,
-    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: RecordInstrumentation | null },
-    now?: number,
-  ): Promise<CaptureRecord>;
+  completeCapture(requestId: string, result: CaptureResult, now?: number): Promise<CaptureRecord>;
 }
 
 export interface Store extends OrgStore, TokenStore, CaptureStore, ProfilerStore, UserStore {

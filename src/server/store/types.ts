@@ -38,6 +38,13 @@ export interface RecordInstrumentation {
   notes?: string[];
 }
 
+/** How a request ended, as a dispatcher records it (CaptureStore.completeCapture). */
+export interface CaptureResult {
+  outcome: CaptureOutcome;
+  reason?: string | null;
+  instrumentation?: RecordInstrumentation | null;
+}
+
 export interface CaptureRecord extends CaptureRequest {
   requestId: string;
   orgName: string;

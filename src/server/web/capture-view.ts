@@ -1,5 +1,6 @@
 // Everything the capture screen shows, read from the store: the record, its diff (stored per head
-// capture), the captures on both sides for the flame graphs, and which axes are absent.
+// capture), the captures on both sides for the flame graphs (drawn in the worker, within a budget),
+// and which axes are absent.
 import { gunzipProfile } from "../../witness/gunzip.ts";
 import { parseProfile } from "../../witness/parse.ts";
 import type { Capture } from "../../witness/model.ts";
@@ -7,8 +8,11 @@ import type { DiffResult } from "../../witness/diff.ts";
 import type { StoredDiff } from "../store/profiler-store.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
-import { flameAxis, type FlameAxis } from "./flame-data.ts";
-import { topRows, type TopRow } from "./top-table.ts";
+import { runCaptureViewJobInWorker } from "../off-loop/run-in-worker.ts";
+import type { JobProfile } from "../records/diff-job.ts";
+import type { CaptureViewJob } from "./capture-view-job.ts";
+import type { FlameAxis } from "./flame-data.ts";
+import type { TopRow } from "./top-table.ts";
 
 export interface CaptureView {
   record: CaptureRecord;
@@ -22,8 +26,10 @@ export interface CaptureView {
   presentAxes: string[];
   /** Why a stored profile could not be read (the page still shows the record and the diff table). */
   profileError: string | null;
-  /** This capture on its own: a flame graph and a top table per axis. */
+  /** This capture on its own: a flame graph and a top table per axis with samples. */
   alone: Array<{ flame: FlameAxis; top: TopRow[] }>;
+  /** Axes this capture declared but never sampled (a locks probe on a process that took no contended lock): listed, not drawn. */
+  unsampled: string[];
 }
 
 export async function loadCapture(store: Store, requestId: string): Promise<Capture | null> {
@@ -34,20 +40,7 @@ export async function loadCapture(store: Store, requestId: string): Promise<Capt
   return parseProfile(await gunzipProfile(gz, `the stored profile of ${requestId}`), `${requestId}.jsonl`);
 }
 
-async function loadAll(load: (requestId: string) => Promise<Capture | null>, records: CaptureRecord[]): Promise<Capture[]> {
-  const heads = records.filter((r) => r.kind === "head");
-  const ordered = [...heads, ...records.filter((r) => r.kind !== "head")];
-  return (await Promise.all(ordered.map((r) => load(r.requestId)))).filter((c): c is Capture => c !== null);
-}
-
 export async function captureView(store: Store, record: CaptureRecord): Promise<CaptureView> {
-  // Each profile is read and parsed once per view: the record's own one is also on the "after" side.
-  const loaded = new Map<string, Promise<Capture | null>>();
-  const load = (requestId: string) => {
-    let p = loaded.get(requestId);
-    if (!p) loaded.set(requestId, (p = loadCapture(store, requestId)));
-    return p;
-  };
   // The pushed captures of this record's version: a replicate's head is among them, and they are the diff's "after" side.
   let pushedOfVersion: CaptureRecord[] | null = null;
   const ofVersion = async () => (pushedOfVersion ??= await store.listPushedOfVersion(record.orgName, record.workload, record.env, record.version));
@@ -59,40 +52,43 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
     diff = head ? await store.getDiff(head.requestId) : diff;
   }
   const result = diff?.json ? (JSON.parse(diff.json) as DiffResult) : null;
-  let profileError: string | null = null;
-  const readable = async <T>(f: () => Promise<T>, fallback: T): Promise<T> => {
-    try {
-      return await f();
-    } catch (err) {
-      profileError = `a stored profile could not be read: ${(err as Error).message}`;
-      return fallback;
-    }
-  };
-  const own = record.outcome === "pushed" ? await readable(() => load(record.requestId), null) : null;
+  // The store is read here; the profiles are parsed and drawn in the worker (capture-view-job.ts).
+  const job: CaptureViewJob = { own: record.outcome === "pushed" ? await storedProfile(store, record) : null, sides: null };
+  if (result && diff?.comparedWith) {
+    const before = await store.listPushedOfVersion(record.orgName, record.workload, record.env, diff.comparedWith.version);
+    job.sides = { before: await storedProfiles(store, before), after: await storedProfiles(store, await ofVersion()), axes: result.axes_compared, changes: result.changes };
+  }
+  const parts = await runCaptureViewJobInWorker(job);
+  const drawn = typeof parts === "string" ? null : parts;
+  const own = drawn?.own ?? null;
   const absent = new Map<string, string>();
   for (const m of record.instrumentation?.missing ?? []) absent.set(m.probe, m.reason);
   for (const m of own?.missing ?? []) if (!absent.has(m.axis)) absent.set(m.axis, m.reason);
   for (const a of result?.axes_not_compared ?? []) if (!absent.has(a.axis)) absent.set(a.axis, a.reason);
-
-  let flames: FlameAxis[] = [];
-  if (result && diff?.comparedWith) {
-    const sides = await readable(async () => {
-      const after = await loadAll(load, await ofVersion());
-      const before = await loadAll(load, await store.listPushedOfVersion(record.orgName, record.workload, record.env, diff!.comparedWith!.version));
-      return { before, after };
-    }, null);
-    if (sides) flames = result.axes_compared.map((a) => flameAxis(a.axis, a.unit, sides.before, sides.after, result.changes));
-  }
   return {
     record,
     diff,
     result,
     head,
-    flames,
+    flames: drawn?.flames ?? [],
     absent: [...absent].map(([axis, reason]) => ({ axis, reason })),
     hasProfile: own !== null,
-    presentAxes: own ? Object.keys(own.axes) : [],
-    profileError,
-    alone: own ? Object.values(own.axes).map((p) => ({ flame: flameAxis(p.axis, p.unit, [], [own], []), top: topRows(p.axis, [own]) })) : [],
+    presentAxes: own?.presentAxes ?? [],
+    profileError: typeof parts === "string" ? parts : parts.profileError,
+    alone: own?.alone ?? [],
+    unsampled: own?.unsampled ?? [],
   };
+}
+
+const profileName = (r: CaptureRecord) => `${r.requestId}.jsonl`;
+
+async function storedProfile(store: Store, r: CaptureRecord): Promise<JobProfile | null> {
+  const gz = await store.getProfile(r.requestId);
+  return gz ? { requestId: r.requestId, name: profileName(r), gz } : null;
+}
+
+/** Head first, as witness reads a side; records with no stored profile left out. */
+async function storedProfiles(store: Store, records: CaptureRecord[]): Promise<JobProfile[]> {
+  const ordered = [...records.filter((r) => r.kind === "head"), ...records.filter((r) => r.kind !== "head")];
+  return (await Promise.all(ordered.map((r) => storedProfile(store, r)))).filter((p): p is JobProfile => p !== null);
 }

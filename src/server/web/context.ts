@@ -9,6 +9,21 @@ import { plain, redirect, sameOrigin } from "./respond.ts";
 
 export type WebDeps = QueueCaptureDeps;
 
+/**
+ * A route behind one of the checks above: the check's refusal (a redirect to sign-in, a 401, a
+ * 403) is the answer as it is; otherwise the handler runs with what the check resolved.
+ */
+export function guarded<S, P = Record<string, string>>(
+  deps: WebDeps,
+  check: (deps: WebDeps, request: Request) => Promise<S | Response>,
+  handler: (s: S, request: Request, params: P) => Response | Promise<Response>,
+): (ctx: { request: Request; params: P }) => Promise<Response> {
+  return async ({ request, params }) => {
+    const s = await check(deps, request);
+    return s instanceof Response ? s : handler(s, request, params);
+  };
+}
+
 export const isSecure = (request: Request) => new URL(request.url).protocol === "https:";
 
 /** GET pages: the member, or a redirect to sign-in that comes back here. */

@@ -4,6 +4,7 @@
 // flame graph per axis, absent axes, and the ranked table of changes.
 import type { AxisReport, Change, DiffResult } from "../../witness/diff.ts";
 import { count, signedPercent as pct } from "../../witness/table.ts";
+import { adjustedP, changeWord, direction, LEGEND, verdictWords } from "../../witness/palette.ts";
 import { changeWords } from "./change-words.ts";
 import { flameFigure } from "./flame-figure.ts";
 import type { FlameAxis } from "./flame-data.ts";
@@ -21,19 +22,10 @@ export interface DiffShown {
   jsonHref: string;
 }
 
-/** up: some flagged change grew (a regression); down: only improvements; null: nothing flagged. */
-export function direction(r: DiffResult): "up" | "down" | "mixed" | null {
-  const f = r.changes.filter((c) => c.flagged);
-  const up = f.some((c) => c.direction === "up");
-  const down = f.some((c) => c.direction === "down");
-  return up && down ? "mixed" : up ? "up" : down ? "down" : null;
-}
-
 export function verdictBadge(r: DiffResult | null, id?: string): Html {
   if (!r) return html`<span class="verdict v-none"${id ? html` id="${id}"` : ""}>no diff</span>`;
   const d = r.verdict === "changed" ? direction(r) : null;
-  const word = d === "up" ? "changed ↑ regression" : d === "down" ? "changed ↓ improvement" : d === "mixed" ? "changed ↑↓ regression and improvement" : r.verdict;
-  return html`<span class="verdict v-${r.verdict}${d ? ` d-${d}` : ""}"${id ? html` id="${id}"` : ""} data-verdict="${r.verdict}">${word}</span>`;
+  return html`<span class="verdict v-${r.verdict}${d ? ` d-${d}` : ""}"${id ? html` id="${id}"` : ""} data-verdict="${r.verdict}">${verdictWords(r)}</span>`;
 }
 
 function ranked(changes: Change[]): Change[] {
@@ -56,12 +48,12 @@ function changeTable(d: DiffShown): Html {
       };
       const relative = relativeFallNote(r, c);
       const badge = c.flagged
-        ? html`<span class="chg ${c.direction}">${c.direction === "up" ? "↑ regression" : "↓ improvement"}</span>${c.confirmation ? html` <span class="muted">${c.confirmation}</span>` : ""}`
+        ? html`<span class="chg ${c.direction}">${changeWord(c.direction)}</span>${c.confirmation ? html` <span class="muted">${c.confirmation}</span>` : ""}`
         : html`<span class="chg ${c.verdict}">${c.verdict}</span>`;
       return html`<tr class="${c.flagged ? `flag-${c.direction}` : ""}" data-axis="${c.axis}" data-kind="${c.kind}"><td class="fn">${c.function}</td><td>${c.axis} · ${c.kind === "inclusive" ? "total" : "self"}</td>
 <td>${pct(c.relative_change)}</td><td>[${pct(c.interval[0])}, ${pct(c.interval[1])}]</td>
 <td>${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%<br><span class="muted">${abs(c.before.value, "before")} → ${abs(c.after.value, "after")}</span></td>
-<td>${c.adjusted_p < 0.001 ? "< 0.001" : c.adjusted_p.toFixed(3)}</td><td>±${(c.noise_floor * 100).toFixed(1)}%</td><td>${w.power.toFixed(2)}</td>
+<td>${adjustedP(c.adjusted_p)}</td><td>±${(c.noise_floor * 100).toFixed(1)}%</td><td>${w.power.toFixed(2)}</td>
 <td>${badge}</td><td class="words">${relative ? html`<strong class="relative">${relative}</strong> ` : ""}${w.text}${w.intervalNote ? html` <em>${w.intervalNote}</em>` : ""}</td></tr>`;
     });
   return html`<div class="scroll"><table class="changes"><caption class="sr-only">Changes ranked by evidence</caption><thead><tr><th scope="col">Function</th><th scope="col">Axis · cost</th><th scope="col">Change</th><th scope="col">95% interval</th><th scope="col">Before → after (share, per capture)</th><th scope="col">Adjusted p</th><th scope="col">Noise floor</th><th scope="col">Power (${Math.round(r.detect.effect * 100)}% change)</th><th scope="col">Verdict</th><th scope="col">In words</th></tr></thead>
@@ -115,6 +107,6 @@ export function diffBody(d: DiffShown): Html {
   );
   const relative = relativeFallSummary(r);
   return html`<p>${verdictBadge(r, "verdict")} <span id="verdict-reason">${r.reason}</span></p>${relative ? html`<p class="explain" id="relative-falls">${relative}</p>` : ""}${summary(r)}
-<p class="legend"><span class="sw up"></span> grew: regression (flagged) <span class="sw down"></span> shrank: improvement (flagged) <span class="sw noise"></span> within noise <span class="sw untested"></span> not tested <span class="sw gone"></span> gone in the new version</p>
+<p class="legend">${LEGEND.map(([key, , words]) => html`<span class="sw ${key}"></span> ${words} `)}<span class="sw gone"></span> gone in the new version</p>
 ${controls(d)}${absent}${graphs}<h3>Ranked changes</h3>${changeTable(d)}`;
 }

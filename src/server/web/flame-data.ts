@@ -7,12 +7,13 @@
 import type { Capture } from "../../witness/model.ts";
 import type { Change } from "../../witness/diff.ts";
 import { addStackShares, shareRoot, type ShareNode } from "../../witness/aggregate.ts";
+import { changeColour, changeSentence, frameChanges, NOT_TESTED, ROOT_FRAME } from "../../witness/palette.ts";
 import { axisScale, type AxisScale } from "./units.ts";
 
 /** One node; its children are the rows after it one level deeper, up to the next row at its depth or above. */
 export type FlameNode = [name: string, after: number, before: number, depth: number];
-/** function → [relative change, interval low, interval high, flagged, confirmation, verdict, self|inclusive, adjusted p, noise floor] */
-export type FlameChange = [number, number, number, boolean, string | null, string, "self" | "inclusive", number, number];
+/** function → [relative change, interval low, interval high, flagged, confirmation, verdict, self|inclusive, adjusted p, noise floor, fill colour, hover text] */
+export type FlameChange = [number, number, number, boolean, string | null, string, "self" | "inclusive", number, number, string, string];
 
 export interface FlameAxis {
   axis: string;
@@ -24,6 +25,8 @@ export interface FlameAxis {
   scale: { before: AxisScale | null; after: AxisScale | null };
   /** "single": one capture (or one side) alone, no diff colours. */
   mode: "diff" | "single";
+  /** The root frame's and an untested function's fill (witness/palette.ts: one palette for every view). */
+  colours: { root: string; untested: string };
 }
 
 const PRUNE = 0.0005;
@@ -48,15 +51,9 @@ export function flameAxis(axis: string, unit: string, before: Capture[], after: 
   const root = shareRoot();
   const nA = addStackShares(root, after, axis, "after");
   const nB = addStackShares(root, before, axis, "before");
-  // A frame shows its function's inclusive change; when only the self change cleared the noise
-  // floor (a leaf's cost), that one — so a flagged function is never painted as noise.
   const ch: Record<string, FlameChange> = {};
-  for (const c of changes) {
-    if (c.axis !== axis) continue;
-    const have = ch[c.function];
-    const better = !have || (c.flagged && !have[3]) || (c.flagged === have[3] && c.kind === "inclusive");
-    if (better) ch[c.function] = [round(c.relative_change), round(c.interval[0]), round(c.interval[1]), c.flagged, c.confirmation, c.verdict, c.kind, c.adjusted_p, round(c.noise_floor)];
-  }
+  for (const [fn, c] of frameChanges(changes, axis))
+    ch[fn] = [round(c.relative_change), round(c.interval[0]), round(c.interval[1]), c.flagged, c.confirmation, c.verdict, c.kind, c.adjusted_p, round(c.noise_floor), changeColour(c.relative_change, c.flagged), changeSentence(c)];
   return {
     axis,
     unit,
@@ -65,5 +62,6 @@ export function flameAxis(axis: string, unit: string, before: Capture[], after: 
     captures: { before: nB, after: nA },
     scale: { before: axisScale(axis, before), after: axisScale(axis, after) },
     mode: before.length ? "diff" : "single",
+    colours: { root: ROOT_FRAME, untested: NOT_TESTED },
   };
 }

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { queueAs } from "../captures/queue-capture.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import type { SignedIn } from "../users/session.ts";
-import { fetchSession, formSession, pageSession, type WebDeps } from "./context.ts";
+import { fetchSession, formSession, guarded, pageSession, type WebDeps } from "./context.ts";
 import { captureView, loadCapture } from "./capture-view.ts";
 import { diffJson, download, mergedFolded } from "./downloads.ts";
 import { parsePick, pickQuery, versionChoices } from "./compare-sides.ts";
@@ -61,29 +61,22 @@ async function ownRecord(deps: WebDeps, s: SignedIn, id: string): Promise<Captur
 export function profilingRoutes(deps: WebDeps) {
   return new Elysia()
     .get("/", () => redirect("/profiling"))
-    .get("/profiling", async ({ request }) => {
-      const s = await pageSession(deps, request);
-      if (s instanceof Response) return s;
+    .get("/profiling", guarded(deps, pageSession, async (s, request) => {
       const u = new URL(request.url);
       const queued = u.searchParams.get("queued");
       const message = queued
         ? flash("ok", u.searchParams.get("deduped") === "1" ? html`An identical request is already in flight: <a href="/profiling/captures/${encodeURIComponent(queued)}">${queued}</a>.` : html`Capture queued: <a href="/profiling/captures/${encodeURIComponent(queued)}">${queued}</a>.`)
         : undefined;
       return renderProfiling(deps, s, u, { message });
-    })
-    .get("/profiling/rows", async ({ request }) => {
-      const s = await fetchSession(deps, request);
-      if (s instanceof Response) return s;
+    }))
+    .get("/profiling/rows", guarded(deps, fetchSession, async (s, request) => {
       const { recs, verdicts } = await records(deps, s, { ...filterOf(new URL(request.url)), before: undefined });
-      return new Response(tableBody(recs, verdicts).text, {
-        headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", "x-live": inFlight(recs) ? "1" : "0" },
-      });
-    })
+      // A fragment the page's script swaps in, served with the page's own headers (its CSP included).
+      return page(tableBody(recs, verdicts), 200, { "x-live": inFlight(recs) ? "1" : "0" });
+    }))
     .post(
       "/profiling/captures",
-      async ({ request }) => {
-        const r = await formSession(deps, request);
-        if (r instanceof Response) return r;
+      guarded(deps, formSession, async (r, request) => {
         const { session, form } = r;
         const org = await deps.store.getOrg(session.user.orgName);
         if (!org) return plain(404, "organization not found");
@@ -101,20 +94,16 @@ export function profilingRoutes(deps: WebDeps) {
         const label: Record<string, string> = { workload: "process", env: "environment" };
         const text = err.field ? err.error.replace(new RegExp(`^${err.field}\\b`), label[err.field] ?? err.field) : err.error;
         return renderProfiling(deps, session, new URL("/profiling", request.url), { message: flash("error", text), form: values }, answer.status);
-      },
+      }),
       { parse: "none" },
     )
-    .get("/profiling/captures/:id", async ({ request, params }) => {
-      const s = await pageSession(deps, request);
-      if (s instanceof Response) return s;
+    .get("/profiling/captures/:id", guarded(deps, pageSession, async (s, request, params: { id: string }) => {
       const rec = await ownRecord(deps, s, params.id);
       if (!rec) return plain(404, "no such capture record in your organization");
       const [view, choices] = await Promise.all([captureView(deps.store, rec), versionChoices(deps.store, s.user.orgName, rec.workload)]);
       return page(capturePage(s, view, deps.now(), choices));
-    })
-    .get("/profiling/compare", async ({ request }) => {
-      const s = await pageSession(deps, request);
-      if (s instanceof Response) return s;
+    }))
+    .get("/profiling/compare", guarded(deps, pageSession, async (s, request) => {
       const u = new URL(request.url).searchParams;
       const facets = await deps.store.captureFacets(s.user.orgName);
       const workload = u.get("workload") ?? facets.workloads[0] ?? "";
@@ -124,10 +113,8 @@ export function profilingRoutes(deps: WebDeps) {
       const pick = picked ? parsePick(u) : null;
       const result = typeof pick === "string" ? pick : pick ? await compare(deps.store, s.user.orgName, pick) : null;
       return page(comparePage(s, workload, facets.workloads, choices, typeof pick === "string" ? null : pick, result), typeof result === "string" ? 422 : 200);
-    })
-    .get("/profiling/compare/download/:what", async ({ request, params }) => {
-      const s = await pageSession(deps, request);
-      if (s instanceof Response) return s;
+    }))
+    .get("/profiling/compare/download/:what", guarded(deps, pageSession, async (s, request, params: { what: string }) => {
       const u = new URL(request.url).searchParams;
       const pick = parsePick(u);
       if (typeof pick === "string") return plain(400, pick);
@@ -140,10 +127,8 @@ export function profilingRoutes(deps: WebDeps) {
         return mergedFolded(`${pick.workload}-${sp.version}${sp.env ? `-${sp.env}` : ""}-merged`, c.captures[params.what], u.get("axis"));
       }
       return plain(404, `unknown download "${params.what}"; use diff.json, before or after`);
-    })
-    .get("/profiling/captures/:id/download/:format", async ({ request, params }) => {
-      const s = await pageSession(deps, request);
-      if (s instanceof Response) return s;
+    }))
+    .get("/profiling/captures/:id/download/:format", guarded(deps, pageSession, async (s, request, params: { id: string; format: string }) => {
       const rec = await ownRecord(deps, s, params.id);
       if (!rec) return plain(404, "no such capture record in your organization");
       if (params.format === "diff.json") {
@@ -154,5 +139,5 @@ export function profilingRoutes(deps: WebDeps) {
       const capture = await loadCapture(deps.store, rec.requestId);
       if (!capture) return plain(404, "this capture has no pushed profile");
       return download(rec, capture, params.format, new URL(request.url).searchParams.get("axis"));
-    });
+    }));
 }

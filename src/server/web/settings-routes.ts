@@ -2,15 +2,15 @@
 import { Elysia } from "elysia";
 import { CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
 import { StoreError } from "../store/types.ts";
+import { TOKEN_NAME, TOKEN_NAME_RULE } from "../tokens/token-name.ts";
 import { canManageSettings } from "../users/roles.ts";
 import type { SignedIn } from "../users/session.ts";
-import { formSession, pageSession, type WebDeps } from "./context.ts";
+import { formSession, guarded, pageSession, type WebDeps } from "./context.ts";
 import { field } from "./form.ts";
 import { flash } from "./layout.ts";
 import { settingsPage, type SettingsView, type TokenRow } from "./pages/settings.ts";
 import { page, plain, redirect } from "./respond.ts";
 
-const TOKEN_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
   const tokens = await deps.store.listCaptureTokens(org);
@@ -28,8 +28,7 @@ async function render(deps: WebDeps, s: SignedIn, extra: Partial<SettingsView> =
 /** The form's member, when an owner or admin; a 403 otherwise. */
 async function manager(deps: WebDeps, request: Request) {
   const r = await formSession(deps, request);
-  if (r instanceof Response) return r;
-  if (!canManageSettings(r.session.user.role)) {
+  if (!(r instanceof Response) && !canManageSettings(r.session.user.role)) {
     deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id }, "settings action refused: member role");
     return plain(403, "only an owner or admin of the organization can change Settings");
   }
@@ -38,32 +37,26 @@ async function manager(deps: WebDeps, request: Request) {
 
 export function settingsRoutes(deps: WebDeps) {
   return new Elysia()
-    .get("/settings", async ({ request }) => {
-      const s = await pageSession(deps, request);
-      if (s instanceof Response) return s;
+    .get("/settings", guarded(deps, pageSession, async (s, request) => {
       const done = new URL(request.url).searchParams.get("done");
       return render(deps, s, { message: done ? flash("ok", done) : undefined });
-    })
+    }))
     .post(
       "/settings/profiler",
-      async ({ request }) => {
-        const r = await manager(deps, request);
-        if (r instanceof Response) return r;
+      guarded(deps, manager, async (r) => {
         const enabled = field(r.form, "enabled") === "1";
         await deps.store.setProfilerEnabled(r.session.user.orgName, enabled);
         deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, enabled }, "Profiler opt-in changed in Settings");
         return redirect(`/settings?done=${encodeURIComponent(enabled ? "The Profiler is enabled." : "The Profiler is disabled.")}`);
-      },
+      }),
       { parse: "none" },
     )
     .post(
       "/settings/tokens",
-      async ({ request }) => {
-        const r = await manager(deps, request);
-        if (r instanceof Response) return r;
+      guarded(deps, manager, async (r) => {
         const name = field(r.form, "name");
         if (!TOKEN_NAME.test(name)) {
-          return render(deps, r.session, { message: flash("error", "A token name is 1 to 64 letters, digits, dots, dashes or underscores.") }, 400);
+          return render(deps, r.session, { message: flash("error", `A token name is ${TOKEN_NAME_RULE}.`) }, 400);
         }
         const value = generateToken(CAPTURE_TOKEN_PREFIX);
         try {
@@ -77,14 +70,12 @@ export function settingsRoutes(deps: WebDeps) {
         deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, token_name: name }, "capture token created in Settings");
         // Rendered directly (no redirect): the value exists only in this response.
         return render(deps, r.session, { created: { name, value } }, 201);
-      },
+      }),
       { parse: "none" },
     )
     .post(
       "/settings/tokens/revoke",
-      async ({ request }) => {
-        const r = await manager(deps, request);
-        if (r instanceof Response) return r;
+      guarded(deps, manager, async (r) => {
         const name = field(r.form, "name");
         try {
           await deps.store.revokeCaptureToken(r.session.user.orgName, name, deps.now());
@@ -96,7 +87,7 @@ export function settingsRoutes(deps: WebDeps) {
         }
         deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, token_name: name }, "capture token revoked in Settings");
         return redirect(`/settings?done=${encodeURIComponent(`Token "${name}" revoked.`)}`);
-      },
+      }),
       { parse: "none" },
     );
 }

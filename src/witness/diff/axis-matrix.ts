@@ -9,7 +9,7 @@ import { functionIdentity, isPlaceholder } from "../identity.ts";
  * functions beneath it, so it is never a stack's leaf and its cost is its inclusive count. */
 const INTERPRETED_KINDS = new Set(["python"]);
 
-/** ptop's alloc axis: one stack per this many bytes on average (native/ptop/src/alloc.h). */
+/** ptop's alloc axis: one stack per this many bytes on average (native/ptop/src/collector/alloc.h). */
 export const ALLOC_SAMPLE_PERIOD = 512 * 1024;
 
 /**

@@ -2,15 +2,8 @@
 import type { SQL } from "bun";
 import type { CaptureRequest } from "../../../protocol/capture-request.ts";
 import type { CaptureStore } from "../store.ts";
-import { dedupeKey, rateLimited } from "../queue-rules.ts";
-import {
-  StoreError,
-  type CaptureOutcome,
-  type CaptureRecord,
-  type RecordInstrumentation,
-  type QueuePolicy,
-  type QueueResult,
-} from "../types.ts";
+import { dedupeKey, rateLimited, transitionRefused } from "../queue-rules.ts";
+import type { CaptureRecord, CaptureResult, CaptureStatus, QueuePolicy, QueueResult } from "../types.ts";
 import { requireOrgId } from "./orgs.ts";
 import { SELECT_CAPTURE, toCapture, type PgCaptureRow } from "./rows.ts";
 
@@ -89,11 +82,7 @@ export class PgCaptures implements CaptureStore {
     return this.mustGet(requestId);
   }
 
-  async completeCapture(
-    requestId: string,
-    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: RecordInstrumentation | null },
-    now = Date.now(),
-  ): Promise<CaptureRecord> {
+  async completeCapture(requestId: string, result: CaptureResult, now = Date.now()): Promise<CaptureRecord> {
     const instrumentation = result.instrumentation ? JSON.stringify(result.instrumentation) : null;
     const res = await this.sql`
       UPDATE capture_requests SET status = 'done', outcome = ${result.outcome}, reason = ${result.reason ?? null},
@@ -103,10 +92,9 @@ export class PgCaptures implements CaptureStore {
     return this.mustGet(requestId);
   }
 
-  private async refuseTransition(requestId: string, to: string): Promise<never> {
+  private async refuseTransition(requestId: string, to: CaptureStatus): Promise<never> {
     const [row] = await this.sql`SELECT status FROM capture_requests WHERE request_id = ${requestId}`;
-    if (!row) throw new StoreError(`capture request "${requestId}" does not exist`, "not_found");
-    throw new StoreError(`capture request "${requestId}" is ${row.status}; cannot move to ${to}`, "conflict");
+    throw transitionRefused(requestId, to, row?.status ?? null);
   }
 
   private async mustGet(requestId: string): Promise<CaptureRecord> {

@@ -11,16 +11,9 @@ import { SELECT_CAPTURE, toCapture, type PgCaptureRow } from "./rows.ts";
 /** NOTIFY channel: payload is the replica id that has orders waiting for its tunnels. */
 export const ORDERS_CHANNEL = "runner_orders";
 
-interface OrderRow {
+interface OrderRow extends Pick<PgCaptureRow, "request_id" | "workload" | "version" | "env" | "kind" | "duration_sec" | "warmup_sec"> {
   org_id: string;
   instance_id: string;
-  request_id: string;
-  workload: string;
-  version: string;
-  env: string;
-  kind: "head" | "replicate";
-  duration_sec: number;
-  warmup_sec: number;
 }
 
 const toLocalOrder = (r: OrderRow): LocalOrder => ({

@@ -68,8 +68,6 @@ export class PostgresStore implements Store {
 
   enrolInstance: Store["enrolInstance"] = this.via((...a) => this.profilers.enrolInstance(...a));
   findInstance: Store["findInstance"] = this.via((...a) => this.profilers.findInstance(...a));
-  listQueuedCaptures: Store["listQueuedCaptures"] = this.via((...a) => this.profilers.listQueuedCaptures(...a));
-  requeueRunningCaptures: Store["requeueRunningCaptures"] = this.via((...a) => this.profilers.requeueRunningCaptures(...a));
   saveProfile: Store["saveProfile"] = this.via((...a) => this.profilers.saveProfile(...a));
   getProfile: Store["getProfile"] = this.via((...a) => this.profilers.getProfile(...a));
   saveDiff: Store["saveDiff"] = this.via((...a) => this.profilers.saveDiff(...a));

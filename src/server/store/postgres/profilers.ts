@@ -1,4 +1,4 @@
-// Enrolled Profiler instances, pushed profiles and diffs, and the queue reads dispatch uses.
+// Enrolled Profiler instances, pushed profiles and diffs.
 import type { SQL } from "bun";
 import type { ArtifactClass } from "../../../protocol/enrol.ts";
 import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff, DiffSummary } from "../profiler-store.ts";
@@ -45,20 +45,6 @@ export class PgProfilers implements ProfilerStore {
       publicKey: r.public_key,
       enrolledAt: Number(r.enrolled_at),
     };
-  }
-
-  async listQueuedCaptures(orgNames: readonly string[], limit: number): Promise<CaptureRecord[]> {
-    const rows = await this.sql.unsafe(`${SELECT_CAPTURE} WHERE c.status = 'queued' AND o.name = ANY($1) ORDER BY c.created_at, c.request_id LIMIT $2`, [orgNames, limit]);
-    return (rows as PgCaptureRow[]).map(toCapture);
-  }
-
-  /**
-   * Only for a single server on this database (the in-process dispatcher). Several replicas never
-   * call it: they recover through replica leases instead (cluster-dispatch.ts).
-   */
-  async requeueRunningCaptures(now = Date.now()): Promise<number> {
-    const res = await this.sql`UPDATE capture_requests SET status = 'queued', updated_at = ${now} WHERE status = 'running'`;
-    return res.count;
   }
 
   async saveProfile(requestId: string, profileGz: Uint8Array, instanceId: string, now = Date.now()): Promise<void> {

@@ -2,15 +2,8 @@
 import type { Database } from "bun:sqlite";
 import type { CaptureRequest } from "../../../protocol/capture-request.ts";
 import type { CaptureStore } from "../store.ts";
-import {
-  StoreError,
-  type CaptureOutcome,
-  type CaptureRecord,
-  type RecordInstrumentation,
-  type QueuePolicy,
-  type QueueResult,
-} from "../types.ts";
-import { dedupeKey, rateLimited } from "../queue-rules.ts";
+import type { CaptureRecord, CaptureResult, CaptureStatus, QueuePolicy, QueueResult } from "../types.ts";
+import { dedupeKey, rateLimited, transitionRefused } from "../queue-rules.ts";
 import { requireOrgId } from "./orgs.ts";
 import { SELECT_CAPTURE, toCapture, type CaptureRow } from "./rows.ts";
 
@@ -87,11 +80,7 @@ export class SqliteCaptures implements CaptureStore {
     return this.mustGet(requestId);
   }
 
-  async completeCapture(
-    requestId: string,
-    result: { outcome: CaptureOutcome; reason?: string | null; instrumentation?: RecordInstrumentation | null },
-    now = Date.now(),
-  ): Promise<CaptureRecord> {
+  async completeCapture(requestId: string, result: CaptureResult, now = Date.now()): Promise<CaptureRecord> {
     const res = this.db
       .query(
         `UPDATE capture_requests SET status = 'done', outcome = ?, reason = ?, instrumentation = ?, updated_at = ?
@@ -108,12 +97,9 @@ export class SqliteCaptures implements CaptureStore {
     return this.mustGet(requestId);
   }
 
-  private refuseTransition(requestId: string, to: string): never {
-    const row = this.db.query("SELECT status FROM capture_requests WHERE request_id = ?").get(requestId) as
-      | { status: string }
-      | null;
-    if (!row) throw new StoreError(`capture request "${requestId}" does not exist`, "not_found");
-    throw new StoreError(`capture request "${requestId}" is ${row.status}; cannot move to ${to}`, "conflict");
+  private refuseTransition(requestId: string, to: CaptureStatus): never {
+    const row = this.db.query("SELECT status FROM capture_requests WHERE request_id = ?").get(requestId) as { status: string } | null;
+    throw transitionRefused(requestId, to, row?.status ?? null);
   }
 
   private mustGet(requestId: string): CaptureRecord {

@@ -1,4 +1,4 @@
-// Enrolled Profiler instances, pushed profiles and diffs (migration 2), and the queue reads dispatch uses.
+// Enrolled Profiler instances, pushed profiles and diffs (migration 2).
 import type { Database } from "bun:sqlite";
 import type { ArtifactClass } from "../../../protocol/enrol.ts";
 import type { Baseline, CaptureQuery, EnrolledInstance, InstanceSummary, ProfilerStore, StoredDiff, DiffSummary } from "../profiler-store.ts";
@@ -59,18 +59,6 @@ export class SqliteProfilers implements ProfilerStore {
       publicKey: r.public_key,
       enrolledAt: r.enrolled_at,
     };
-  }
-
-  async listQueuedCaptures(orgNames: readonly string[], limit: number): Promise<CaptureRecord[]> {
-    if (orgNames.length === 0) return [];
-    const rows = this.db
-      .query(`${SELECT_CAPTURE} WHERE c.status = 'queued' AND o.name IN (${orgNames.map(() => "?").join(", ")}) ORDER BY c.created_at, c.request_id LIMIT ?`)
-      .all(...orgNames, limit) as CaptureRow[];
-    return rows.map(toCapture);
-  }
-
-  async requeueRunningCaptures(now = Date.now()): Promise<number> {
-    return this.db.query("UPDATE capture_requests SET status = 'queued', updated_at = ? WHERE status = 'running'").run(now).changes;
   }
 
   async saveProfile(requestId: string, profileGz: Uint8Array, instanceId: string, now = Date.now()): Promise<void> {

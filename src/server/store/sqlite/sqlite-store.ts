@@ -1,20 +1,24 @@
-// The embedded store: one SQLite file (DIR/runner.db), one module per table group.
+// The embedded store: one SQLite file (DIR/runner.db), one module per table group, and the queue
+// reads of the in-process dispatcher that serves it (one server).
 import type { Database } from "bun:sqlite";
+import type { LocalQueue } from "../../dispatch/local-store.ts";
 import type { Store } from "../store.ts";
 import { SqliteCaptures } from "./captures.ts";
 import { openDatabase } from "./database.ts";
+import { SqliteDispatch } from "./dispatch.ts";
 import { SqliteOrgs } from "./orgs.ts";
 import { SqliteProfilers } from "./profilers.ts";
 import { SqliteTokens } from "./tokens.ts";
 import { SqliteUsers } from "./users.ts";
 
-export class SqliteStore implements Store {
+export class SqliteStore implements Store, LocalQueue {
   readonly db: Database;
   private readonly orgs: SqliteOrgs;
   private readonly tokens: SqliteTokens;
   private readonly captures: SqliteCaptures;
   private readonly profilers: SqliteProfilers;
   private readonly users: SqliteUsers;
+  private readonly dispatch: SqliteDispatch;
 
   constructor(readonly path: string) {
     this.db = openDatabase(path);
@@ -23,6 +27,7 @@ export class SqliteStore implements Store {
     this.captures = new SqliteCaptures(this.db);
     this.profilers = new SqliteProfilers(this.db);
     this.users = new SqliteUsers(this.db);
+    this.dispatch = new SqliteDispatch(this.db);
   }
 
   createOrg: Store["createOrg"] = (...a) => this.orgs.createOrg(...a);
@@ -44,8 +49,6 @@ export class SqliteStore implements Store {
 
   enrolInstance: Store["enrolInstance"] = (...a) => this.profilers.enrolInstance(...a);
   findInstance: Store["findInstance"] = (...a) => this.profilers.findInstance(...a);
-  listQueuedCaptures: Store["listQueuedCaptures"] = (...a) => this.profilers.listQueuedCaptures(...a);
-  requeueRunningCaptures: Store["requeueRunningCaptures"] = (...a) => this.profilers.requeueRunningCaptures(...a);
   saveProfile: Store["saveProfile"] = (...a) => this.profilers.saveProfile(...a);
   getProfile: Store["getProfile"] = (...a) => this.profilers.getProfile(...a);
   saveDiff: Store["saveDiff"] = (...a) => this.profilers.saveDiff(...a);
@@ -67,6 +70,9 @@ export class SqliteStore implements Store {
   pruneSessions: Store["pruneSessions"] = (...a) => this.users.pruneSessions(...a);
   claimSignInAttempt: Store["claimSignInAttempt"] = (...a) => this.users.claimSignInAttempt(...a);
   clearSignInFailures: Store["clearSignInFailures"] = (...a) => this.users.clearSignInFailures(...a);
+
+  listQueuedCaptures: LocalQueue["listQueuedCaptures"] = (...a) => this.dispatch.listQueuedCaptures(...a);
+  requeueRunningCaptures: LocalQueue["requeueRunningCaptures"] = (...a) => this.dispatch.requeueRunningCaptures(...a);
 
   async ping(): Promise<void> {
     this.db.query("SELECT 1").get();

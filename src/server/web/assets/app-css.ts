@@ -1,4 +1,6 @@
 // The app's stylesheet, compiled into the executable. Colours meet WCAG AA contrast on white.
+import { LEGEND } from "../../../witness/palette.ts";
+
 export const APP_CSS = String.raw`
 *{box-sizing:border-box}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
@@ -31,14 +33,14 @@ th{background:#f3f4f6}
 .missing li{margin:4px 0}.fix{color:#1f2937;font-style:italic}
 .verdict{display:inline-block;padding:2px 10px;border-radius:4px;font-weight:700}.v-changed{background:#fee2e2;color:#7f1d1d}.v-changed.d-up{background:#ffe4cc;color:#7c2d12}.v-changed.d-down{background:#dbeafe;color:#1e3a8a}.v-changed.d-mixed{background:#ede9fe;color:#3b0764}.v-unchanged{background:#dcfce7;color:#14532d}.v-insufficient,.v-none{background:#fef3c7;color:#78350f}
 .absent li{color:#7f1d1d}
-.legend .sw{display:inline-block;width:14px;height:12px;vertical-align:middle;margin-left:8px}.sw.up{background:hsl(28,95%,62%)}.sw.down{background:hsl(202,80%,62%)}.sw.gone,.fr.gone{background:repeating-linear-gradient(135deg,#fff 0 4px,#9ca3af 4px 6px)}.sw.noise{background:#d9d4c7}.sw.untested{background:#e6e6e6}
+.legend .sw{display:inline-block;width:14px;height:12px;vertical-align:middle;margin-left:8px}${LEGEND.map(([key, colour]) => `.sw.${key}{background:${colour}}`).join("")}.sw.gone,.fr.gone{background:repeating-linear-gradient(135deg,#fff 0 4px,#9ca3af 4px 6px)}
 .flame{margin:12px 0 20px;position:relative}.flame figcaption{margin-bottom:6px}
 .flame-tools{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-bottom:6px}.flame-tools label{font-size:13px}
 .flame-graph{position:relative;width:100%;overflow:hidden;border:1px solid #e5e7eb;background:#fff}
 .fr{position:absolute;height:17px;line-height:17px;font-size:11px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;border-right:1px solid #fff;padding-left:2px;cursor:pointer;color:#111}
 .fr:hover,.fr:focus{outline:2px solid #111;z-index:2}.fr.match{outline:2px solid #b45309;font-weight:700}.fr.dim{opacity:.35}
 .flame-tip{position:absolute;z-index:5;background:#111827;color:#fff;padding:6px 8px;border-radius:4px;font-size:12px;pointer-events:none;max-width:520px;white-space:pre-line}
-.changes td.fn{font-family:ui-monospace,Menlo,monospace;font-size:12px;word-break:break-all}
+.changes td.fn{font-family:ui-monospace,Menlo,monospace;font-size:12px;white-space:nowrap}
 tr.flag-up td{background:#fff4eb}tr.flag-down td{background:#eff6ff}
 .chg{display:inline-block;padding:0 6px;border-radius:3px;font-weight:700;white-space:nowrap}.chg.up{background:#ffe4cc;color:#7c2d12}.chg.down{background:#dbeafe;color:#1e3a8a}.chg.insufficient{background:#fef3c7;color:#78350f}.chg.unchanged{background:#dcfce7;color:#14532d}
 .changes td.words{min-width:260px;font-size:13px}.explain{margin:6px 0}.powers{margin:4px 0 8px;font-size:14px}

@@ -6,8 +6,12 @@ import { html, type Html } from "../html.ts";
 import { topTable, type TopRow } from "../top-table.ts";
 import { absolute } from "../units.ts";
 
-export function aloneSection(title: string, id: string, items: Array<{ flame: FlameAxis; top: TopRow[] }>): Html {
-  if (items.length === 0) return html``;
+/** `unsampled`: axes declared but without a sample, listed rather than drawn as empty boxes. */
+export function aloneSection(title: string, id: string, items: Array<{ flame: FlameAxis; top: TopRow[] }>, unsampled: string[] = []): Html {
+  if (items.length === 0 && unsampled.length === 0) return html``;
+  const empty = unsampled.length
+    ? html`<ul class="absent" aria-label="Axes without samples">${unsampled.map((a) => html`<li><strong>${a}</strong>: no samples in this capture (the probe was attached and recorded nothing)</li>`)}</ul>`
+    : "";
   const blocks = items.map(({ flame: f, top }) => {
     const s = f.scale.after;
     const total = s ? absolute(s.total, s) : "";
@@ -15,5 +19,5 @@ export function aloneSection(title: string, id: string, items: Array<{ flame: Fl
 <details class="top-details" open><summary>Top functions of ${f.axis}</summary>${topTable(`top-${id}-${f.axis}`, f.axis, top, s)}</details>
 <div class="sandwich" data-axis="${f.axis}" data-flame="${`flame-${id}-${f.axis}`}" hidden></div></div>`;
   });
-  return html`<section class="card alone" aria-labelledby="${id}-h"><h2 id="${id}-h">${title}</h2>${blocks}</section>`;
+  return html`<section class="card alone" aria-labelledby="${id}-h"><h2 id="${id}-h">${title}</h2>${empty}${blocks}</section>`;
 }

@@ -101,6 +101,6 @@ export function capturePage(session: SignedIn, v: CaptureView, now = Date.now(),
 <dl class="meta"><dt>Kind</dt><dd>${r.kind}</dd><dt>Requester</dt><dd>${requesterLabel(r.requester)}</dd>
 <dt>State</dt><dd id="state">${stateBadge(r)}${r.reason && !saidByInstrumentation(r) ? html` — <span id="reason">${r.reason}</span>` : ""}</dd>
 <dt>Requested</dt><dd>${isoTime(r.createdAt)}</dd><dt>Request id</dt><dd><code>${r.requestId}</code></dd></dl>
-${instrumentationBlock(r.instrumentation)}${replicateForm(session, v)}${v.profileError ? html`<p class="flash error" role="alert">Flame graphs and downloads unavailable: ${v.profileError}</p>` : ""}${diffSection(v, choices, now)}${aloneSection("This capture on its own", "own", v.alone)}${downloads(v)}</div>`;
+${instrumentationBlock(r.instrumentation)}${replicateForm(session, v)}${v.profileError ? html`<p class="flash error" role="alert">Flame graphs and downloads unavailable: ${v.profileError}</p>` : ""}${diffSection(v, choices, now)}${aloneSection("This capture on its own", "own", v.alone, v.unsampled)}${downloads(v)}</div>`;
   return layout(`${r.workload} ${r.version}`, body, session, "profiling");
 }

@@ -18,8 +18,21 @@ function sidePicker(p: "b" | "a", title: string, choices: VersionChoice[], s: Si
 <div><label for="${p}-ids">Or these captures <span class="muted">(request ids, comma-separated)</span></label><input id="${p}-ids" name="${p}_ids" value="${cur.ids.join(",")}" maxlength="4200" pattern="[\\w\\-]+(,[\\w\\-]+)*"></div></fieldset>`;
 }
 
-export function compareForm(workload: string, choices: VersionChoice[], pick: ComparePick | null, heading = "Compare"): Html {
+/**
+ * With nothing picked yet, the newest version against the one before it (in the same environment
+ * when it has one), so that pressing Compare at once compares two versions rather than one with itself.
+ */
+export function defaultPick(workload: string, choices: VersionChoice[]): ComparePick | null {
+  const after = choices[0];
+  if (!after) return null;
+  const older = choices.filter((c) => c.version !== after.version);
+  const before = older.find((c) => c.env === after.env) ?? older[0] ?? after;
+  return { workload, before: { version: before.version, env: before.env, set: "all", ids: [] }, after: { version: after.version, env: after.env, set: "all", ids: [] } };
+}
+
+export function compareForm(workload: string, choices: VersionChoice[], picked: ComparePick | null, heading = "Compare"): Html {
   if (choices.length < 1) return html``;
+  const pick = picked ?? defaultPick(workload, choices);
   return html`<form method="get" action="/profiling/compare" class="compare-form" aria-label="${heading}"><input type="hidden" name="workload" value="${workload}">
 ${sidePicker("b", "Baseline (before)", choices, pick?.before)}${sidePicker("a", "Comparison (after)", choices, pick?.after)}
 <div><button type="submit">Compare</button></div></form>`;

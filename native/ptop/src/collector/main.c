@@ -10,7 +10,7 @@
 #include "probes.h"
 #include "procscan.h"
 #include "pyframes.h"
-#include "pyhelper.h"
+#include "elfhelper.h"
 #include "report.h"
 #include "symbolize.h"
 #include "targets.h"
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 
 	/* Before the BPF object is loaded: the unprivileged child that recognises CPython interpreters
 	 * and finds allocation entry points in the ELF files the parent opens. */
-	if (pyhelper_start(msg, sizeof(msg)))
+	if (elfhelper_start(msg, sizeof(msg)))
 		fprintf(stderr, "ptop: no Python frames and no alloc probes: %s\n", msg);
 	phase("target list read, ELF helper started");
 
@@ -295,7 +295,7 @@ int main(int argc, char **argv)
 	/* Everything a target controls is opened by now (refresh_mappings above), while privileged,
 	 * and parsed only after the drop. */
 	py_prepare();
-	pyhelper_stop();
+	elfhelper_stop();
 	if (caps_drop_all(msg, sizeof(msg))) {
 		fprintf(stderr, "ptop: %s; refusing to parse target files with privileges\n", msg);
 		rc = EXIT_INTERNAL;

@@ -1,4 +1,4 @@
-#include "pyhelper.h"
+#include "elfhelper.h"
 #include "allocelf.h"
 #include "caps.h"
 #include <errno.h>
@@ -78,7 +78,7 @@ static void serve(void)
 	}
 }
 
-int pyhelper_start(char *err, size_t len)
+int elfhelper_start(char *err, size_t len)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
@@ -146,11 +146,11 @@ static int ask(int fd, const char *hint, void *out, size_t size)
 	return 0;
 dead:
 	fprintf(stderr, "ptop: the ELF helper stopped answering; Python frames and alloc probes are off from here\n");
-	pyhelper_stop();
+	elfhelper_stop();
 	return -1;
 }
 
-int pyhelper_alloc(int fd, struct alloc_elf_info *out)
+int elfhelper_alloc(int fd, struct alloc_elf_info *out)
 {
 	const char hint[2] = { ALLOC_REQUEST, 0 };
 	if (ask(fd, hint, out, sizeof(*out)))
@@ -159,7 +159,7 @@ int pyhelper_alloc(int fd, struct alloc_elf_info *out)
 	return 0;
 }
 
-int pyhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out)
+int elfhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out)
 {
 	char hint[HINT_MAX];
 	snprintf(hint, sizeof(hint), "%s", name_hint ? name_hint : "");
@@ -168,13 +168,12 @@ int pyhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out)
 	if (ask(fd, hint, out, sizeof(*out)))
 		return -1;
 	out->version_text[sizeof(out->version_text) - 1] = 0;
-	out->detail[sizeof(out->detail) - 1] = 0;
 	if (out->status < PYELF_NOT_PYTHON || out->status > PYELF_UNRECOGNISED)
 		out->status = PYELF_UNRECOGNISED;
 	return 0;
 }
 
-void pyhelper_stop(void)
+void elfhelper_stop(void)
 {
 	if (sock >= 0)
 		close(sock);

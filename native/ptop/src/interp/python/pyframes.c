@@ -5,7 +5,7 @@
 #include "rootfs.h"
 #include "ptop.skel.h"
 #include "pycode.h"
-#include "pyhelper.h"
+#include "elfhelper.h"
 #include "pyoffsets.h"
 #include "python.h"
 #include "strtab.h"
@@ -34,15 +34,24 @@ static size_t ntargets;
 static char *notes[PY_MAX_NOTES];
 static size_t nnotes;
 
-static void note(uint32_t version, int pid)
+/* The note says what stops the walk: a version ptop has no offsets for is named with the versions it
+ * supports; a supported version whose file is not as ptop's table expects (hostile or custom-built
+ * offsets, a missing symbol) says that, not "unsupported". */
+static void note(const struct py_elf_info *info, int pid)
 {
-	char buf[256];
-	if (version)
+	char buf[320];
+	uint32_t v = info->version_hex;
+	const char *why = py_elf_why_text(info->why);
+	if (v && !py_offsets_for(v))
 		snprintf(buf, sizeof(buf), "python frames: unsupported version %u.%u.%u (pid %d): its stacks are native "
-			 "only (supported: %s)", version >> 24, (version >> 16) & 0xff, (version >> 8) & 0xff, pid,
-			 py_supported_versions());
+			 "only (supported: %s)", v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, pid, py_supported_versions());
+	else if (v)
+		snprintf(buf, sizeof(buf), "python frames: CPython %u.%u.%u (pid %d) not walked: %s; its stacks are native "
+			 "only", v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, pid, why[0] ? why : "its interpreter state "
+			 "could not be located");
 	else
-		snprintf(buf, sizeof(buf), "python frames: unrecognised interpreter (pid %d): its stacks are native only", pid);
+		snprintf(buf, sizeof(buf), "python frames: unrecognised interpreter (pid %d)%s%s: its stacks are native only",
+			 pid, why[0] ? ": " : "", why);
 	for (size_t i = 0; i < nnotes; i++)
 		if (!strcmp(notes[i], buf))
 			return;
@@ -112,13 +121,13 @@ void py_attach(struct probes *p, int pid)
 		if (fd < 0)
 			continue;
 		struct py_elf_info info;
-		int asked = pyhelper_analyze(fd, c[i].base, &info);
+		int asked = elfhelper_analyze(fd, c[i].base, &info);
 		close(fd);
 		if (asked || info.status == PYELF_NOT_PYTHON)
 			continue;
 		const struct py_version_offsets *o = py_offsets_for(info.version_hex);
 		if (info.status != PYELF_SUPPORTED || !o) {
-			note(info.version_hex, pid);
+			note(&info, pid);
 			return;
 		}
 		uint64_t bias = c[i].start - info.first_load_vaddr;

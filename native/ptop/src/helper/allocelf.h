@@ -1,7 +1,7 @@
 /* Where the allocation entry points of one ELF file are (alloc axis): file offsets of malloc,
  * calloc, realloc, aligned_alloc, posix_memalign (a libc, or a statically linked program) and
  * runtime.mallocgc (a Go program; from its pclntab when it has no .symtab), for uprobes. Parses
- * bytes the target controls: only ever called in ptop's unprivileged helper (pyhelper.c), with
+ * bytes the target controls: only ever called in ptop's unprivileged helper (elfhelper.c), with
  * every size bounded (elfsym.c, gopclntab.c). */
 #ifndef PTOP_ALLOCELF_H
 #define PTOP_ALLOCELF_H

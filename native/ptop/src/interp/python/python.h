@@ -1,4 +1,4 @@
-/* Types shared by the Python frame walker (python.bpf.h) and user space (python.c): the
+/* Types shared by the Python frame walker (python.bpf.h) and user space (pyframes.c, interp.c): the
  * per-process configuration user space pushes into `py_procs`, and the Python stack the walker
  * records. Plain fixed-size structs: the same bytes are read by both sides. */
 #ifndef PTOP_PYTHON_H

@@ -1,4 +1,5 @@
-// A strict JSON reader for files a person writes and we must not misread: it rejects what
+// A strict JSON reader for what we must not misread — files a person writes (the target list) and
+// request bodies a client sends (a capture request): it rejects what
 // JSON.parse silently accepts (a repeated key, where the last one would win unseen), bounds the
 // nesting depth (hostile files), never touches Object.prototype (keys like "__proto__" are plain
 // data), and reports positions as line:column so the message points at the mistake.
@@ -14,6 +15,8 @@ export class JsonSyntaxError extends Error {
     message: string,
     readonly line: number,
     readonly column: number,
+    /** Set when the error is a key repeated in one object: callers name it as the field at fault. */
+    readonly repeatedKey?: string,
   ) {
     super(`line ${line}, column ${column}: ${message}`);
   }
@@ -63,9 +66,9 @@ class StrictJsonReader {
     return { line: seen.line, column: at - seen.lineStart + 1 };
   }
 
-  private fail(message: string, at = this.i): never {
+  private fail(message: string, at = this.i, repeatedKey?: string): never {
     const p = this.position(at);
-    throw new JsonSyntaxError(message, p.line, p.column);
+    throw new JsonSyntaxError(message, p.line, p.column, repeatedKey);
   }
 
   private describe(at: number): string {
@@ -113,7 +116,7 @@ class StrictJsonReader {
       if (this.text[this.i] !== '"') this.fail(`unexpected ${this.describe(this.i)}, expected a key in double quotes`);
       const keyAt = this.i;
       const key = this.string();
-      if (positions.has(key)) this.fail(`key ${JSON.stringify(key)} appears twice in the same object`, keyAt);
+      if (positions.has(key)) this.fail(`key ${JSON.stringify(key)} appears twice in the same object`, keyAt, key);
       positions.set(key, this.position(keyAt));
       this.skipWhitespace();
       if (this.text[this.i] !== ":") this.fail(`unexpected ${this.describe(this.i)}, expected ":"`);

@@ -177,10 +177,25 @@ static int check_debug_offsets(const unsigned char *p, const struct py_version_o
 	return 1;
 }
 
-static void set(struct py_elf_info *out, int status, const char *detail)
+static const char *const WHY[PYWHY__COUNT] = {
+	[PYWHY_NONE] = "",
+	[PYWHY_NO_VERSION] = "no version string found in the interpreter",
+	[PYWHY_NO_RUNTIME] = "no _PyRuntime symbol",
+	[PYWHY_NO_OFFSETS] = "no offsets for this version",
+	[PYWHY_OFFSETS_DISAGREE] = "its _Py_DebugOffsets disagree with ptop's table for this version (a debug or "
+				   "free-threaded build, or not CPython)",
+	[PYWHY_NO_DEBUG_OFFSETS] = "no _Py_DebugOffsets at _PyRuntime",
+};
+
+const char *py_elf_why_text(int32_t why)
+{
+	return why >= 0 && why < PYWHY__COUNT ? WHY[why] : "";
+}
+
+static void set(struct py_elf_info *out, int status, enum py_elf_why why)
 {
 	out->status = status;
-	snprintf(out->detail, sizeof(out->detail), "%s", detail);
+	out->why = why;
 }
 
 void py_elf_analyze(const void *buf, size_t len, const char *name_hint, struct py_elf_info *out)
@@ -230,20 +245,20 @@ void py_elf_analyze(const void *buf, size_t len, const char *name_hint, struct p
 	if (v)
 		version_text(v, out->version_text, sizeof(out->version_text));
 	if (!v) {
-		set(out, PYELF_UNRECOGNISED, "no version string found in the interpreter");
+		set(out, PYELF_UNRECOGNISED, PYWHY_NO_VERSION);
 	} else if (!s.has_runtime || !have_load) {
 		set(out, (v >> 24) == 3 && ((v >> 16) & 0xff) >= 8 ? PYELF_UNRECOGNISED : PYELF_UNSUPPORTED,
-		    "no _PyRuntime symbol");
+		    PYWHY_NO_RUNTIME);
 	} else {
 		const struct py_version_offsets *o = py_offsets_for(v);
 		uint32_t dv = 0;
 		int dbg = check_debug_offsets(at_vaddr(elf, buf, len, s.runtime, 512), o, &dv);
 		if (!o) {
-			set(out, PYELF_UNSUPPORTED, "no offsets for this version");
+			set(out, PYELF_UNSUPPORTED, PYWHY_NO_OFFSETS);
 		} else if (dbg < 0 || (dbg > 0 && (dv & 0xffff0000u) != (v & 0xffff0000u))) {
-			set(out, PYELF_UNSUPPORTED, "its _Py_DebugOffsets disagree with ptop's table (a debug or free-threaded build?)");
+			set(out, PYELF_UNSUPPORTED, PYWHY_OFFSETS_DISAGREE);
 		} else if (o->version >= 0x030d0000 && dbg == 0) {
-			set(out, PYELF_UNRECOGNISED, "no _Py_DebugOffsets at _PyRuntime");
+			set(out, PYELF_UNRECOGNISED, PYWHY_NO_DEBUG_OFFSETS);
 		} else {
 			out->status = PYELF_SUPPORTED;
 			out->runtime_vaddr = s.runtime;

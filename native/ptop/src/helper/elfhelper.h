@@ -5,18 +5,18 @@
  * its capabilities, so the parsing of those target-controlled bytes happens here; the parent
  * receives one fixed-size struct and trusts from it only a version number (to choose a row of
  * its own offset table) and addresses the BPF walker reads through bpf_probe_read_user. */
-#ifndef PTOP_PYHELPER_H
-#define PTOP_PYHELPER_H
+#ifndef PTOP_ELFHELPER_H
+#define PTOP_ELFHELPER_H
 #include "allocelf.h"
 #include "pyelf.h"
 
 /* Forks the helper; call before any BPF object or target file is opened (the child closes every
  * fd but its socket anyway). 0 on success; on failure Python frames are simply unavailable. */
-int pyhelper_start(char *err, size_t len);
+int elfhelper_start(char *err, size_t len);
 /* Asks the helper about an ELF file. 0 when it answered. */
-int pyhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out);
+int elfhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out);
 /* Asks the helper where an ELF file's allocation entry points are (alloc axis). 0 when it answered;
  * the parent trusts from the answer only offsets it hands to the kernel as uprobe positions. */
-int pyhelper_alloc(int fd, struct alloc_elf_info *out);
-void pyhelper_stop(void);
+int elfhelper_alloc(int fd, struct alloc_elf_info *out);
+void elfhelper_stop(void);
 #endif

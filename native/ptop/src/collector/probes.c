@@ -1,6 +1,7 @@
 #include "probes.h"
 #include "monoclock.h"
 #include "alloc.h"
+#include "uprobe_link.h"
 #include "ptop.skel.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -219,6 +220,8 @@ int probes_start(struct probes *p, int mask, int freq)
 	locks_autoload(p, want_tp[P_LOCKS]);
 	bool want_alloc = p->requested[P_ALLOC] && uprobes_supported(p->reason[P_ALLOC], sizeof(p->reason[0]));
 	bpf_program__set_autoload(p->skel->progs.on_alloc, want_alloc);
+	if (want_alloc && uprobe_link_supported()) /* detached in one grace period, not one per uprobe */
+		bpf_program__set_expected_attach_type(p->skel->progs.on_alloc, PTOP_BPF_TRACE_UPROBE_MULTI);
 	bool unwinds = p->requested[P_CPU] || want_tp[P_OFFCPU] || want_tp[P_LOCKS] || want_alloc;
 	bpf_program__set_autoload(p->skel->progs.on_exec, unwinds);
 	if (ptop_bpf__load(p->skel)) {

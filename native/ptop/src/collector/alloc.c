@@ -4,9 +4,10 @@
 #include "ptop.h"
 #include "ptop.skel.h"
 #include "proctext.h"
-#include "pyhelper.h"
+#include "elfhelper.h"
 #include "rootfs.h"
 #include "strtab.h"
+#include "uprobe_link.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct bpf_link **links;
+static struct held_link *links;
 static size_t nlinks, links_cap, total; /* total: attached over the run, kept after detaching */
 static char why_none[512] = "no target process was found to probe";
 static uint32_t functions_seen; /* bit per alloc_fn attached somewhere */
@@ -75,11 +76,65 @@ static int lookup(int fd, struct alloc_elf_info *out)
 			*out = answers[i].info;
 			return 0;
 		}
-	if (pyhelper_alloc(fd, out))
+	if (elfhelper_alloc(fd, out))
 		return -1;
 	if (known && nanswers < ANSWERS_MAX)
 		answers[nanswers++] = (struct answer){ st.st_dev, st.st_ino, st.st_size, st.st_mtim, *out };
 	return 0;
+}
+
+static void hold(struct bpf_link *l, int fd)
+{
+	if (nlinks == links_cap) {
+		links_cap = links_cap ? links_cap * 2 : 64;
+		links = xrealloc(links, links_cap, sizeof(*links));
+	}
+	links[nlinks++] = (struct held_link){ l, fd };
+}
+
+/* The program was loaded for multi-uprobe links where the kernel has them (probes.c). */
+static bool by_link(struct probes *p)
+{
+	return bpf_program__expected_attach_type(p->skel->progs.on_alloc) == PTOP_BPF_TRACE_UPROBE_MULTI;
+}
+
+/* One link for all of the file's entry points. Returns how many of them are attached (all or none),
+ * the cookies[] in front being those. pid > 0: the kernel puts the breakpoints in that process only. */
+static int attach_link(struct probes *p, int pid, const char *mf, const char *base, const uint64_t *offsets,
+		       const uint64_t *cookies, uint32_t n)
+{
+	if (n == 0)
+		return 0;
+	int fd = uprobe_link_attach(bpf_program__fd(p->skel->progs.on_alloc), pid, mf, offsets, cookies, n);
+	if (fd < 0) {
+		snprintf(why_none, sizeof(why_none), "pid %d: attaching the uprobes to %s failed: %s", pid, base,
+			 strerror(errno));
+		return 0;
+	}
+	hold(NULL, fd);
+	total += n;
+	return (int)n;
+}
+
+/* One perf-event uprobe per entry point (kernels before multi-uprobe links); the attached ones'
+ * cookies are moved to the front. */
+static int attach_perf(struct probes *p, int pid, const char *mf, const char *base, const uint64_t *offsets,
+		       uint64_t *cookies, uint32_t n)
+{
+	int attached = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookies[i]);
+		struct bpf_link *l = bpf_program__attach_uprobe_opts(p->skel->progs.on_alloc, pid, mf, (size_t)offsets[i], &opts);
+		if (!l) {
+			snprintf(why_none, sizeof(why_none), "pid %d: attaching a uprobe to %s in %s failed: %s", pid,
+				 alloc_fn_names[cookies[i]], base, strerror(errno));
+			continue;
+		}
+		hold(l, -1);
+		total++;
+		cookies[attached++] = cookies[i];
+	}
+	return attached;
 }
 
 static int attach_file(struct probes *p, int pid, uint64_t start, uint64_t end, const char *base)
@@ -100,30 +155,20 @@ static int attach_file(struct probes *p, int pid, uint64_t start, uint64_t end, 
 			 "cannot be looked up");
 		return 0;
 	}
-	int n = 0;
-	for (int f = 0; f < AF__COUNT; f++) {
-		if (!(info.found & (1u << f)))
-			continue;
-		/* pid > 0: a per-process uprobe; the kernel puts the breakpoint in that process only. */
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = (__u64)f);
-		struct bpf_link *l = bpf_program__attach_uprobe_opts(p->skel->progs.on_alloc, pid, mf, (size_t)info.offset[f], &opts);
-		if (!l) {
-			snprintf(why_none, sizeof(why_none), "pid %d: attaching a uprobe to %s in %s failed: %s", pid,
-				 alloc_fn_names[f], base, strerror(errno));
-			continue;
+	uint64_t offsets[AF__COUNT], cookies[AF__COUNT];
+	uint32_t n = 0;
+	for (int f = 0; f < AF__COUNT; f++)
+		if (info.found & (1u << f)) {
+			offsets[n] = info.offset[f];
+			cookies[n++] = (uint64_t)f;
 		}
-		if (nlinks == links_cap) {
-			links_cap = links_cap ? links_cap * 2 : 64;
-			links = xrealloc(links, links_cap, sizeof(*links));
-		}
-		links[nlinks++] = l;
-		total++;
-		functions_seen |= 1u << f;
-		n++;
-	}
+	int attached = by_link(p) ? attach_link(p, pid, mf, base, offsets, cookies, n)
+				  : attach_perf(p, pid, mf, base, offsets, cookies, n);
+	for (int i = 0; i < attached; i++)
+		functions_seen |= 1u << cookies[i];
 	if (!info.found)
 		snprintf(why_none, sizeof(why_none), "pid %d: %s has no symbol (.symtab, .dynsym, Go pclntab) for malloc nor runtime.mallocgc", pid, base);
-	return n;
+	return attached;
 }
 
 /* Processes with no uprobe yet: one that has just exec'd may not have mapped its libc when it is
@@ -266,8 +311,7 @@ const char *alloc_functions(void)
 
 void alloc_detach(void)
 {
-	for (size_t i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
+	held_links_release(links, nlinks);
 	free(links);
 	links = NULL;
 	nlinks = links_cap = 0;
