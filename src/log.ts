@@ -10,7 +10,7 @@ import pino from "pino";
 //   the 6 of the checksum (token-format.ts), standing alone — between characters that are not
 //   base62, or right after an escape (JSON's "\n", "\u001b"; a URL's "%3D"), which glues letters
 //   to its front. A 64-character hex digest or a UUID is no such run and stays readable.
-const PREFIXED = /(rpcap|rpboot)(_|%(?:25)?5f)[A-Za-z0-9]+/gi;
+const PREFIXED = /(rpcap|rpboot|rpread)(_|%(?:25)?5f)[A-Za-z0-9]+/gi;
 const BODY_ALONE = /(?:(?<![A-Za-z0-9])|(?<=\\[bfnrt])|(?<=\\u[0-9A-Fa-f]{4})|(?<=%[0-9A-Fa-f]{2}))[A-Za-z0-9]{43,49}(?![A-Za-z0-9])/g;
 const QUERY_TOKEN = /([?&]token=)[^&\s"]+/gi;
 

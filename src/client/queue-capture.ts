@@ -36,7 +36,7 @@ export async function attemptQueueCapture(base: string, token: string, body: Cap
   } catch {
     // a proxy's HTML error page, say; reported by status below
   }
-  const serverSays = typeof json?.error === "string" ? `: ${json.error}` : "";
+  const serverSays = typeof json?.error === "string" ? json.error : null;
   if (res.status === 202 && json && typeof json.request_id === "string") {
     return { kind: "accepted", body: json as unknown as CaptureAccepted };
   }
@@ -50,6 +50,8 @@ export async function attemptQueueCapture(base: string, token: string, body: Cap
       message: `429: the organization reached its hourly limit of capture requests; retry in ${retryAfterSeconds} s (pass --retry to wait)`,
     };
   }
-  const why = EXPLAIN[res.status] ?? (res.status >= 500 ? "the control plane failed (a bug on its side)" : "unexpected answer");
-  return { kind: "refused", status: res.status, message: `${res.status}: ${why}${serverSays}` };
+  // The server's own words when it gave them (they already say what is wrong, and how to fix it);
+  // ours only when it did not, or when "not found" would not say that --url is wrong.
+  const why = res.status !== 404 && serverSays ? serverSays : EXPLAIN[res.status] ?? (res.status >= 500 ? "the control plane failed (a bug on its side)" : "unexpected answer");
+  return { kind: "refused", status: res.status, message: `${res.status}: ${why}` };
 }

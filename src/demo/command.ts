@@ -1,7 +1,7 @@
 // `runner demo` (npm run demo): the main job end to end on this machine when it can run it (root,
 // a built ptop, a C compiler, openssl); otherwise the capture request API walkthrough, after saying
 // exactly what is missing for the full demo.
-import { parseArgs } from "node:util";
+import { CliUsageError, parseCommandLine, USAGE_EXIT } from "../cli-args.ts";
 import { apiWalkthrough } from "./api-walkthrough.ts";
 import { runEndToEndDemo } from "./end-to-end.ts";
 import { findCollector, isRoot } from "./machine.ts";
@@ -18,7 +18,7 @@ const USAGE = `usage: runner demo [--api-only] [--keep] [--duration S] [--warmup
 export async function demoCommand(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
+    ({ values } = parseCommandLine({
       args: argv,
       options: {
         "api-only": { type: "boolean", default: false },
@@ -32,11 +32,23 @@ export async function demoCommand(argv: string[]): Promise<number> {
     }));
   } catch (err) {
     process.stderr.write(`runner demo: ${(err as Error).message}\n${USAGE}`);
-    return 2;
+    return USAGE_EXIT;
   }
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
+  }
+  const num = (name: string, v: string, min: number, max: number) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min || n > max) throw new CliUsageError(`--${name} must be a number from ${min} to ${max}, got "${v}"`);
+    return n;
+  };
+  let o;
+  try {
+    o = { durationSec: num("duration", values.duration!, 5, 300), warmupSec: num("warmup", values.warmup!, 0, 60), replicates: num("replicates", values.replicates!, 1, 10), keep: values.keep! };
+  } catch (err) {
+    process.stderr.write(`runner demo: ${(err as Error).message}\n${USAGE}`);
+    return USAGE_EXIT;
   }
   if (values["api-only"]) return apiWalkthrough({ keep: values.keep! });
 
@@ -50,18 +62,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
     );
     return apiWalkthrough({ keep: values.keep! });
   }
-  const num = (name: string, v: string, min: number, max: number) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number from ${min} to ${max}`);
-    return n;
-  };
-  return runEndToEndDemo({
-    collector,
-    durationSec: num("duration", values.duration!, 5, 300),
-    warmupSec: num("warmup", values.warmup!, 0, 60),
-    replicates: num("replicates", values.replicates!, 1, 10),
-    keep: values.keep!,
-  });
+  return runEndToEndDemo({ ...o, collector });
 }
 
 async function missingForFullDemo(): Promise<string[]> {

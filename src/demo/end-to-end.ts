@@ -92,7 +92,8 @@ export async function runEndToEndDemo(o: EndToEndOptions): Promise<number> {
     const named = flagged.some((c) => c.function === REGRESSED_FUNCTION && c.relative_change > 0);
     say(named ? `\n   regressed function found: ${REGRESSED_FUNCTION}` : `\n   ${REGRESSED_FUNCTION} was not flagged this time (see the table above)`);
     say(`   differential flame graph: ${html}`);
-    say(o.keep ? `   everything is kept in ${dir}` : `   (the store, tokens and the collector copy with its capabilities are removed; --keep keeps them)`);
+    if (o.keep) await sayHowToBrowse(m, dir);
+    else say(`   (the store, tokens and the collector copy with its capabilities are removed; --keep keeps them)`);
     return named ? 0 : 1;
   } catch (err) {
     say(`\ndemo failed: ${(err as Error).message}`);
@@ -104,6 +105,16 @@ export async function runEndToEndDemo(o: EndToEndOptions): Promise<number> {
     // outlast the demo in /tmp: only the flame graph the demo points at stays.
     if (!o.keep) for (const f of readdirSync(dir)) if (f !== DIFF_HTML) rmSync(join(dir, f), { recursive: true, force: true });
   }
+}
+
+/** --keep: a member to sign in with, and the command that serves what was kept. */
+async function sayHowToBrowse(m: OneMachine, dir: string): Promise<void> {
+  const email = `demo@${m.org}.example`;
+  const password = Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("base64url");
+  await m.adminWithStdin(`${password}\n`, "user", "create", m.org, email, "--role", "owner", "--password-stdin");
+  say(`   everything is kept in ${dir}; to browse it in the app:`);
+  say(`     sudo ${m.runner} server --listen 127.0.0.1:8080 --data ${m.dataDir}`);
+  say(`     then open http://127.0.0.1:8080/ and sign in: organization ${m.org}, email ${email}, password ${password}`);
 }
 
 const tty = process.stdout.isTTY;

@@ -105,7 +105,12 @@ export class OneMachine {
   }
 
   async admin(...args: string[]): Promise<string> {
-    const p = Bun.spawn([this.runner, "admin", "--data", this.dataDir, ...args], { stdout: "pipe", stderr: "pipe" });
+    return this.adminWithStdin(undefined, ...args);
+  }
+
+  /** `runner admin` with `stdin` on its standard input (a password for --password-stdin). */
+  async adminWithStdin(stdin: string | undefined, ...args: string[]): Promise<string> {
+    const p = Bun.spawn([this.runner, "admin", "--data", this.dataDir, ...args], { stdin: stdin === undefined ? "ignore" : Buffer.from(stdin), stdout: "pipe", stderr: "pipe" });
     const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
     if (code !== 0) throw new Error(`runner admin ${args.slice(0, 2).join(" ")} failed (${code}): ${err.trim()}`);
     return out;

@@ -6,7 +6,15 @@
 
 export const CAPTURE_TOKEN_PREFIX = "rpcap";
 export const BOOTSTRAP_TOKEN_PREFIX = "rpboot";
-export type TokenPrefix = typeof CAPTURE_TOKEN_PREFIX | typeof BOOTSTRAP_TOKEN_PREFIX;
+/** Read tokens: a pipeline reads its captures' status, outcome and verdict (never queues, never reads profiles). */
+export const READ_TOKEN_PREFIX = "rpread";
+export type TokenPrefix = typeof CAPTURE_TOKEN_PREFIX | typeof BOOTSTRAP_TOKEN_PREFIX | typeof READ_TOKEN_PREFIX;
+
+const KIND_NAMES: Record<TokenPrefix, string> = {
+  [CAPTURE_TOKEN_PREFIX]: "capture token",
+  [BOOTSTRAP_TOKEN_PREFIX]: "bootstrap token",
+  [READ_TOKEN_PREFIX]: "read token",
+};
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_BYTES = 32;
@@ -46,10 +54,30 @@ const SHAPE = new RegExp(`^([a-z]+)_([0-9A-Za-z]{${BODY_CHARS}})([0-9A-Za-z]{${C
 
 /** True when `token` has the exact shape and a valid checksum for `prefix`. No I/O. */
 export function isWellFormedToken(token: string, prefix: TokenPrefix): boolean {
-  if (token.length !== prefix.length + 1 + BODY_CHARS + CHECK_CHARS) return false;
+  if (token.length !== tokenLength(prefix)) return false;
   const m = SHAPE.exec(token);
   if (!m || m[1] !== prefix) return false;
   return checksum(prefix, m[2]!) === m[3];
+}
+
+/** The length of every token of `prefix`. */
+export const tokenLength = (prefix: TokenPrefix): number => prefix.length + 1 + BODY_CHARS + CHECK_CHARS;
+
+/**
+ * Why `token` is not a well-formed token of `prefix`, in words that never repeat the token itself
+ * (it may be a real secret of another kind); null when it is well formed.
+ */
+export function tokenProblem(token: string, prefix: TokenPrefix): string | null {
+  const want = KIND_NAMES[prefix];
+  const other = (Object.keys(KIND_NAMES) as TokenPrefix[]).find((p) => p !== prefix && token.startsWith(`${p}_`));
+  if (other) return `this is a ${KIND_NAMES[other]} (${other}_…), not a ${want} (${prefix}_…)`;
+  if (!token.startsWith(`${prefix}_`)) return `a ${want} starts with ${prefix}_`;
+  if (token.length !== tokenLength(prefix)) {
+    return `it is ${token.length} characters long; a ${want} is ${tokenLength(prefix)} (${prefix}_ and ${BODY_CHARS + CHECK_CHARS} letters and digits): it was cut or pasted incompletely`;
+  }
+  if (!/^[0-9A-Za-z]+$/.test(token.slice(prefix.length + 1))) return `after ${prefix}_ a ${want} has only letters and digits`;
+  if (!isWellFormedToken(token, prefix)) return "its checksum does not match: a character was mistyped or changed";
+  return null;
 }
 
 /**

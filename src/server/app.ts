@@ -3,6 +3,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
 import { DEFAULT_RATE_LIMIT, queueCaptureRequest, type HttpAnswer, type QueueCaptureDeps, type RateLimit } from "./captures/queue-capture.ts";
+import { captureStatusRequest } from "./captures/capture-status.ts";
 import { allowedMethods } from "./method-not-allowed.ts";
 import { openApiDocument } from "./openapi.ts";
 import { enrolRoutes } from "./profiler-plane.ts";
@@ -10,6 +11,7 @@ import { docsRoutes } from "./docs/routes.ts";
 import { webRoutes } from "./web/routes.ts";
 import type { Store } from "./store/store.ts";
 import { presentedToken } from "./tokens/authenticate.ts";
+import { presence, type Presence } from "./dispatch/presence.ts";
 
 export interface AppOptions {
   store: Store;
@@ -18,6 +20,8 @@ export interface AppOptions {
   now?: () => number;
   /** Served over TLS: every answer tells browsers to keep to HTTPS (Strict-Transport-Security). */
   hsts?: boolean;
+  /** Which Profilers hold a tunnel now (Settings); without it, what the store alone can tell. */
+  presence?: Presence;
 }
 
 // One year, this host only: the operator's other subdomains may still serve plain HTTP.
@@ -77,12 +81,15 @@ export function createApp(opts: AppOptions) {
     .use(enrolRoutes(deps))
     // {docs_url} = {base_url}/docs: the policy files compiled into the executable, byte for byte.
     .use(docsRoutes({}))
-    .use(webRoutes(deps))
+    .use(webRoutes({ ...deps, presence: opts.presence ?? presence(opts.store, () => null) }))
     .post(
       "/api/profiling/captures",
       async ({ request, query, set }) =>
         reply(set, await queueCaptureRequest(deps, request, presentedToken(request.headers.get("authorization"), query.token))),
       { parse: "none" },
+    )
+    .get("/api/profiling/captures/:id", async ({ request, params, query, set }) =>
+      reply(set, await captureStatusRequest(deps.store, params.id, presentedToken(request.headers.get("authorization"), query.token))),
     );
   served.app = app;
   return app;

@@ -1,5 +1,7 @@
 // `runner server --listen HOST:PORT --data DIR [--tunnel-listen HOST:PORT] [--tls-cert F --tls-key F]`
-import { parseArgs } from "node:util";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { parseCommandLine, USAGE_EXIT } from "../cli-args.ts";
 import { outputFlushed } from "../exit-after-output.ts";
 import { createLogger } from "../log.ts";
 import { ownerOnlyFix, widerThanOwner } from "../store-permissions.ts";
@@ -14,7 +16,7 @@ const USAGE = `usage: runner server --listen HOST:PORT (--data DIR | with RUNNER
 export async function serverCommand(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
+    ({ values } = parseCommandLine({
       args: argv,
       options: {
         listen: { type: "string", default: "127.0.0.1:8080" },
@@ -29,21 +31,32 @@ export async function serverCommand(argv: string[]): Promise<number> {
     }));
   } catch (err) {
     process.stderr.write(`runner server: ${(err as Error).message}\n${USAGE}`);
-    return 2;
+    return USAGE_EXIT;
   }
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
+  // A malformed command line is a usage error (exit 2), as in every role; what fails once it is
+  // well formed (a held port, an unreachable database) exits 1.
+  let listen, tunnelListen;
+  try {
+    listen = parseListenAddress(values.listen!, "--listen");
+    tunnelListen = values["tunnel-listen"] ? parseListenAddress(values["tunnel-listen"], "--tunnel-listen") : undefined;
+    if (!!values["tls-cert"] !== !!values["tls-key"]) throw new Error("--tls-cert and --tls-key go together");
+  } catch (err) {
+    process.stderr.write(`runner server: ${(err as Error).message}\n${USAGE}`);
+    return USAGE_EXIT;
+  }
   const logger = createLogger("server");
   try {
-    const listen = parseListenAddress(values.listen!, "--listen");
-    const tunnelListen = values["tunnel-listen"] ? parseListenAddress(values["tunnel-listen"], "--tunnel-listen") : undefined;
-    if (!!values["tls-cert"] !== !!values["tls-key"]) throw new Error("--tls-cert and --tls-key go together");
     const tls = values["tls-cert"] ? { certFile: values["tls-cert"], keyFile: values["tls-key"]! } : undefined;
     const database = chosenDatabaseUrl(values["database-url"], values.data);
     if (database.warning) logger.warn(database.warning);
+    // A mistyped --data would silently start an empty store: say so, in one line, naming it.
+    const newStore = !database.url && values.data !== undefined && !existsSync(join(values.data, "runner.db"));
     const store = openStore({ data: values.data, databaseUrl: database.url });
+    if (newStore) process.stderr.write(`runner server: created a new, empty store at ${join(values.data!, "runner.db")} (none was there; if you meant an existing store, stop and check --data)\n`);
     // Fail at start, not at the first request, when the database is unreachable (the URL is never echoed).
     await store.ping().catch((err: Error) => {
       throw new Error(`the store is not reachable: ${err.message.replace(/postgres(ql)?:\/\/\S+/gi, "postgres://…")}`);

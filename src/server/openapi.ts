@@ -2,6 +2,7 @@
 // are JSON Schema), so the document cannot drift from the code. A plugin would add a dependency
 // to publish one endpoint.
 import { CaptureAccepted, CaptureRequestBody, ErrorBody, RateLimitedBody } from "../protocol/capture-request.ts";
+import { CaptureStatusBody, ChangedFunction, DiffSummary } from "../protocol/capture-status.ts";
 import { RUNNER_VERSION } from "../version.ts";
 
 const json = (schema: unknown) => ({ "application/json": { schema } });
@@ -14,8 +15,10 @@ export function openApiDocument() {
       securitySchemes: {
         captureToken: { type: "http", scheme: "bearer", description: "capture token (rpcap_…)" },
         captureTokenQuery: { type: "apiKey", in: "query", name: "token", description: "capture token, for CI steps that cannot set headers" },
+        readToken: { type: "http", scheme: "bearer", description: "read token (rpread_…): reads capture status, outcome and verdict, nothing else" },
+        readTokenQuery: { type: "apiKey", in: "query", name: "token", description: "read token, for CI steps that cannot set headers" },
       },
-      schemas: { CaptureRequestBody, CaptureAccepted, ErrorBody, RateLimitedBody },
+      schemas: { CaptureRequestBody, CaptureAccepted, ErrorBody, RateLimitedBody, CaptureStatusBody, DiffSummary, ChangedFunction },
     },
     paths: {
       "/healthz": { get: { summary: "readiness", responses: { "200": { description: "ready" } } } },
@@ -37,6 +40,20 @@ export function openApiDocument() {
               headers: { "Retry-After": { schema: { type: "integer" } } },
               content: json(RateLimitedBody),
             },
+          },
+        },
+      },
+      "/api/profiling/captures/{id}": {
+        get: {
+          summary: "A capture's status, outcome and verdict",
+          description:
+            "With a read token (a capture token reads nothing: 401). For a pushed capture, `diff` summarises its version's diff (the verdict, its sentence, the changed functions); `verdict_pending` is true until the diff that includes this capture is computed. Poll until `status` is done and `verdict_pending` is false (`runner capture --wait` does).",
+          security: [{ readToken: [] }, { readTokenQuery: [] }],
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" }, description: "the request_id of the 202" }],
+          responses: {
+            "200": { description: "the capture", content: json(CaptureStatusBody) },
+            "401": { description: "read token missing, invalid or revoked", content: json(ErrorBody) },
+            "404": { description: "unknown id, or a capture of another organization or of a workload outside the token's scope", content: json(ErrorBody) },
           },
         },
       },

@@ -5,6 +5,7 @@ import { appDeps, createApp, type AppOptions } from "./app.ts";
 import type { DispatchingStore } from "./dispatch/create.ts";
 import type { Store } from "./store/store.ts";
 import { startProfilerPlane } from "./profiler-plane.ts";
+import { presence } from "./dispatch/presence.ts";
 
 export interface ServerOptions extends AppOptions {
   /** A store its Profilers' captures can be dispatched on (openStore's). */
@@ -31,7 +32,9 @@ export interface RunningServer {
 const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const app = createApp({ ...opts, hsts: opts.tls !== undefined });
+  // The tunnel's dispatcher starts after the app; Settings asks it once it runs.
+  const local: { dispatcher: { liveProfilers(orgName: string): string[] } | null } = { dispatcher: null };
+  const app = createApp({ ...opts, hsts: opts.tls !== undefined, presence: presence(opts.store, () => local.dispatcher) });
   // Read once: the HTTP listener and the tunnel listener serve the same certificate.
   const tls = opts.tls ? { cert: await Bun.file(opts.tls.certFile).text(), key: await Bun.file(opts.tls.keyFile).text() } : undefined;
   // Elysia's Bun adapter turns SO_REUSEPORT on by default: a second server on a busy port then
@@ -55,6 +58,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         throw err;
       })
     : null;
+  local.dispatcher = plane?.dispatcher ?? null;
   return {
     url: `${tls ? "https" : "http"}://${host}:${port}`,
     port,

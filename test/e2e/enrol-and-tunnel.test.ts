@@ -8,7 +8,10 @@ import sodium from "libsodium-wrappers";
 import { createLogger } from "../../src/log.ts";
 import { ENROL_PATH, TENANT_HEADER } from "../../src/protocol/enrol.ts";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../src/protocol/token-format.ts";
-import { HEARTBEAT_DEAD_MS, handshakeMessage, type ServerMessage } from "../../src/protocol/tunnel.ts";
+import { HEARTBEAT_DEAD_MS, HELLO_MAX_BYTES, handshakeMessage, type ServerMessage } from "../../src/protocol/tunnel.ts";
+import { MAX_TUNNEL_FRAME_BYTES } from "../../src/protocol/profile-limits.ts";
+import { clientFrame, rawTunnel } from "../helpers/raw-tunnel.ts";
+import { until } from "../helpers/until.ts";
 import { freePort } from "../../src/demo/machine.ts";
 import { startServer, type RunningServer } from "../../src/server/start-server.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
@@ -143,6 +146,23 @@ describe("tunnel handshake", () => {
       ws.onclose = (ev) => resolve(ev.code);
     });
     expect(closed).toBe(4401);
+  });
+
+  test(`once welcomed, frames past the hello's ${HELLO_MAX_BYTES} bytes are read, and a header announcing more than a result's ${Math.round(MAX_TUNNEL_FRAME_BYTES / 2 ** 20)} MiB is refused (1009)`, async () => {
+    expect((await enrol()).status).toBe(200);
+    const t = await rawTunnel(server.tunnelUrl!);
+    await until("the challenge", 5_000, async () => t.texts.length > 0);
+    const { challenge } = JSON.parse(t.texts[0]!) as { challenge: string };
+    const signature = b64(sodium.crypto_sign_detached(handshakeMessage(challenge, "acme", "node-a"), keys.privateKey));
+    t.write(clientFrame(1, Buffer.from(JSON.stringify({ type: "hello", tenant: "acme", instance_id: "node-a", signature }))));
+    await until("the welcome", 5_000, async () => t.texts.some((m) => JSON.parse(m).type === "welcome"));
+    t.write(clientFrame(1, Buffer.from(JSON.stringify({ type: "heartbeat", at: Date.now(), padding: "p".repeat(4 * HELLO_MAX_BYTES) }))));
+    let ended = false;
+    void t.ended.then(() => (ended = true));
+    await Bun.sleep(300);
+    expect(ended).toBe(false); // read, not refused
+    t.write(clientFrame(1, new Uint8Array(0), MAX_TUNNEL_FRAME_BYTES + 1));
+    expect((await t.ended).code).toBe(1009);
   });
 
   test("a Profiler that goes silent is dropped by the heartbeat (dead peer within 30 s)", async () => {

@@ -1,12 +1,13 @@
 // Size bombs against the compiled `runner server`: a stored gzip bomb opened on the capture screen
 // is refused at the decompression limit while /healthz keeps answering (it was blocked for
-// 12.5 s on every view), and the tunnel refuses frames past its limit (it accepted 256 MiB).
+// 12.5 s on every view). The tunnel's frame limits: test/e2e/tunnel-before-hello.test.ts (before
+// welcome) and test/e2e/enrol-and-tunnel.test.ts (after).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
-import { MAX_PROFILE_BYTES, MAX_TUNNEL_FRAME_BYTES, mib } from "../../src/protocol/profile-limits.ts";
+import { MAX_PROFILE_BYTES, mib } from "../../src/protocol/profile-limits.ts";
 import { gzipBomb } from "../helpers/gzip-bomb.ts";
 import { startServer, type Replica } from "../helpers/replicas.ts";
 import { mustAdmin } from "../helpers/runner-admin.ts";
@@ -81,17 +82,5 @@ describe("size bombs against the server", () => {
     expect(answered).toBeGreaterThan(3);
     // Inflating the whole gigabyte on the event loop blocked /healthz for seconds per view.
     expect(slowest).toBeLessThan(2000);
-  });
-
-  test(`the tunnel refuses a frame past ${Math.round(MAX_TUNNEL_FRAME_BYTES / 2 ** 20)} MiB before reading it`, async () => {
-    const ws = new WebSocket(server.tunnelUrl);
-    await new Promise<void>((resolve, reject) => {
-      ws.onopen = () => resolve();
-      ws.onerror = () => reject(new Error("tunnel connection failed"));
-    });
-    const closed = new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code)));
-    ws.send("x".repeat(MAX_TUNNEL_FRAME_BYTES + 1024));
-    // 1009: message too big. (Under the old 256 MiB limit the frame was read, then refused as not JSON: 4400.)
-    expect(await closed).toBe(1009);
   });
 });

@@ -1,12 +1,20 @@
-// Every page of the app in real headless Chromium with its JavaScript running, on data shaped like
-// the demo's (cpu, offcpu, syscalls and a locks axis ptop declared but never sampled) and on every
-// axis combination around it: an axis empty on both sides, empty on one side only, absent from
-// the head (a probe that did not attach), and a capture on its own whose cpu axis is empty. Any
-// page error or console error fails the test; so does a flame graph drawn as an empty box, and a
-// control (axis and cost switches, searches) that start-up never wired.
+// Every page of the app in real headless Chromium with its JavaScript running, on the demo's own
+// data (the six captures `runner demo --keep` stored: ptop's streams of shop 1.0.0 and 1.1.0, with
+// cpu, offcpu, syscalls and a locks axis ptop declared but never sampled; test/fixtures/profiles/demo)
+// and on every axis combination around it, made with the synthetic generator: an axis empty on
+// both sides, empty on one side only, absent from the head (a probe that did not attach), and a
+// capture on its own whose cpu axis is empty. Any page error or console error fails the test; so
+// does a flame graph drawn as an empty box, and a control (axis and cost switches, searches) that
+// start-up never wired.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { instrumentationFromStream } from "../../src/profiler/instrumentation.ts";
+import { toRecordInstrumentation } from "../../src/server/dispatch/merge.ts";
 import { AxisBuilder, type AxisProfile, type Capture } from "../../src/witness/model.ts";
+import { parseStream } from "../../src/witness/stream.ts";
+import { REPO_ROOT } from "../helpers/runner-bin.ts";
 import { makeProgram, rng, sampleCapture } from "../fixtures/profiles/synthetic.ts";
 import { CHROMIUM, CHROMIUM_FLAGS, chromiumMissing } from "../helpers/chromium.ts";
 import { describeUnless } from "../helpers/skip.ts";
@@ -25,7 +33,16 @@ const ids: Record<string, string> = {};
 /** A locks axis as ptop writes it for a process that never waited on a lock: declared, no stacks. */
 const emptyAxis = (axis: string, unit: AxisProfile["unit"]): AxisProfile => new AxisBuilder(axis, unit).profile;
 
-/** One capture of the demo's shape: cpu, offcpu and syscalls sampled; `locks` sampled only when asked. */
+/** The demo's recorded captures of one version, pushed as its Profiler pushed them. */
+async function demoVersion(version: string): Promise<void> {
+  for (const [i, name] of ["head", "replicate-1", "replicate-2"].entries()) {
+    const stream = readFileSync(join(REPO_ROOT, "test/fixtures/profiles/demo", `shop-${version}-${name}.stream.jsonl`), "utf8");
+    const instrumentation = toRecordInstrumentation(instrumentationFromStream(stream, ["cpu", "offcpu", "syscalls", "locks"]));
+    ids[`shop@${version}${i ? `#${i}` : ""}`] = await web.pushCapture("acme", { workload: "shop", version, env: "prod", kind: i ? "replicate" : "head" }, parseStream(stream), instrumentation);
+  }
+}
+
+/** One synthetic capture of the demo's shape: cpu, offcpu and syscalls sampled; `locks` sampled only when asked. */
 function demoCapture(seed: number, change: Record<string, number>, o: { locks?: boolean; without?: string; emptyCpu?: boolean } = {}): Capture {
   const p = makeProgram({ seed: 21, stacks: 60, leaves: 20, cv: 0.01, targetShare: 0.05 });
   const r = rng(seed);
@@ -55,9 +72,11 @@ beforeAll(async () => {
   web = await startWeb();
   await web.member("acme", "owner@acme.test", "owner");
   await web.store.setProfilerEnabled("acme", true);
-  // The demo: 1.0.0 then 1.1.0 with `target` 60% costlier; locks declared and never sampled.
-  await versionOf("shop", "1.0.0", 3, (i) => demoCapture(100 + i, {}));
-  await versionOf("shop", "1.1.0", 3, (i) => demoCapture(200 + i, { target: 1.6 }));
+  // The demo's own captures; then its shape again with a clear regression of a long C++ name.
+  await demoVersion("1.0.0");
+  await demoVersion("1.1.0");
+  await versionOf("pricing", "1.0.0", 3, (i) => demoCapture(100 + i, {}));
+  await versionOf("pricing", "1.1.0", 3, (i) => demoCapture(200 + i, { target: 1.6 }));
   // Locks sampled only in the new version; offcpu did not attach on the new head.
   await versionOf("mixed", "1", 2, (i) => demoCapture(300 + i, {}));
   await versionOf("mixed", "2", 2, (i) => demoCapture(400 + i, {}, { locks: true, without: i ? undefined : "offcpu" }));
@@ -164,6 +183,7 @@ describeUnless(noChromium)("every page with its JavaScript, every axis combinati
       "/profiling/compare",
       "/profiling/compare?workload=mixed",
       "/profiling/compare?workload=shop&b_version=1.0.0&b_env=prod&a_version=1.1.0&a_env=prod",
+      "/profiling/compare?workload=pricing&b_version=1.0.0&b_env=prod&a_version=1.1.0&a_env=prod",
       "/profiling/compare?workload=mixed&b_version=1&b_env=prod&a_version=2&a_env=prod",
       "/profiling/compare?workload=mixed&b_version=2&b_env=prod&b_set=head&a_version=1&a_env=prod&a_set=head",
       "/settings",
@@ -187,7 +207,7 @@ describeUnless(noChromium)("every page with its JavaScript, every axis combinati
   }, STEP);
 
   test("the Compare form offers two different versions, and comparing them at once works", async () => {
-    const { page, errors } = await open("/profiling/compare?workload=shop");
+    const { page, errors } = await open("/profiling/compare?workload=pricing");
     expect(await page.locator("#b-version").inputValue()).toBe("1.0.0");
     expect(await page.locator("#a-version").inputValue()).toBe("1.1.0");
     await page.getByRole("button", { name: "Compare", exact: true }).click();

@@ -28,7 +28,7 @@ function missing(k: MatrixKernel): string | null {
   if (process.getuid?.() !== 0) return `not root (kernels are cached in ${CACHE_DIR})`;
   for (const tool of [a.qemu, "clang", "go", "apt-get", "dpkg-deb"])
     if (Bun.which(tool) === null) return `${tool} is not installed (apt-get install qemu-system-x86 qemu-system-arm clang golang-go)`;
-  if (!existsSync(a.ptop)) return `${a.ptop} is not built (npm run build; the arm64 one needs gcc-aarch64-linux-gnu and libbpf-dev:arm64)`;
+  if (!existsSync(a.ptop)) return `${a.ptop} is not built (npm run build; the arm64 one is built with RUNNER_BUILD_ARM64=1 npm run build and needs gcc-aarch64-linux-gnu and libbpf-dev:arm64)`;
   return null;
 }
 

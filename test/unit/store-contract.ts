@@ -101,6 +101,27 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>) {
       });
     });
 
+    describe("read tokens", () => {
+      test("found by hash with its org and workload scope, until revoked; a capture token's hash is not a read token", async () => {
+        await store.addReadToken("acme", "gate", "r1", null, T0);
+        await store.addReadToken("acme", "shop-gate", "r2", ["shop", "cart"], T0 + 1);
+        await store.addCaptureToken("acme", "ci", "c1", T0);
+        expect(await store.findReadToken("r1")).toMatchObject({ tokenName: "gate", tokenHash: "r1", workloads: null, org: { name: "acme" } });
+        expect((await store.findReadToken("r2"))?.workloads).toEqual(["shop", "cart"]);
+        expect(await store.findReadToken("c1")).toBeNull();
+        expect(await store.findCaptureToken("r1")).toBeNull();
+        await expectStoreError(store.addReadToken("acme", "gate", "r3", null), "conflict");
+        await store.revokeReadToken("acme", "gate", T0 + 2);
+        expect(await store.findReadToken("r1")).toBeNull();
+        await expectStoreError(store.revokeReadToken("acme", "gate"), "not_found");
+        await expectStoreError(store.addReadToken("nope", "x", "r4", null), "not_found");
+        expect(await store.listReadTokens("acme")).toEqual([
+          { name: "gate", workloads: null, createdAt: T0, revokedAt: T0 + 2 },
+          { name: "shop-gate", workloads: ["shop", "cart"], createdAt: T0 + 1, revokedAt: null },
+        ]);
+      });
+    });
+
     describe("capture queue", () => {
       test("queues with the requester and reads back", async () => {
         const r = await store.queueCapture(orgId, "ci", req({ env: "prod", kind: "replicate" }), policy(T0));

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { Store } from "../../src/server/store/store.ts";
 import { SqliteStore } from "../../src/server/store/sqlite/sqlite-store.ts";
 import { PostgresStore } from "../../src/server/store/postgres/postgres-store.ts";
+import { PG_MIGRATIONS } from "../../src/server/store/postgres/migrations.ts";
 import { createTestDatabase, postgresUrl } from "../helpers/postgres.ts";
 import { runnerCommand } from "../helpers/runner-bin.ts";
 
@@ -38,6 +39,7 @@ async function script(s: Store): Promise<{ writes: unknown[]; reads: () => Promi
   w.push(await s.enrolInstance(acme.id, "node-a", "profiler", "key-a", T0 + 6));
   w.push(await code(s.enrolInstance(acme.id, "node-a", "profiler", "key-other", T0 + 7)));
   w.push(await code(s.enrolInstance(acme.id, "node-a", "agent", "key-a", T0 + 7)));
+  await s.addReadToken("acme", "gate", "rh1", ["shop"], T0);
   const ids: string[] = [];
   const cases = [
     ["shop", "prod", "1.0", "head"], ["shop", "prod", "1.0", "replicate"], ["shop", "", "1.1", "head"],
@@ -87,6 +89,7 @@ async function script(s: Store): Promise<{ writes: unknown[]; reads: () => Promi
       await s.findBaseline("acme", "shop", "prod", "1.1", T0 + 10_000),
       await s.listPushedOfVersion("acme", "shop", "prod", "1.0"),
       await s.listCaptureTokens("acme"),
+      await s.listReadTokens("acme"),
     ];
     return norm(r) as unknown[];
   };
@@ -125,10 +128,11 @@ d("PostgreSQL answers as SQLite does", () => {
     const run = (args: string[]) => Bun.spawnSync([...runnerCommand(), "admin", ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, RUNNER_DATABASE_URL: imported.url } });
     const m = run(["migrate"]);
     expect(m.stderr.toString()).toBe("");
-    expect(m.stdout.toString()).toMatch(/^applied migrations 1, 2, 3, 4; schema at version 4/);
+    const versions = PG_MIGRATIONS.map((x) => x.version);
+    expect(m.stdout.toString()).toStartWith(`applied migrations ${versions.join(", ")}; schema at version ${versions.at(-1)}`);
     const imp = run(["import-sqlite", join(dir, "runner.db")]);
     expect(imp.exitCode).toBe(0);
-    expect(imp.stdout.toString()).toContain("orgs 2, capture_tokens 0, bootstrap_tokens 0, capture_requests 6, instances 2, profiles 2, diffs 1, users 2, sessions 1");
+    expect(imp.stdout.toString()).toContain("orgs 2, capture_tokens 0, bootstrap_tokens 0, capture_requests 6, instances 2, profiles 2, diffs 1, users 2, sessions 1, read_tokens 1");
     // --database-url still works, and warns that ps shows it (never echoing it).
     const flagged = Bun.spawnSync([...runnerCommand(), "admin", "--database-url", imported.url, "migrate"], { stdout: "pipe", stderr: "pipe" });
     expect({ code: flagged.exitCode, err: flagged.stderr.toString() }).toEqual({ code: 0, err: "runner admin: warning: --database-url puts the database URL (and its password) in the command line, where ps shows it to every local user; set RUNNER_DATABASE_URL instead\n" });
@@ -144,6 +148,7 @@ d("PostgreSQL answers as SQLite does", () => {
     expect(await copy.listUsers("acme")).toEqual(await s2.listUsers("acme"));
     expect(await copy.findSession("s1", T0 + 20)).toEqual(await s2.findSession("s1", T0 + 20));
     expect(await copy.listInstances("acme")).toEqual(await s2.listInstances("acme"));
+    expect(await copy.findReadToken("rh1")).toEqual(await s2.findReadToken("rh1"));
     expect(await copy.getDiff(ids.at(-3)!)).toEqual(await s2.getDiff(ids.at(-3)!));
     // identities continue after the imported ids
     expect((await copy.createOrg("third")).id).toBe(3);

@@ -33,7 +33,7 @@ describe("Profiler section", () => {
     expect((await web.store.getOrg("acme"))!.profilerEnabled).toBe(false);
   });
 
-  test("lists enrolled Profilers with when each was last seen (enrolment or last pushed profile)", async () => {
+  test("lists enrolled Profilers with when each was last seen (enrolment or last pushed profile), offline without a tunnel", async () => {
     const org = (await web.store.getOrg("acme"))!;
     expect(await (await owner.get("/settings")).text()).toContain("No Profiler has enrolled yet.");
     await web.store.enrolInstance(org.id, "node-a", "profiler", "key-a", Date.UTC(2026, 0, 1));
@@ -43,8 +43,10 @@ describe("Profiler section", () => {
     const q = await web.store.queueCapture(org.id, "ci", { workload: "w", version: "1", env: "", kind: "head", durationSec: 60, warmupSec: 5 }, { limit: 9, windowMs: 1, now: Date.UTC(2026, 0, 5) });
     await web.store.saveProfile((q as { requestId: string }).requestId, new Uint8Array([1]), "node-a", Date.UTC(2026, 0, 5, 12));
     const html = await (await owner.get("/settings")).text();
-    expect(html).toContain("<tr><td><code>node-a</code></td><td>profiler</td><td>2026-01-01 00:00:00 UTC</td><td>2026-01-05 12:00:00 UTC</td></tr>");
-    expect(html).toContain("<tr><td><code>node-b</code></td><td>profiler</td><td>2026-01-02 00:00:00 UTC</td><td>2026-01-02 00:00:00 UTC</td></tr>");
+    // This server runs no tunnel listener: no Profiler can be connected to it (test/e2e/settings-presence.test.ts has both states).
+    const offline = '<td class="presence"><span class="state s-offline">offline</span></td>';
+    expect(html).toContain(`<tr><td><code>node-a</code></td><td>profiler</td>${offline}<td>2026-01-01 00:00:00 UTC</td><td>2026-01-05 12:00:00 UTC</td></tr>`);
+    expect(html).toContain(`<tr><td><code>node-b</code></td><td>profiler</td>${offline}<td>2026-01-02 00:00:00 UTC</td><td>2026-01-02 00:00:00 UTC</td></tr>`);
     expect(html.indexOf("node-a")).toBeLessThan(html.indexOf("node-b")); // most recently seen first
     expect(html).not.toContain("node-hidden");
   });

@@ -1,8 +1,12 @@
 // `runner admin --data DIR …`: works on the store directly (no server needed).
-import { parseArgs } from "node:util";
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
 import { textProblem } from "../../protocol/names.ts";
-import { safe, terminalJson, terminalSafe } from "../../terminal-text.ts";
+import { safe, terminalSafe } from "../../terminal-text.ts";
+import { need, out, printJson, UsageError } from "./output.ts";
+import { parseCommandLine, USAGE_EXIT } from "../../cli-args.ts";
+import { READ_TOKEN_COMMANDS } from "./read-token-commands.ts";
+import type { Handler } from "./handler.ts";
+import { renderDiffTable, type DiffResult } from "../../witness/index.ts";
 import { TOKEN_NAME, TOKEN_NAME_RULE } from "../tokens/token-name.ts";
 import { captureJson, instrumentationSummary } from "../records/capture-json.ts";
 import { chosenDatabaseUrl, openStore } from "../store/open.ts";
@@ -19,6 +23,11 @@ const USAGE = `usage: runner admin (--data DIR | with RUNNER_DATABASE_URL=postgr
   token create ORG NAME        prints the capture token once, as the last line
   token revoke ORG NAME
   token list ORG [--json]
+  read-token create ORG NAME [--workload W]…
+                               prints a read token once, as the last line: it reads the status,
+                               outcome and verdict of the org's captures (of workload W only, if given)
+  read-token revoke ORG NAME
+  read-token list ORG [--json]
   bootstrap-token create ORG   prints the bootstrap token once, as the last line
   user create ORG EMAIL --role owner|admin|member --password-stdin
                                a member who signs in to the app; the password is read from stdin
@@ -28,18 +37,7 @@ const USAGE = `usage: runner admin (--data DIR | with RUNNER_DATABASE_URL=postgr
                                the diff of a head capture against the prior version
 `;
 
-class UsageError extends Error {}
 
-const out = (s: string): void => void process.stdout.write(`${s}\n`);
-// Every field printed below was stored from a client or a Profiler: printed terminal-safe.
-const printJson = (v: unknown): void => out(terminalJson(v));
-
-function need(args: string[], n: number, shape: string): string[] {
-  if (args.length !== n) throw new UsageError(`expected: runner admin ${shape}`);
-  return args;
-}
-
-type Handler = (store: Store, args: string[], json: boolean, opts: { html?: string; role?: string; passwordStdin?: boolean }) => Promise<void>;
 
 /** The first line of stdin (a trailing newline is not part of the password). */
 async function readPasswordFromStdin(): Promise<string> {
@@ -48,6 +46,7 @@ async function readPasswordFromStdin(): Promise<string> {
 }
 
 const COMMANDS: Record<string, Handler> = {
+  ...READ_TOKEN_COMMANDS,
   "org create": async (store, args) => {
     const [org] = need(args, 1, "org create ORG");
     const problem = textProblem(org!);
@@ -137,7 +136,9 @@ const COMMANDS: Record<string, Handler> = {
       await Bun.write(opts.html, diff.html);
     }
     if (json) return printJson({ request_id: id, compared_with: diff.comparedWith, note: diff.note, diff: diff.json ? JSON.parse(diff.json) : null });
-    out(safe`${diff.verdict ?? "no diff"}: ${diff.note}`);
+    // The same table `runner witness diff` prints (one renderer for both), after what was compared.
+    if (diff.json) for (const line of `${diff.note}\n${renderDiffTable(JSON.parse(diff.json) as DiffResult)}`.trimEnd().split("\n")) out(terminalSafe(line));
+    else out(safe`no diff: ${diff.note}`);
     if (opts.html) out(safe`flame graph written to ${opts.html}`);
   },
 };
@@ -145,7 +146,7 @@ const COMMANDS: Record<string, Handler> = {
 export async function adminCommand(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
+    parsed = parseCommandLine({
       args: argv,
       options: {
         data: { type: "string" },
@@ -154,6 +155,7 @@ export async function adminCommand(argv: string[]): Promise<number> {
         html: { type: "string" },
         role: { type: "string" },
         "password-stdin": { type: "boolean", default: false },
+        workload: { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -161,7 +163,7 @@ export async function adminCommand(argv: string[]): Promise<number> {
     });
   } catch (err) {
     process.stderr.write(`runner admin: ${(err as Error).message}\n${USAGE}`);
-    return 2;
+    return USAGE_EXIT;
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -174,24 +176,24 @@ export async function adminCommand(argv: string[]): Promise<number> {
   if ((DATABASE_COMMANDS as readonly string[]).includes(group ?? "")) {
     return databaseCommand(group!, positionals.slice(1), { data: values.data, databaseUrl: database.url }).then(
       () => 0,
-      (err: Error) => (process.stderr.write(`runner admin: ${terminalSafe(err.message)}\n`), 1),
+      (err: Error) => (process.stderr.write(`runner admin: ${terminalSafe(err.message)}\n`), err instanceof UsageError ? USAGE_EXIT : 1),
     );
   }
   const handler = COMMANDS[`${group} ${action}`];
   if (!handler) {
     process.stderr.write(`runner admin: unknown command "${positionals.join(" ")}"\n${USAGE}`);
-    return 2;
+    return USAGE_EXIT;
   }
   let store: Store | undefined;
   try {
     // Only `org create` starts a new store; every other command needs an existing one.
     const mustExist = `${group} ${action}` !== "org create";
     store = openStore({ data: values.data, databaseUrl: database.url, mustExist });
-    await handler(store, args, values.json!, { html: values.html, role: values.role, passwordStdin: values["password-stdin"] });
+    await handler(store, args, values.json!, { html: values.html, role: values.role, passwordStdin: values["password-stdin"], workload: values.workload });
     return 0;
   } catch (err) {
     process.stderr.write(`runner admin: ${terminalSafe((err as Error).message)}\n`);
-    return err instanceof UsageError ? 2 : 1;
+    return err instanceof UsageError ? USAGE_EXIT : 1;
   } finally {
     await store?.close();
   }

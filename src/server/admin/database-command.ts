@@ -8,22 +8,24 @@ import { PostgresStore } from "../store/postgres/postgres-store.ts";
 import { openDatabase } from "../store/sqlite/database.ts";
 import { MIGRATIONS } from "../store/sqlite/migrations.ts";
 
+import { UsageError } from "./output.ts";
+
 const out = (s: string): void => void process.stdout.write(`${s}\n`);
 
 export const DATABASE_COMMANDS = ["migrate", "import-sqlite"] as const;
 
 export async function databaseCommand(command: string, args: string[], loc: { data?: string; databaseUrl?: string }): Promise<void> {
   if (command === "migrate") {
-    if (args.length) throw new Error("expected: runner admin --data DIR migrate, or with RUNNER_DATABASE_URL set: runner admin migrate");
+    if (args.length) throw new UsageError("expected: runner admin --data DIR migrate, or with RUNNER_DATABASE_URL set: runner admin migrate");
     if (loc.databaseUrl) return migratePostgres(loc.databaseUrl);
-    if (!loc.data) throw new Error("--data DIR or RUNNER_DATABASE_URL (or --database-url) is required");
+    if (!loc.data) throw new UsageError("--data DIR or RUNNER_DATABASE_URL (or --database-url) is required");
     // Opening the SQLite file applies its migrations; a mistyped --data is not a store to create.
     if (!existsSync(`${loc.data}/runner.db`)) throw missingStoreError(loc.data);
     openDatabase(`${loc.data}/runner.db`).close();
     out(`SQLite schema at version ${MIGRATIONS.at(-1)!.version}`);
     return;
   }
-  if (args.length !== 1 || !loc.databaseUrl) throw new Error("expected, with RUNNER_DATABASE_URL set to the PostgreSQL database: runner admin import-sqlite FILE");
+  if (args.length !== 1 || !loc.databaseUrl) throw new UsageError("expected, with RUNNER_DATABASE_URL set to the PostgreSQL database: runner admin import-sqlite FILE");
   await importSqlite(args[0]!, loc.databaseUrl);
 }
 
@@ -54,6 +56,7 @@ const TABLES: Array<{ name: string; columns: string[]; identity?: boolean; since
   { name: "diffs", columns: ["request_id", "compared_with", "compared_version", "note", "verdict", "json", "html", "created_at"] },
   { name: "users", columns: ["id", "org_id", "email", "role", "password_hash", "created_at"], identity: true, since: 3 },
   { name: "sessions", columns: ["hash", "user_id", "created_at", "expires_at"], since: 3 },
+  { name: "read_tokens", columns: ["id", "org_id", "name", "hash", "workloads", "created_at", "revoked_at"], identity: true, since: 5 },
 ];
 
 async function importSqlite(file: string, url: string): Promise<void> {

@@ -56,6 +56,8 @@ export interface ClusterDispatchStore {
   /** Records one Profiler's answer; the answer that completes the merge finishes the request (once). */
   answer(requestId: string, orgId: number, instanceId: string, a: NodeAnswer, profileGz: Uint8Array | null, now: number): Promise<AnswerResult>;
   overdue(t: ClusterTimeouts, now: number): Promise<Overdue[]>;
+  /** The Profilers of `orgName` whose tunnel is up now, on any replica. */
+  connectedProfilers(orgName: string): Promise<string[]>;
   /** Clean shutdown: tunnels here are down now, the lease is released. */
   leave(now: number): Promise<void>;
 }

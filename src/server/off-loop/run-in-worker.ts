@@ -1,11 +1,12 @@
 // Work that reads profiles runs in a worker, never on the server's event loop (which answers
-// /healthz, the API and every tenant's tunnel): the diff on arrival and the capture screen's flame
-// data. Each job gets a fresh worker and a time and memory budget; past either the worker is
+// /healthz, the API and every tenant's tunnel): the diff on arrival, the capture screen's flame
+// data and the compare screen's diff. Each job gets a fresh worker and a time and memory budget; past either the worker is
 // terminated and the job answered `over_budget`, so a hostile or merely enormous profile costs at
 // most the budget. Jobs of a kind run one at a time, so pushes or views arriving together (any
 // tenants) cannot add their memory up; a diff and a view may run side by side.
 import { PUSHED_READ, type DiffJob, type DiffJobResult } from "../records/diff-job.ts";
 import type { CaptureViewJob, CaptureViewParts } from "../web/capture-view-job.ts";
+import type { CompareJob, runCompareJob } from "../web/compare-job.ts";
 
 export interface Budget {
   timeMs: number;
@@ -18,7 +19,7 @@ export const DIFF_BUDGET: Budget = { timeMs: 60_000, memoryBytes: 512 * 1024 * 1
 /** A page is waited for: a shorter budget, and less memory beside a diff that may be running. */
 export const VIEW_BUDGET: Budget = { timeMs: 15_000, memoryBytes: 256 * 1024 * 1024 };
 
-export type WorkerJob = { kind: "diff"; job: DiffJob } | { kind: "capture-view"; job: CaptureViewJob };
+export type WorkerJob = { kind: "diff"; job: DiffJob } | { kind: "capture-view"; job: CaptureViewJob } | { kind: "compare"; job: CompareJob };
 /** What the worker posts: progress marks, then a result or why it failed. */
 export type WorkerMessage = { progress: string } | { result: unknown } | { failed: string };
 
@@ -54,6 +55,13 @@ export async function runCaptureViewJobInWorker(job: CaptureViewJob, budget: Bud
   const run = await views.run(() => runOne({ kind: "capture-view", job }, budget));
   if (run.kind === "done") return run.result as CaptureViewParts;
   return run.kind === "failed" ? `the flame graphs could not be drawn: ${run.reason}` : `the flame graphs were not drawn: ${run.why}, over the page's budget`;
+}
+
+/** The compare screen's diff and flame data, or why not (worded for the page). */
+export async function runCompareJobInWorker(job: CompareJob, budget: Budget = VIEW_BUDGET): Promise<ReturnType<typeof runCompareJob>> {
+  const run = await views.run(() => runOne({ kind: "compare", job }, budget));
+  if (run.kind === "done") return run.result as ReturnType<typeof runCompareJob>;
+  return run.kind === "failed" ? `the comparison could not be computed: ${run.reason}` : `the comparison was not computed: ${run.why}, over the page's budget`;
 }
 
 function runOne(message: WorkerJob, budget: Budget): Promise<Run> {

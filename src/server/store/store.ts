@@ -2,6 +2,7 @@
 // implementation can sit behind the same interface and pass the same contract suite
 // (test/unit/store-contract.ts). One interface per table group; `Store` is their union.
 import type { ProfilerStore } from "./profiler-store.ts";
+import type { ReadTokenStore } from "./read-token-store.ts";
 import type { UserStore } from "./user-store.ts";
 import type { CaptureRequest } from "../../protocol/capture-request.ts";
 import type {
@@ -51,7 +52,7 @@ export interface CaptureStore {
   completeCapture(requestId: string, result: CaptureResult, now?: number): Promise<CaptureRecord>;
 }
 
-export interface Store extends OrgStore, TokenStore, CaptureStore, ProfilerStore, UserStore {
+export interface Store extends OrgStore, TokenStore, ReadTokenStore, CaptureStore, ProfilerStore, UserStore {
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -56,7 +56,7 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
   const job: CaptureViewJob = { own: record.outcome === "pushed" ? await storedProfile(store, record) : null, sides: null };
   if (result && diff?.comparedWith) {
     const before = await store.listPushedOfVersion(record.orgName, record.workload, record.env, diff.comparedWith.version);
-    job.sides = { before: await storedProfiles(store, before), after: await storedProfiles(store, await ofVersion()), axes: result.axes_compared, changes: result.changes };
+    job.sides = { before: await storedProfiles(store, headFirst(before)), after: await storedProfiles(store, headFirst(await ofVersion())), axes: result.axes_compared, changes: result.changes };
   }
   const parts = await runCaptureViewJobInWorker(job);
   const drawn = typeof parts === "string" ? null : parts;
@@ -87,8 +87,10 @@ async function storedProfile(store: Store, r: CaptureRecord): Promise<JobProfile
   return gz ? { requestId: r.requestId, name: profileName(r), gz } : null;
 }
 
-/** Head first, as witness reads a side; records with no stored profile left out. */
-async function storedProfiles(store: Store, records: CaptureRecord[]): Promise<JobProfile[]> {
-  const ordered = [...records.filter((r) => r.kind === "head"), ...records.filter((r) => r.kind !== "head")];
-  return (await Promise.all(ordered.map((r) => storedProfile(store, r)))).filter((p): p is JobProfile => p !== null);
+/** Head first, as witness reads a side. */
+const headFirst = (records: CaptureRecord[]) => [...records.filter((r) => r.kind === "head"), ...records.filter((r) => r.kind !== "head")];
+
+/** The stored profiles of `records`, in their order, for a worker job; records with none left out. */
+export async function storedProfiles(store: Store, records: CaptureRecord[]): Promise<JobProfile[]> {
+  return (await Promise.all(records.map((r) => storedProfile(store, r)))).filter((p): p is JobProfile => p !== null);
 }

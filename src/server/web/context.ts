@@ -2,12 +2,13 @@
 // and the signed-in member, resolved from the session cookie and nothing else — a capture token in
 // an Authorization header or query string never opens a page.
 import type { QueueCaptureDeps } from "../captures/queue-capture.ts";
+import type { Presence } from "../dispatch/presence.ts";
 import { resolveSession, type SignedIn } from "../users/session.ts";
 import { sameSecret } from "../same-secret.ts";
 import { readForm } from "./form.ts";
 import { plain, redirect, sameOrigin } from "./respond.ts";
 
-export type WebDeps = QueueCaptureDeps;
+export type WebDeps = QueueCaptureDeps & { presence: Presence };
 
 /**
  * A route behind one of the checks above: the check's refusal (a redirect to sign-in, a 401, a

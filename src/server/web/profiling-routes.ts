@@ -8,7 +8,7 @@ import { fetchSession, formSession, guarded, pageSession, type WebDeps } from ".
 import { captureView, loadCapture } from "./capture-view.ts";
 import { diffJson, download, mergedFolded } from "./downloads.ts";
 import { parsePick, pickQuery, versionChoices } from "./compare-sides.ts";
-import { compare } from "./compare-view.ts";
+import { compare, compareRecords, loadSide } from "./compare-view.ts";
 import { comparePage } from "./pages/compare.ts";
 import { field } from "./form.ts";
 import { html } from "./html.ts";
@@ -118,13 +118,24 @@ export function profilingRoutes(deps: WebDeps) {
       const u = new URL(request.url).searchParams;
       const pick = parsePick(u);
       if (typeof pick === "string") return plain(400, pick);
-      const c = await compare(deps.store, s.user.orgName, pick);
-      if (typeof c === "string") return plain(404, c);
       const name = `${pick.workload}-${pick.before.version}-vs-${pick.after.version}`;
-      if (params.what === "diff.json") return diffJson(name, JSON.stringify({ baseline: c.records.before.map((r) => r.requestId), comparison: c.records.after.map((r) => r.requestId), query: pickQuery(pick), ...c.result }));
+      if (params.what === "diff.json") {
+        const c = await compare(deps.store, s.user.orgName, pick);
+        if (typeof c === "string") return plain(404, c);
+        return diffJson(name, JSON.stringify({ baseline: c.records.before.map((r) => r.requestId), comparison: c.records.after.map((r) => r.requestId), query: pickQuery(pick), ...c.result }));
+      }
       if (params.what === "before" || params.what === "after") {
+        const records = await compareRecords(deps.store, s.user.orgName, pick);
+        if (typeof records === "string") return plain(404, records);
+        let caps;
+        try {
+          caps = await loadSide(deps.store, records[params.what]);
+        } catch (err) {
+          return plain(404, `a stored profile could not be read: ${(err as Error).message}`);
+        }
+        if (!caps.length) return plain(404, "a side has no stored profile");
         const sp = pick[params.what];
-        return mergedFolded(`${pick.workload}-${sp.version}${sp.env ? `-${sp.env}` : ""}-merged`, c.captures[params.what], u.get("axis"));
+        return mergedFolded(`${pick.workload}-${sp.version}${sp.env ? `-${sp.env}` : ""}-merged`, caps, u.get("axis"));
       }
       return plain(404, `unknown download "${params.what}"; use diff.json, before or after`);
     }))

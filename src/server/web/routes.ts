@@ -5,8 +5,9 @@ import { assetRoutes } from "./assets/routes.ts";
 import { authRoutes } from "./auth-routes.ts";
 import type { WebDeps } from "./context.ts";
 import { profilingRoutes } from "./profiling-routes.ts";
+import { readTokenRoutes } from "./read-token-routes.ts";
 import { settingsRoutes } from "./settings-routes.ts";
 
 export function webRoutes(deps: WebDeps) {
-  return new Elysia().use(assetRoutes()).use(authRoutes(deps)).use(profilingRoutes(deps)).use(settingsRoutes(deps));
+  return new Elysia().use(assetRoutes()).use(authRoutes(deps)).use(profilingRoutes(deps)).use(settingsRoutes(deps)).use(readTokenRoutes(deps));
 }

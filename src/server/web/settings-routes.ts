@@ -19,14 +19,14 @@ async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
   );
 }
 
-async function render(deps: WebDeps, s: SignedIn, extra: Partial<SettingsView> = {}, status = 200): Promise<Response> {
+export async function render(deps: WebDeps, s: SignedIn, extra: Partial<SettingsView> = {}, status = 200): Promise<Response> {
   const org = s.user.orgName;
-  const [o, instances, tokens] = await Promise.all([deps.store.getOrg(org), deps.store.listInstances(org), tokenRows(deps, org)]);
-  return page(settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, tokens, ...extra }), status);
+  const [o, instances, connected, tokens, readTokens] = await Promise.all([deps.store.getOrg(org), deps.store.listInstances(org), deps.presence(org), tokenRows(deps, org), deps.store.listReadTokens(org)]);
+  return page(settingsPage({ session: s, profilerEnabled: o?.profilerEnabled ?? false, instances, connected, tokens, readTokens, ...extra }), status);
 }
 
 /** The form's member, when an owner or admin; a 403 otherwise. */
-async function manager(deps: WebDeps, request: Request) {
+export async function manager(deps: WebDeps, request: Request) {
   const r = await formSession(deps, request);
   if (!(r instanceof Response) && !canManageSettings(r.session.user.role)) {
     deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id }, "settings action refused: member role");

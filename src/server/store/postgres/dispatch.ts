@@ -105,6 +105,14 @@ export class PgDispatch implements ClusterDispatchStore {
        WHERE org_id = ${orgId} AND instance_id = ${instanceId} AND replica_id = ${this.replicaId} AND down_at IS NULL`;
   }
 
+  async connectedProfilers(orgName: string): Promise<string[]> {
+    await this.ready;
+    const rows = await this.sql`
+      SELECT s.instance_id FROM tunnel_sessions s JOIN orgs o ON o.id = s.org_id
+       WHERE o.name = ${orgName} AND s.down_at IS NULL ORDER BY s.instance_id`;
+    return (rows as Array<{ instance_id: string }>).map((r) => r.instance_id);
+  }
+
   async claimQueued(limit: number, now: number): Promise<number> {
     await this.ready;
     return this.sql.begin(async (tx) => {

@@ -8,6 +8,7 @@ import { connect, migrate } from "./database.ts";
 import { PgDispatch } from "./dispatch.ts";
 import { PgOrgs } from "./orgs.ts";
 import { PgProfilers } from "./profilers.ts";
+import { PgReadTokens } from "./read-tokens.ts";
 import { PgTokens } from "./tokens.ts";
 import { PgUsers } from "./users.ts";
 
@@ -25,6 +26,7 @@ export class PostgresStore implements Store {
   readonly cluster: PgDispatch;
   private readonly orgs: PgOrgs;
   private readonly tokens: PgTokens;
+  private readonly readTokens: PgReadTokens;
   private readonly captures: PgCaptures;
   private readonly profilers: PgProfilers;
   private readonly users: PgUsers;
@@ -35,6 +37,7 @@ export class PostgresStore implements Store {
     this.ready.catch(() => {}); // reported by the first call that awaits it
     this.orgs = new PgOrgs(this.sql);
     this.tokens = new PgTokens(this.sql);
+    this.readTokens = new PgReadTokens(this.sql);
     this.captures = new PgCaptures(this.sql);
     this.profilers = new PgProfilers(this.sql);
     this.users = new PgUsers(this.sql);
@@ -59,6 +62,11 @@ export class PostgresStore implements Store {
   listCaptureTokens: Store["listCaptureTokens"] = this.via((...a) => this.tokens.listCaptureTokens(...a));
   addBootstrapToken: Store["addBootstrapToken"] = this.via((...a) => this.tokens.addBootstrapToken(...a));
   findBootstrapToken: Store["findBootstrapToken"] = this.via((...a) => this.tokens.findBootstrapToken(...a));
+
+  addReadToken: Store["addReadToken"] = this.via((...a) => this.readTokens.addReadToken(...a));
+  findReadToken: Store["findReadToken"] = this.via((...a) => this.readTokens.findReadToken(...a));
+  revokeReadToken: Store["revokeReadToken"] = this.via((...a) => this.readTokens.revokeReadToken(...a));
+  listReadTokens: Store["listReadTokens"] = this.via((...a) => this.readTokens.listReadTokens(...a));
 
   queueCapture: Store["queueCapture"] = this.via((...a) => this.captures.queueCapture(...a));
   getCapture: Store["getCapture"] = this.via((...a) => this.captures.getCapture(...a));

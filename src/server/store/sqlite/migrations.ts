@@ -138,4 +138,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX capture_requests_requester ON capture_requests(org_id, requester, created_at);
     `,
   },
+  {
+    version: 5,
+    name: "read tokens (a pipeline reads its captures' status, outcome and verdict)",
+    sql: `
+      CREATE TABLE read_tokens (
+        id         INTEGER PRIMARY KEY,
+        org_id     INTEGER NOT NULL REFERENCES orgs(id),
+        name       TEXT NOT NULL,
+        hash       TEXT NOT NULL UNIQUE,
+        workloads  TEXT,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      );
+      CREATE UNIQUE INDEX read_tokens_active_name ON read_tokens(org_id, name) WHERE revoked_at IS NULL;
+    `,
+  },
 ];

@@ -8,6 +8,7 @@ import { openDatabase } from "./database.ts";
 import { SqliteDispatch } from "./dispatch.ts";
 import { SqliteOrgs } from "./orgs.ts";
 import { SqliteProfilers } from "./profilers.ts";
+import { SqliteReadTokens } from "./read-tokens.ts";
 import { SqliteTokens } from "./tokens.ts";
 import { SqliteUsers } from "./users.ts";
 
@@ -15,6 +16,7 @@ export class SqliteStore implements Store, LocalQueue {
   readonly db: Database;
   private readonly orgs: SqliteOrgs;
   private readonly tokens: SqliteTokens;
+  private readonly readTokens: SqliteReadTokens;
   private readonly captures: SqliteCaptures;
   private readonly profilers: SqliteProfilers;
   private readonly users: SqliteUsers;
@@ -24,6 +26,7 @@ export class SqliteStore implements Store, LocalQueue {
     this.db = openDatabase(path);
     this.orgs = new SqliteOrgs(this.db);
     this.tokens = new SqliteTokens(this.db);
+    this.readTokens = new SqliteReadTokens(this.db);
     this.captures = new SqliteCaptures(this.db);
     this.profilers = new SqliteProfilers(this.db);
     this.users = new SqliteUsers(this.db);
@@ -40,6 +43,11 @@ export class SqliteStore implements Store, LocalQueue {
   listCaptureTokens: Store["listCaptureTokens"] = (...a) => this.tokens.listCaptureTokens(...a);
   addBootstrapToken: Store["addBootstrapToken"] = (...a) => this.tokens.addBootstrapToken(...a);
   findBootstrapToken: Store["findBootstrapToken"] = (...a) => this.tokens.findBootstrapToken(...a);
+
+  addReadToken: Store["addReadToken"] = (...a) => this.readTokens.addReadToken(...a);
+  findReadToken: Store["findReadToken"] = (...a) => this.readTokens.findReadToken(...a);
+  revokeReadToken: Store["revokeReadToken"] = (...a) => this.readTokens.revokeReadToken(...a);
+  listReadTokens: Store["listReadTokens"] = (...a) => this.readTokens.listReadTokens(...a);
 
   queueCapture: Store["queueCapture"] = (...a) => this.captures.queueCapture(...a);
   getCapture: Store["getCapture"] = (...a) => this.captures.getCapture(...a);

@@ -25,7 +25,7 @@ th{background:#f3f4f6}
 .muted{color:#555}.mono,code{font-family:ui-monospace,Menlo,monospace;font-size:13px}
 .tag{display:inline-block;font-size:11px;padding:0 5px;border-radius:3px;background:#e5e7eb;color:#1f2937}
 .state{display:inline-block;padding:1px 7px;border-radius:10px;font-size:13px;background:#e5e7eb;color:#1f2937}
-.s-queued,.s-running{background:#fef3c7;color:#78350f}.s-pushed{background:#dcfce7;color:#14532d}.s-failed{background:#fee2e2;color:#7f1d1d}.s-nothing_to_push{background:#e0e7ff;color:#312e81}
+.s-queued,.s-running{background:#fef3c7;color:#78350f}.s-pushed{background:#dcfce7;color:#14532d}.s-failed{background:#fee2e2;color:#7f1d1d}.s-nothing_to_push{background:#e0e7ff;color:#312e81}.s-connected{background:#dcfce7;color:#14532d}.s-offline{background:#fee2e2;color:#7f1d1d}
 .flash{padding:8px 12px;border-radius:4px}.flash.ok{background:#dcfce7;color:#14532d}.flash.error{background:#fee2e2;color:#7f1d1d}
 .secret{border-color:#b45309;background:#fffbeb}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0 0 16px}.meta dt{color:#555}.meta dd{margin:0}

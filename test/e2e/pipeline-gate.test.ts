@@ -1,0 +1,91 @@
+// The pipeline owner's loop, end to end with the compiled binaries: a control plane, a Profiler as
+// nobody with a setcap'd ptop, and the demo's service. The gate script of docs/ci-gate.md (taken
+// from the doc itself) runs with two tokens — a capture token that queues, a read token that
+// reads — for version 1.0.0, then 1.1.0 (the demo's regression in apply_discounts), then 1.1.1, the
+// same binary again (an A/A). `runner capture --wait` must exit 3 on the regression, which fails
+// the script, and 0 on the A/A.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { findCollector } from "../../src/demo/machine.ts";
+import { OneMachine } from "../../src/demo/one-machine.ts";
+import { buildShop, DEMO_WORKLOAD, REGRESSED_FUNCTION } from "../../src/demo/workload.ts";
+import { liveAvailable, REPO_ROOT } from "../helpers/runner-bin.ts";
+import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
+
+const live = liveAvailable();
+const collector = live ? findCollector() : null;
+if (live && !collector && process.env.RUNNER_REQUIRE_LIVE === "1") throw new Error("RUNNER_REQUIRE_LIVE=1 but ptop is not built");
+
+/** The gate script exactly as docs/ci-gate.md shows it. */
+function gateScript(): string {
+  const doc = readFileSync(join(REPO_ROOT, "docs/ci-gate.md"), "utf8");
+  const m = /## The gate script[\s\S]*?```sh\n([\s\S]*?)```/.exec(doc);
+  if (!m) throw new Error("docs/ci-gate.md has no gate script");
+  return m[1]!;
+}
+
+describeUnless(whyNot([!live, "needs root and BPF"], [!collector, "dist/ptop is not built"]))("a pipeline gates a deploy on the verdict", () => {
+  const dir = mkdtempSync(join(tmpdir(), "runner-pipeline-"));
+  const m = new OneMachine({ dir, collectorSource: collector ?? "", targets: [DEMO_WORKLOAD], logLevel: "info" });
+  const env: Record<string, string> = {};
+  const script = join(dir, "profile-gate.sh");
+
+  beforeAll(async () => {
+    await m.setUp();
+    await m.startProfiler("ci-node");
+    await m.waitProfilerUp("ci-node");
+    const read = (await m.admin("read-token", "create", m.org, "deploy-gate", "--workload", DEMO_WORKLOAD)).trim().split("\n").at(-1)!;
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    symlinkSync(m.runner, join(bin, "runner"));
+    writeFileSync(script, gateScript());
+    chmodSync(script, 0o755);
+    Object.assign(env, {
+      PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+      RUNNER_URL: m.apiUrl,
+      RUNNER_CAPTURE_TOKEN: m.captureToken,
+      RUNNER_READ_TOKEN: read,
+      NODE_EXTRA_CA_CERTS: join(dir, "tls-cert.pem"), // the control plane's self-signed certificate
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await m.tearDown();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function deploy(version: string, build: 1 | 2): Promise<{ code: number; out: string }> {
+    const proc = m.startWorkload(await buildShop(dir, build), ["2"]);
+    await Bun.sleep(500);
+    const p = Bun.spawn(["sh", script, DEMO_WORKLOAD, version, "staging", "5"], { env, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    proc.kill("SIGTERM");
+    await proc.exited;
+    return { code, out: `${out}${err}` };
+  }
+
+  test("1.0.0: nothing to compare with yet, not blocking; 1.1.0: a confirmed regression, exit 3, and the deploy stops", async () => {
+    const first = await deploy("1.0.0", 1);
+    expect({ code: first.code, out: first.out }).toEqual({ code: 0, out: expect.stringContaining("result: insufficient") });
+    expect(first.out).toContain("the profile could not decide; not blocking");
+
+    const regressed = await deploy("1.1.0", 2);
+    expect({ code: regressed.code, tail: regressed.out.slice(-1500) }).toEqual({ code: 1, tail: expect.stringContaining("result: a confirmed regression (exit 3)") });
+    expect(regressed.out).toMatch(new RegExp(`↑ ${REGRESSED_FUNCTION}\\s+cpu (self|total)\\s+\\+\\d.*confirmed`));
+    expect(regressed.out).toContain("confirmed regression: stopping the rollout");
+    // the tokens never reach the output
+    expect(regressed.out).not.toContain(env.RUNNER_READ_TOKEN!);
+    expect(regressed.out).not.toContain(env.RUNNER_CAPTURE_TOKEN!);
+  }, 300_000);
+
+  // The unchanged verdict rests on the diff having the power to call an A/A unchanged. Today's
+  // witness answers "insufficient" for it (a 10% change of a 1%-share function would be flagged
+  // with probability ~0 at this size): issue 30 changes that; remove this reason when it lands.
+  const AA_UNCHANGED_PENDING = "witness does not yet call an A/A unchanged at this capture size (issue 30)";
+  testUnless(AA_UNCHANGED_PENDING)("1.1.1, the same binary again (A/A): unchanged, exit 0", async () => {
+    const same = await deploy("1.1.1", 2);
+    expect({ code: same.code, tail: same.out.slice(-1500) }).toEqual({ code: 0, tail: expect.stringContaining("result: unchanged") });
+    expect(same.out).toContain("no regression");
+  }, 200_000);
+});
