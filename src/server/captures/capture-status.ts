@@ -3,7 +3,7 @@
 // 404 unknown id, another organization's capture, or a workload outside the token's scope (the
 // same answer for all three: no probing of ids); 200 with the status and the diff summary.
 import type { CaptureStatusBody, ChangedFunction, DiffSummary } from "../../protocol/capture-status.ts";
-import type { DiffResult } from "../../witness/diff-result.ts";
+import type { DiffResult } from "../../witness/index.ts";
 import type { StoredDiff } from "../store/profiler-store.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
