@@ -16,7 +16,7 @@ const ROLES: Record<string, { summary: string; load: () => Promise<Command> }> =
   server: { summary: "control plane: capture request API, tokens, records", load: async () => (await import("./server/command.ts")).serverCommand },
   admin: { summary: "store administration: orgs, Profiler opt-in, tokens, captures", load: async () => (await import("./server/admin/command.ts")).adminCommand },
   capture: { summary: "pipeline client: queue a capture with a capture token", load: async () => (await import("./client/capture-command.ts")).captureCommand },
-  witness: { summary: "profiles: fold | convert (pprof, folded, speedscope) | diff of two versions with a noise floor", load: async () => (await import("./witness/command.ts")).witnessCommand },
+  witness: { summary: "profiles: fold | convert (pprof, folded, speedscope) | diff of two versions with a noise floor", load: async () => (await import("./witness/index.ts")).witnessCommand },
   demo: { summary: "the main job end to end on this machine: two versions of a sample service, captured and diffed", load: async () => (await import("./demo/command.ts")).demoCommand },
 };
 

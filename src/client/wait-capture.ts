@@ -1,7 +1,7 @@
 // `runner capture --wait`: follows a queued capture with a read token until its verdict is known,
 // printing each step as it arrives, and turns the verdict into the exit status a pipeline gates on.
 import { gateOf, type CaptureStatusBody, type ChangedFunction, type Gate } from "../protocol/capture-status.ts";
-import { signedPercent as pct } from "../witness/table.ts";
+import { signedPercent as pct } from "../witness/index.ts";
 import { terminalJson, terminalSafe } from "../terminal-text.ts";
 import { capturesUrl } from "./queue-capture.ts";
 

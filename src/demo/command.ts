@@ -25,7 +25,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
         keep: { type: "boolean", default: false },
         duration: { type: "string", default: "10" },
         warmup: { type: "string", default: "2" },
-        replicates: { type: "string", default: "2" },
+        replicates: { type: "string", default: "3" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { instrumentationSummary } from "../server/records/capture-json.ts";
 import type { RecordInstrumentation } from "../server/store/types.ts";
-import { signedPercent as pct } from "../witness/table.ts";
+import { signedPercent as pct } from "../witness/index.ts";
+import { badgeText, summarise } from "../server/web/list-verdicts.ts";
 import { OneMachine } from "./one-machine.ts";
 import { buildShop, DEMO_WORKLOAD, REGRESSED_FUNCTION } from "./workload.ts";
 
@@ -85,6 +86,8 @@ export async function runEndToEndDemo(o: EndToEndOptions): Promise<number> {
     say(`   ${diff.note}`);
     if (!diff.diff) throw new Error("no diff was computed");
     say(`   verdict: ${diff.diff.verdict} — ${diff.diff.reason} (normalisation: ${diff.diff.normalisation})`);
+    say(`   Profiling list badge: ${badgeText(summarise(JSON.stringify(diff.diff)))}`);
+    // The causes: each function whose own work changed (its callers, which moved with it, are secondary).
     const flagged = diff.diff.changes.filter((c) => c.flagged);
     for (const c of flagged.slice(0, 8)) {
       say(`   ${c.function.padEnd(24)} ${c.axis.padEnd(8)} ${c.kind.padEnd(9)} ${pct(c.relative_change).padStart(8)}  [${pct(c.interval[0])}, ${pct(c.interval[1])}]  ${c.confirmation ?? ""}`);

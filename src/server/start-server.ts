@@ -6,6 +6,7 @@ import type { DispatchingStore } from "./dispatch/create.ts";
 import type { Store } from "./store/store.ts";
 import { startProfilerPlane } from "./profiler-plane.ts";
 import { presence } from "./dispatch/presence.ts";
+import { scheduleRetention } from "./retention/apply.ts";
 
 export interface ServerOptions extends AppOptions {
   /** A store its Profilers' captures can be dispatched on (openStore's). */
@@ -15,6 +16,8 @@ export interface ServerOptions extends AppOptions {
   tls?: { certFile: string; keyFile: string };
   /** Parsed and kept for the tunnel listener (wired by the enrolment/tunnel module). */
   tunnelListen?: { hostname: string; port: number };
+  /** How often each organization's retention policy is applied (default hourly). */
+  retentionIntervalMs?: number;
 }
 
 export interface RunningServer {
@@ -59,6 +62,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       })
     : null;
   local.dispatcher = plane?.dispatcher ?? null;
+  const stopRetention = scheduleRetention(opts.store, opts.logger, opts.now ?? Date.now, opts.retentionIntervalMs);
   return {
     url: `${tls ? "https" : "http"}://${host}:${port}`,
     port,
@@ -67,6 +71,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     app,
     tunnelUrl: plane?.tunnelUrl,
     async stop() {
+      stopRetention();
       plane?.stop();
       await app.stop(true);
     },

@@ -16,14 +16,18 @@ export interface DiffOptions {
   minCount?: number;
   /** Run-to-run α assumed when no side has replicates (default 0.01: a 10% CV; real captures on a busy host show far louder kernel functions, see bench/RESULTS.md). */
   priorDispersion?: number;
-  /** The change the design must be able to see for "unchanged": +10% … */
+  /** The change a promise is about: "no function above S of the time changed by more than 10%" … */
   detectEffect?: number;
-  /** … on a function holding 1% of the axis … */
+  /** … the share the remedy of an `insufficient` verdict aims at, and the focus of `detectability` weighting (default 1%) … */
   detectShare?: number;
   /** … with this probability (default 0.8). */
   targetPower?: number;
-  /** How Holm spreads q over the tests: toward the functions the verdict's promise covers, by detectability of a detectEffect change (default), or evenly. */
-  weighting?: "detectability" | "uniform";
+  /**
+   * How Holm spreads q over the own-cost tests: toward the functions the promise this capture
+   * supports covers, by detectability of a detectEffect change (promise, the default); the same
+   * with the focus fixed at detectShare (detectability, the design before issue 30); or evenly.
+   */
+  weighting?: "promise" | "detectability" | "uniform";
 }
 
 export interface Side {
@@ -44,9 +48,19 @@ export interface Change {
   function: string;
   axis: string;
   kind: "self" | "inclusive";
+  /** A changed function the verdict counts: the test cleared the noise floor and the function is a cause. */
   flagged: boolean;
-  /** changed: flagged; unchanged: the 95% interval lies within ±min effect; insufficient: neither. */
-  verdict: "changed" | "unchanged" | "insufficient";
+  /**
+   * cause: the function's own work changed (its own count cleared the noise floor, or what is left of
+   * an aggregate without the causes' samples still does); secondary: the count cleared the noise
+   * floor only through causes it ran under or over (`explained_by`) — not counted as a changed
+   * function; null: the count did not clear the noise floor.
+   */
+  role: "cause" | "secondary" | null;
+  /** For a secondary change: the causes that explain it. */
+  explained_by: string[];
+  /** changed: flagged (a cause); secondary: see role; unchanged: the 95% interval lies within ±min effect; insufficient: neither. */
+  verdict: "changed" | "secondary" | "unchanged" | "insufficient";
   direction: "up" | "down";
   /** For flagged changes: confirmed by a later after-replicate alone, or still suspect. */
   confirmation: "confirmed" | "suspect" | null;
@@ -62,6 +76,10 @@ export interface Change {
   noise_floor: number;
   /** The run-to-run α (squared CV) this function's moderated variance amounts to. */
   dispersion: number;
+  /** The chance a detect.effect change of this function is flagged in this design (its own variance and bar). */
+  power: number;
+  /** For an undecided (`insufficient`) change: captures per version that would decide it; null when decided or when more than 200 would be needed. */
+  captures_needed: number | null;
   normalisations: Partial<Record<Normalisation, NormalisedChange>>;
 }
 
@@ -90,10 +108,20 @@ export interface AxisReport {
   tested: number;
   distinct_tests: number;
   untested: number;
+  /** Tests flagged as causes. */
   flagged: number;
+  /** Tests that cleared the noise floor only through causes (secondary changes). */
+  secondary: number;
   flagged_by_normalisation: Partial<Record<Normalisation, number>>;
   power: number;
   replicates_needed: number | null;
+  /**
+   * The promise this axis supports: no function above `share` of the axis changed by more than
+   * detect.effect would go unflagged (flagged with probability `power`); null share: none up to
+   * 10%. `equivalent`: every own-cost function above that share has its 90% interval inside
+   * ±detect.effect (the equivalence test behind `unchanged`); `wide` names those that do not.
+   */
+  promise: { share: number | null; power: number; equivalent: boolean; wide: string[] };
 }
 
 export interface DiffResult {
@@ -105,14 +133,17 @@ export interface DiffResult {
   min_effect: number;
   multiple_testing: {
     method: "Holm";
-    weighting: "detectability" | "uniform";
+    weighting: "promise" | "detectability" | "uniform";
     tests: number;
     /** Self counts (where cost lives) and inclusive-only aggregates are separate families; their q add up to q (Bonferroni). */
     families: { family: "self" | "inclusive"; tests: number; q: number }[];
   };
-  detect: { effect: number; share: number; power: number };
-  /** Captures per version that would decide, when the verdict is insufficient. */
+  /** The verdict's promise (the weakest compared axis's): share null when no useful promise could be made. */
+  detect: { effect: number; share: number | null; power: number };
+  /** Captures per version that would decide, when the verdict is insufficient (null: more than 200, or not insufficient). */
   replicates_needed: number | null;
+  /** What capture would decide an insufficient verdict: captures per version, or samples per capture (longer or denser captures) × samples_times; null otherwise. */
+  remedy: { share: number; captures: number | null; samples_times: number | null; duration_sec: number | null } | null;
   axes_compared: AxisReport[];
   axes_not_compared: { axis: string; reason: string }[];
   captures: { before: CaptureInfo[]; after: CaptureInfo[] };

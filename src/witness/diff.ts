@@ -16,7 +16,9 @@ import type { Normalisation } from "./stats/normalise.ts";
 import { axesOf, buildAxisMatrix, captureLabel, selectHypotheses, type AxisMatrix, type TestSet } from "./diff/axis-matrix.ts";
 import { chooseNormalisation, fitNormalisation, sizeFactors, type NormalisationFit } from "./diff/normalisation-fit.ts";
 import { familyLevels, weightedHolmByFamily } from "./diff/holm-families.ts";
-import { axisChanges, axisPower, planFamily, type AxisWork } from "./diff/changes.ts";
+import { axisChanges, type AxisWork } from "./diff/changes.ts";
+import { verdictRunWithRoles } from "./diff/verdict-run.ts";
+import { decidingRemedy, equivalence, promiseOf, PROMISE_SHARES } from "./diff/promise.ts";
 import { overallVerdict } from "./diff/verdict.ts";
 import { ALL_NORMS, axisNormalisation, resolveDiffSettings, type DiffSettings } from "./diff/settings.ts";
 
@@ -55,6 +57,18 @@ function collectorNotes(before: Capture[], after: Capture[]): string[] {
   return [...lines.slice(0, COLLECTOR_NOTES_SHOWN), `collector: ${lines.length - COLLECTOR_NOTES_SHOWN} more distinct notes (see each capture)`];
 }
 
+/** How the verdict's fit on one axis modelled run-to-run noise (refreshed when the axis is refitted). */
+function dispersionReport(fit: NormalisationFit, nB: number, nA: number, usePrior: boolean): AxisReport["dispersion"] {
+  return {
+    source: usePrior ? "prior" : "replicates",
+    pooled: fit.alpha0,
+    run_to_run_cv: Math.sqrt(fit.alpha0),
+    moderation: fit.variance ? { prior_scale: fit.variance.s02, prior_df: Number.isFinite(fit.variance.d0) ? fit.variance.d0 : null, loud: fit.variance.loud } : null,
+    df: nB - (nB > 0 ? 1 : 0) + nA - (nA > 0 ? 1 : 0),
+    functions_pooled: fit.prior.atoms,
+  };
+}
+
 function axisReport(m: AxisMatrix, tests: TestSet, used: Normalisation, normNote: string | undefined, verdict: NormalisationFit, usePrior: boolean): AxisReport {
   const nB = m.before.length;
   const nA = m.after.length;
@@ -65,23 +79,16 @@ function axisReport(m: AxisMatrix, tests: TestSet, used: Normalisation, normNote
     excluded: m.excluded,
     normalisation: used,
     ...(normNote ? { normalisation_note: normNote } : {}),
-    dispersion: {
-      source: usePrior ? "prior" : "replicates",
-      pooled: verdict.alpha0,
-      run_to_run_cv: Math.sqrt(verdict.alpha0),
-      moderation: verdict.variance
-        ? { prior_scale: verdict.variance.s02, prior_df: Number.isFinite(verdict.variance.d0) ? verdict.variance.d0 : null, loud: verdict.variance.loud }
-        : null,
-      df: nB - (nB > 0 ? 1 : 0) + nA - (nA > 0 ? 1 : 0),
-      functions_pooled: verdict.prior.atoms,
-    },
+    dispersion: dispersionReport(verdict, nB, nA, usePrior),
     tested: tests.hyps.length,
     distinct_tests: tests.distinct.length,
     untested: tests.untested,
     flagged: 0,
+    secondary: 0,
     flagged_by_normalisation: {},
     power: 0,
     replicates_needed: null,
+    promise: { share: null, power: 0, equivalent: false, wide: [] },
   };
 }
 
@@ -118,21 +125,30 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
     else work.push(fitAxis(outcome.matrix, s, notes, opts.normalisation));
   }
 
-  // The verdict: each axis under its own normalisation, all in one run — an axis that fell back to
-  // share (too few common functions for median-ratio) is still in the same family, not a second one.
-  const verdictRun = weightedHolmByFamily(work, (w) => w.verdict, s);
+  const promises = new Map(work.map((w) => [w, promiseOf(w, work, s)]));
+  const { run: verdictRun, roles } = verdictRunWithRoles(work, s, (w) => promises.get(w)!.share ?? PROMISE_SHARES[PROMISE_SHARES.length - 1]!);
   // The other normalisations, reported beside it (their flags never make the verdict).
   const byNorm = new Map(ALL_NORMS.map((n) => [n, weightedHolmByFamily(work, (w) => w.fits.find((p) => p.norm === n), s).byAxis]));
-  const planned = planFamily(work, s.detectShare);
-  const changes = work.flatMap((w) => {
-    const axis = axisChanges(w, verdictRun.byAxis.get(w)!, byNorm, s.minEffect);
-    Object.assign(w.report, axisPower(w, planned, verdictRun.sizes, s));
-    return axis;
-  });
-  changes.sort((a, b) => Number(b.flagged) - Number(a.flagged) || a.p - b.p || Math.abs(b.relative_change) - Math.abs(a.relative_change));
+  const changes = work.flatMap((w) => axisChanges(w, verdictRun.byAxis.get(w)!, byNorm, roles.get(w)!, s));
+  // Causes first, then secondary changes, then the rest by evidence.
+  const rank = (c: (typeof changes)[number]) => (c.role === "cause" ? 2 : c.role === "secondary" ? 1 : 0);
+  changes.sort((a, b) => rank(b) - rank(a) || a.p - b.p || Math.abs(b.relative_change) - Math.abs(a.relative_change));
+  for (const w of work) {
+    const p = promises.get(w)!;
+    w.report.dispersion = dispersionReport(w.verdict, w.report.captures.before, w.report.captures.after, w.report.dispersion.source === "prior");
+    w.report.promise = { share: p.share, power: p.power, ...(p.share === null ? { equivalent: false, wide: [] } : equivalence(w, p.share, s.detectEffect)) };
+    w.report.power = p.power;
+  }
+  const seconds = input.after.map((c) => c.meta.measuredSec).filter((x): x is number => x !== undefined && x > 0);
+  const remedyFor = decidingRemedy(
+    work,
+    changes.some((c) => c.flagged),
+    s,
+    seconds.length ? Math.min(...seconds) : null,
+  );
 
   const axesCompared = work.map((w) => w.report);
-  const v = overallVerdict(axesCompared, changes, s);
+  const v = overallVerdict(axesCompared, changes, s, remedyFor);
   if (axesNotCompared.length) notes.push(`axes not compared: ${axesNotCompared.map((a) => a.axis).join(", ")}`);
   const levels = familyLevels(s.q);
   return {
@@ -151,8 +167,9 @@ export function diffCaptures(input: { before: Capture[]; after: Capture[] }, opt
         { family: "inclusive", tests: verdictRun.sizes.inclusive, q: levels.inclusive },
       ],
     },
-    detect: { effect: s.detectEffect, share: s.detectShare, power: v.minPower },
+    detect: { effect: s.detectEffect, share: v.promiseShare, power: v.minPower },
     replicates_needed: v.needed,
+    remedy: remedyFor,
     axes_compared: axesCompared,
     axes_not_compared: axesNotCompared,
     captures,

@@ -5,9 +5,9 @@
 // else stays neutral — unlike a plain differential flame graph, sampling noise paints nothing.
 
 import type { Capture } from "./model.ts";
-import type { Change, DiffResult } from "./diff.ts";
+import type { Change, DiffResult } from "./diff-result.ts";
 import { addStackShares, shareRoot, type ShareNode as Node } from "./aggregate.ts";
-import { signedPercent as pct } from "./table.ts";
+import { signedPercent as pct } from "./words.ts";
 import { adjustedP, changeColour, changeSentence, changeWord, frameChanges, LEGEND, NOT_TESTED, ROOT_FRAME, verdictWords } from "./palette.ts";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -49,13 +49,24 @@ function flame(axis: string, result: DiffResult, input: { before: Capture[]; aft
   return `<div class="graph" style="height:${(maxDepth + 1) * ROW}px">${rows.join("")}</div>`;
 }
 
+/** Causes, then secondary changes, then the rest (a diff stored before roles existed: flagged first). */
+const rank = (c: Change) => (c.flagged ? 2 : c.role === "secondary" ? 1 : 0);
+
+/** The causes, first: each function whose own work changed, with its change and interval (secondary changes are in the tables). */
+function causeList(r: DiffResult): string {
+  const seen = new Set<string>();
+  const items = r.changes.filter((c) => c.flagged && !seen.has(`${c.function}\u0000${c.axis}`) && seen.add(`${c.function}\u0000${c.axis}`));
+  if (!items.length) return "";
+  return `<ul class="causes">${items.map((c) => `<li class="cause ${c.direction}"><b>${esc(c.function)}</b> (${esc(c.axis)}) ${pct(c.relative_change)} [${pct(c.interval[0])}, ${pct(c.interval[1])}] ${changeWord(c.direction)}${c.confirmation ? `, ${c.confirmation}` : ""}</li>`).join("")}</ul>`;
+}
+
 function table(changes: Change[]): string {
   const rows = [...changes]
-    .sort((a, b) => Number(b.flagged) - Number(a.flagged) || a.adjusted_p - b.adjusted_p || Math.abs(b.relative_change) - Math.abs(a.relative_change))
+    .sort((a, b) => rank(b) - rank(a) || a.adjusted_p - b.adjusted_p || Math.abs(b.relative_change) - Math.abs(a.relative_change))
     .slice(0, 50)
     .map(
       (c) =>
-        `<tr class="${c.flagged ? c.direction : ""}"><td class="fn">${esc(c.function)}</td><td>${c.axis} · ${c.kind === "inclusive" ? "total" : "self"}</td><td>${pct(c.relative_change)}</td><td>[${pct(c.interval[0])}, ${pct(c.interval[1])}]</td><td>${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%</td><td>${esc(adjustedP(c.adjusted_p))}</td><td>±${(c.noise_floor * 100).toFixed(1)}%</td><td>${c.flagged ? `${changeWord(c.direction)}${c.confirmation ? ` (${c.confirmation})` : ""}` : c.verdict}</td></tr>`,
+        `<tr class="${c.flagged ? c.direction : ""}"><td class="fn">${esc(c.function)}</td><td>${c.axis} · ${c.kind === "inclusive" ? "total" : "self"}</td><td>${pct(c.relative_change)}</td><td>[${pct(c.interval[0])}, ${pct(c.interval[1])}]</td><td>${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%</td><td>${esc(adjustedP(c.adjusted_p))}</td><td>±${(c.noise_floor * 100).toFixed(1)}%</td><td>${c.flagged ? `${changeWord(c.direction)}${c.confirmation ? ` (${c.confirmation})` : ""}` : c.role === "secondary" ? `secondary: explained by ${esc(c.explained_by.join(", "))}` : c.verdict}</td></tr>`,
     )
     .join("");
   return `<table><tr><th>Function</th><th>Axis · cost</th><th>Change</th><th>95% interval</th><th>Before → after (share)</th><th>Adjusted p</th><th>Noise floor</th><th>Verdict</th></tr>${rows}</table>`;
@@ -66,7 +77,7 @@ export function renderDiffHtml(result: DiffResult, input?: { before: Capture[]; 
   const axes = result.axes_compared
     .map((a) => {
       const graph = input ? flame(a.axis, result, input) : "";
-      return `<h2>${esc(a.axis)}</h2><p>${a.captures.before} vs ${a.captures.after} captures · run-to-run CV ${(a.dispersion.run_to_run_cv * 100).toFixed(1)}% (${a.dispersion.source}) · ${a.flagged} flagged of ${a.tested} tests · normalisation ${a.normalisation}</p>${graph}${table(result.changes.filter((c) => c.axis === a.axis))}`;
+      return `<h2>${esc(a.axis)}</h2><p>${a.captures.before} vs ${a.captures.after} captures · run-to-run CV ${(a.dispersion.run_to_run_cv * 100).toFixed(1)}% (${a.dispersion.source}) · ${a.flagged} flagged of ${a.tested} tests${a.secondary ? ` (${a.secondary} more secondary)` : ""} · normalisation ${a.normalisation}</p>${graph}${table(result.changes.filter((c) => c.axis === a.axis))}`;
     })
     .join("");
   const missing = result.axes_not_compared.map((a) => `<li><b>${esc(a.axis)}</b>: absent — ${esc(a.reason)}</li>`).join("");
@@ -80,7 +91,7 @@ table{border-collapse:collapse;margin-bottom:16px}td,th{border-bottom:1px solid 
 td.fn{overflow-wrap:normal;word-break:keep-all}tr.up td{background:#fff4eb}tr.down td{background:#eff6ff}
 .legend span{display:inline-block;padding:2px 8px;margin-right:6px}
 </style></head><body>
-<h1>Verdict: ${esc(verdictWords(result))}</h1><p>${esc(result.reason)}</p>
+<h1>Verdict: ${esc(verdictWords(result))}</h1><p id="reason">${esc(result.reason)}</p>${causeList(result)}
 <p class="legend">${LEGEND.map(([, colour, words]) => `<span style="background:${colour}">${words}</span>`).join("")} width = both versions</p>
 ${missing ? `<ul>${missing}</ul>` : ""}${notes ? `<ul>${notes}</ul>` : ""}${axes}
 </body></html>`;

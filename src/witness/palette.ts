@@ -1,10 +1,10 @@
 // The colours and words of a change, one set for every view of a diff: the app's capture screen
-// and comparison page, and the standalone diff.html witness writes. Okabe–Ito orange for a
+// and comparison page (its browser script bundles this file), and the standalone diff.html witness writes. Okabe–Ito orange for a
 // regression and blue for an improvement (told apart without red–green vision), light enough for
 // dark text at WCAG AA; what did not clear the noise floor stays neutral, so sampling noise paints
 // nothing.
-import type { Change, DiffResult } from "./diff.ts";
-import { signedPercent as pct } from "./table.ts";
+import type { Change, DiffResult } from "./diff-result.ts";
+import { signedPercent as pct } from "./words.ts";
 
 export const NOT_TESTED = "#e6e6e6";
 export const WITHIN_NOISE = "#d9d4c7";
@@ -64,9 +64,13 @@ export function frameChanges(changes: Change[], axis: string): Map<string, Chang
   return out;
 }
 
-/** What a frame's hover text says about its function's change. */
-export function changeSentence(c: Change): string {
-  const verdict = c.flagged ? `CHANGED: ${c.direction === "up" ? "regression" : "improvement"} (${c.confirmation ?? "suspect"})` : c.verdict;
+/** What a frame's hover text says about a function's change (the fields of a `Change`, so the browser's flame data can say it too). */
+export function changeSentence(c: Pick<Change, "relative_change" | "interval" | "flagged" | "kind" | "adjusted_p" | "noise_floor"> & { confirmation: string | null; verdict: string }): string {
+  const verdict = c.flagged
+    ? `CHANGED: ${c.relative_change >= 0 ? "regression" : "improvement"} (${c.confirmation ?? "suspect"})`
+    : c.verdict === "secondary"
+      ? "secondary: it moved with the causes it runs under or over, not counted"
+      : c.verdict;
   return (
     `function ${c.kind === "inclusive" ? "total" : "self"} change ${pct(c.relative_change)}, 95% interval [${pct(c.interval[0])}, ${pct(c.interval[1])}] — ${verdict}\n` +
     `adjusted p ${adjustedP(c.adjusted_p)} · noise floor ±${(c.noise_floor * 100).toFixed(1)}%`

@@ -55,14 +55,17 @@ describeUnless(whyNot([!live, "needs root and BPF"], [!collector, "dist/ptop is 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function deploy(version: string, build: 1 | 2): Promise<{ code: number; out: string }> {
+  async function deploy(version: string, build: 1 | 2): Promise<{ code: number; out: string; table: string }> {
     const proc = m.startWorkload(await buildShop(dir, build), ["2"]);
     await Bun.sleep(500);
-    const p = Bun.spawn(["sh", script, DEMO_WORKLOAD, version, "staging", "5"], { env, stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawn(["sh", script, DEMO_WORKLOAD, version, "staging", "10"], { env, stdout: "pipe", stderr: "pipe" });
     const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
     proc.kill("SIGTERM");
     await proc.exited;
-    return { code, out: `${out}${err}` };
+    // On a surprise, the whole diff (every function, not only the flagged ones) is in the failure.
+    const head = /^\{"request_id":"([^"]+)"/m.exec(out)?.[1];
+    const table = head ? await m.admin("captures", "diff", head).catch((e: Error) => e.message) : "";
+    return { code, out: `${out}${err}`, table };
   }
 
   test("1.0.0: nothing to compare with yet, not blocking; 1.1.0: a confirmed regression, exit 3, and the deploy stops", async () => {
@@ -71,7 +74,7 @@ describeUnless(whyNot([!live, "needs root and BPF"], [!collector, "dist/ptop is 
     expect(first.out).toContain("the profile could not decide; not blocking");
 
     const regressed = await deploy("1.1.0", 2);
-    expect({ code: regressed.code, tail: regressed.out.slice(-1500) }).toEqual({ code: 1, tail: expect.stringContaining("result: a confirmed regression (exit 3)") });
+    expect({ code: regressed.code, tail: regressed.out.slice(-1500), diff: regressed.table }).toEqual({ code: 1, tail: expect.stringContaining("result: a confirmed regression (exit 3)"), diff: expect.any(String) });
     expect(regressed.out).toMatch(new RegExp(`↑ ${REGRESSED_FUNCTION}\\s+cpu (self|total)\\s+\\+\\d.*confirmed`));
     expect(regressed.out).toContain("confirmed regression: stopping the rollout");
     // the tokens never reach the output

@@ -158,7 +158,8 @@ describeUnless(noChromium)("the app in Chromium", () => {
   }, STEP);
 
   test("create a token (shown once, copy button), then revoke it", async () => {
-    await page.getByLabel("Token name").fill("browser-ci");
+    // Settings also has Read Tokens, with a name field of its own: the capture tokens' section.
+    await page.getByRole("region", { name: "Profiler Capture Tokens" }).getByLabel("Token name").fill("browser-ci");
     await page.getByRole("button", { name: "Create token" }).click();
     const value = await page.getByLabel("Token value").inputValue();
     expect(value).toMatch(/^rpcap_[A-Za-z0-9]+$/);

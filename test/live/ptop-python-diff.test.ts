@@ -1,6 +1,7 @@
 // The version diff on Python functions: a small Python service captured five times per version
 // by the compiled ptop (targets as uid 65534, no flag), v2 making apply_discounts 30% slower;
-// `runner witness diff` on those streams flags that Python function, and so does the compiled
+// `runner witness diff` on those streams flags that Python function as the cause and no sibling
+// (their shares fall only by dilution), and so does the compiled
 // `runner server`'s diff on arrival: the same streams queued through the API and pushed by a
 // Profiler over the tunnel (head + replicates per version), v2 head's capture screen read in Chromium.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -12,7 +13,7 @@ import { NOBODY, cleanup, copyWorkload, runPtop, setcapPtop, sharedTempDir, slee
 import { findInterpreters, type Interpreter } from "./ptop-python-interpreters.ts";
 import { describeUnless, testUnless, whyNot } from "../helpers/skip.ts";
 import { parseProfile } from "../../src/witness/parse.ts";
-import { signedPercent } from "../../src/witness/table.ts";
+import { signedPercent } from "../../src/witness/index.ts";
 import { chromium, type Browser } from "playwright-core";
 import { CHROMIUM, CHROMIUM_FLAGS, chromiumMissing } from "../helpers/chromium.ts";
 import { startPushingProfiler } from "../helpers/pushing-profiler.ts";
@@ -83,7 +84,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
   let witnessChange = Number.NaN;
   const samplesOf = (f: string) => parseProfile(readFileSync(f), f).axes.cpu!.stacks.reduce((t, s) => t + s.value, 0);
 
-  test("runner witness diff flags apply_discounts (cpu inclusive) up, near its true share change; no other step up", async () => {
+  test("runner witness diff flags apply_discounts (cpu inclusive) up as the cause, near its true share change; no sibling flagged", async () => {
     before = await captures("1", 5);
     after = await captures("2", 5);
     const counts = { before: before.map(samplesOf), after: after.map(samplesOf) };
@@ -94,7 +95,8 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
     type Norm = { relative_change: number; interval: [number, number] };
     const out = JSON.parse(r.stdout.toString()) as {
       verdict: string;
-      changes: { function: string; axis: string; kind: string; flagged: boolean; direction: string; relative_change: number; adjusted_p: number; normalisations: { share?: Norm } }[];
+      reason: string;
+      changes: { function: string; axis: string; kind: string; flagged: boolean; role: string | null; direction: string; relative_change: number; adjusted_p: number; normalisations: { share?: Norm } }[];
     };
     const step = (f: string) => out.changes.find((c) => c.axis === "cpu" && c.kind === "inclusive" && c.function === f);
     const own = step("apply_discounts")!;
@@ -109,10 +111,13 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
     const TRUE_CHANGE = 26 / 106 / (20 / 100) - 1;
     const share = own.normalisations.share!;
     expect({ low: share.interval[0] > 0, near: Math.abs(share.relative_change - TRUE_CHANGE) < 0.08 }).toEqual({ low: true, near: true });
+    // The siblings do the same work per request: their shares fall (dilution), but no sibling is
+    // flagged either way, and the verdict counts one changed function, the cause.
     for (const f of ["parse_order", "compute_tax", "format_receipt"]) {
       const c = step(f)!;
-      expect({ f, down: c.normalisations.share!.relative_change < 0, flaggedUp: c.flagged && c.direction === "up" }).toEqual({ f, down: true, flaggedUp: false });
+      expect({ f, down: c.normalisations.share!.relative_change < 0, flagged: out.changes.some((x) => x.function === f && x.flagged) }).toEqual({ f, down: true, flagged: false });
     }
+    expect({ role: own.role, reason: out.reason }).toEqual({ role: "cause", reason: expect.stringMatching(/^1 function changed on cpu: apply_discounts \+/) });
   }, 400_000);
 
   testUnless(chromiumMissing())("the compiled server's diff on arrival flags it on v2 head's capture screen, read in Chromium", async () => {
@@ -165,8 +170,10 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
         badge: await row.locator(".chg").textContent(),
         words: words.startsWith(`Regression: grew by ${change.slice(1)} (adjusted p `) ? "regression, by the change" : words,
       }).toEqual({ cls: "flag-up", change, badge: "↑ regression", words: "regression, by the change" });
-      const up = await page.locator('table.changes tbody tr.flag-up[data-axis="cpu"][data-kind="inclusive"] td.fn').allTextContents();
-      for (const f of ["parse_order", "compute_tax", "format_receipt"]) expect({ f, flaggedUp: up.includes(f) }).toEqual({ f, flaggedUp: false });
+      const flagged = await page.locator('table.changes tbody tr[class^="flag-"] td.fn').allTextContents();
+      for (const f of ["parse_order", "compute_tax", "format_receipt"]) expect({ f, flagged: flagged.includes(f) }).toEqual({ f, flagged: false });
+      // The first view leads with the cause.
+      expect(await page.locator("#causes li.cause").allTextContents()).toEqual([expect.stringMatching(/^↑ regression apply_discounts cpu · (self|total) \+/)]);
       // The flame graph paints the Python frame as a flagged regression and says so to a reader.
       const frame = page.locator("#graph-cpu .fr", { hasText: /^apply_discounts$/ }).first();
       const label = (await frame.getAttribute("aria-label"))!;

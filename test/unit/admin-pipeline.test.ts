@@ -71,3 +71,20 @@ describe("runner admin read-token", () => {
     expect(bad.err).toContain("a token name is 1 to 64 letters");
   }, 60_000);
 });
+
+describe("runner admin retention and captures prune", () => {
+  test("set and show the policy; a dry run says what would go and removes nothing; then prune", () => {
+    expect(runAdmin(dir, ["captures", "prune"]).out).toContain("no organization has a retention policy");
+    const bad = runAdmin(dir, ["retention", "set", "acme", "--head-days", "0"]);
+    expect({ code: bad.code, err: bad.err.split("\n")[0] }).toEqual({ code: 2, err: 'runner admin: --head-days must be a whole number of days (1 or more) or none, got "0"' });
+    const set = runAdmin(dir, ["retention", "set", "acme", "--head-days", "30", "--replicate-days", "30", "--keep-versions", "1"]);
+    expect(set.code).toBe(0);
+    expect(set.out).toContain("heads kept 30 days, replicates kept 30 days; the latest 1 version of each workload always kept");
+    const dry = runAdmin(dir, ["captures", "prune", "--dry-run"]);
+    expect(dry.out).toMatch(/^acme: would prune 3 profiles \([\d.]+ MiB\), kept 3$/m);
+    expect(JSON.parse(runAdmin(dir, ["retention", "show", "acme", "--json"]).out).storage).toMatchObject({ profiles: 6, pruned: 0 });
+    const done = runAdmin(dir, ["captures", "prune", "acme", "--json"]);
+    expect(JSON.parse(done.out)).toEqual([expect.objectContaining({ org: "acme", dry_run: false, kept: 3, pruned: 3 })]);
+    expect(runAdmin(dir, ["retention", "show", "acme"]).out).toContain("storage: 3 profiles");
+  }, 60_000);
+});

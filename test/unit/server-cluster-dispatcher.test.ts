@@ -8,7 +8,7 @@ import { describeUnless } from "../helpers/skip.ts";
 import { dispatcherContract } from "./dispatcher-contract.ts";
 
 const base = postgresUrl();
-const TABLES = "sign_in_failures, sessions, users, dispatch_orders, tunnel_sessions, replicas, diffs, profiles, instances, capture_requests, bootstrap_tokens, capture_tokens, read_tokens, orgs";
+const TABLES = "pruned_captures, retention_policies, sign_in_failures, sessions, users, dispatch_orders, tunnel_sessions, replicas, diffs, profiles, instances, capture_requests, bootstrap_tokens, capture_tokens, read_tokens, orgs";
 
 let db: { url: string; drop(): Promise<void> };
 beforeAll(async () => {

@@ -20,7 +20,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const TABLES = "sign_in_failures, sessions, users, dispatch_orders, tunnel_sessions, replicas, diffs, profiles, instances, capture_requests, bootstrap_tokens, capture_tokens, read_tokens, orgs";
+const TABLES = "pruned_captures, retention_policies, sign_in_failures, sessions, users, dispatch_orders, tunnel_sessions, replicas, diffs, profiles, instances, capture_requests, bootstrap_tokens, capture_tokens, read_tokens, orgs";
 
 if (base) {
   storeContract("postgres", async () => {

@@ -127,8 +127,9 @@ describe("capture tokens", () => {
   });
 
   test("a capture token reads nothing from the API either: only POST /api/profiling/captures accepts it", async () => {
-    // The endpoint itself answers GET with 405 (POST only); a record's path does not exist.
-    for (const [path, status] of [["/api/profiling/captures", 405], [`/api/profiling/captures/${acmeId}`, 404]] as const) {
+    // The endpoint itself answers GET with 405 (POST only); a record's path reads with a read token
+    // only, so a capture token there is refused like any token of the wrong kind (401).
+    for (const [path, status] of [["/api/profiling/captures", 405], [`/api/profiling/captures/${acmeId}`, 401]] as const) {
       const res = await fetch(web.url + path, { headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(status);
       expect(await res.text()).not.toContain("acme-shop");

@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { chooseNormalisation, fitNormalisation, sizeFactors } from "../../src/witness/diff/normalisation-fit.ts";
 import { familyLevels, isFocus, weightedHolmByFamily } from "../../src/witness/diff/holm-families.ts";
-import { changeVerdict, confirmation, sideSummary, planFamily, axisChanges, axisPower } from "../../src/witness/diff/changes.ts";
+import { changeVerdict, confirmation, sideSummary, axisChanges, type AxisWork } from "../../src/witness/diff/changes.ts";
+import { assignRoles } from "../../src/witness/diff/causes.ts";
+import { promiseOf } from "../../src/witness/diff/promise.ts";
 import { overallVerdict } from "../../src/witness/diff/verdict.ts";
 import { resolveDiffSettings } from "../../src/witness/diff/settings.ts";
 import { makeProgram, rng, version } from "../fixtures/profiles/synthetic.ts";
@@ -30,7 +32,7 @@ const s = resolveDiffSettings();
 
 describe("settings", () => {
   test("defaults are filled in, given values kept", () => {
-    expect(s).toEqual({ normalisation: "median-ratio", q: 0.05, minEffect: 0.05, minShare: 0.001, minCount: 5, priorDispersion: 0.01, detectEffect: 0.1, detectShare: 0.01, targetPower: 0.8, weighting: "detectability" });
+    expect(s).toEqual({ normalisation: "median-ratio", q: 0.05, minEffect: 0.05, minShare: 0.001, minCount: 5, priorDispersion: 0.01, detectEffect: 0.1, detectShare: 0.01, targetPower: 0.8, weighting: "promise" });
     expect(resolveDiffSettings({ q: 0.1, weighting: "uniform" })).toMatchObject({ q: 0.1, weighting: "uniform", minEffect: 0.05 });
   });
 });
@@ -71,10 +73,11 @@ describe("stage 1: axis matrices", () => {
     const m = matrixOf([capture("b0", { cpu: axis(counts) })], [capture("a0", { cpu: axis(counts) })]);
     const t = selectHypotheses(m, s);
     const tested = t.hyps.map((h) => `${m.names[h.fn]}/${h.kind}`);
-    expect(tested).toEqual(["main/inclusive", "f/self", "f/inclusive", "g/self", "g/inclusive"]);
-    expect(t.distinct.length).toBe(3); // a leaf's self = inclusive
+    // main owns the samples of the unknown code it called (a placeholder owns nothing).
+    expect(tested).toEqual(["main/self", "main/inclusive", "f/self", "f/inclusive", "g/self", "g/inclusive"]);
+    expect(t.distinct.length).toBe(4); // a leaf's self = inclusive
     expect(t.untested).toBe(1); // rare
-    expect(t.selfKeys.size).toBe(2);
+    expect(t.ownKeys.size).toBe(3);
     expect(t.sumT).toBe(1802);
   });
 });
@@ -87,7 +90,7 @@ describe("stage 2–3: normalisation fits", () => {
   const m = matrixOf(before, after);
   const tests = selectHypotheses(m, s);
 
-  test("share always; median-ratio with ≥5 common functions; rate only with every measured time", () => {
+  test("share always; median-ratio with ≥5 call paths in every capture; rate only with every measured time", () => {
     const f = sizeFactors(m);
     expect(Object.keys(f).sort()).toEqual(["median-ratio", "rate", "share"]);
     const folded = matrixOf([capture("b0", { cpu: axis({ f: 5, g: 5 }) })], [capture("a0", { cpu: axis({ f: 5, g: 6 }) })]);
@@ -113,8 +116,8 @@ describe("stage 2–3: normalisation fits", () => {
 
 describe("stage 4: weighted Holm per family", () => {
   test("each family spends its own share of q", () => {
-    expect(familyLevels(0.05).self).toBeCloseTo(0.04, 12);
-    expect(familyLevels(0.05).inclusive).toBeCloseTo(0.01, 12);
+    expect(familyLevels(0.05).self).toBeCloseTo(0.045, 12);
+    expect(familyLevels(0.05).inclusive).toBeCloseTo(0.005, 12);
   });
   test("focus: a vector near the detect share or above", () => {
     expect(isFocus(new Float64Array([50, 50]), 1000, 0.01)).toBe(true);
@@ -127,10 +130,10 @@ describe("stage 4: weighted Holm per family", () => {
     const tests = selectHypotheses(m, s);
     const fit = fitNormalisation("median-ratio", sizeFactors(m)["median-ratio"]!, m.cols, tests, { usePrior: false, priorAlpha: 0.01 });
     const w = { tests, fit };
-    for (const weighting of ["detectability", "uniform"] as const) {
+    for (const weighting of ["promise", "detectability", "uniform"] as const) {
       const run = weightedHolmByFamily([w], (x) => x.fit, { ...s, weighting });
       expect(run.sizes.self + run.sizes.inclusive).toBe(tests.distinct.length);
-      expect(run.sizes.self).toBe(tests.selfKeys.size);
+      expect(run.sizes.self).toBe(tests.ownKeys.size);
       const target = tests.hyps.find((h) => m.names[h.fn] === "target" && h.kind === "self")!;
       const out = run.byAxis.get(w)!;
       expect(out.flagged[target.key]).toBe(true);
@@ -148,12 +151,13 @@ describe("stage 5: changes and confirmation", () => {
     expect(sideSummary(m, f, [0])).toEqual({ value: 10, share: 0.25, rate: 5 });
     expect(sideSummary(m, f, [1]).rate).toBeNull();
   });
-  test("a change's own verdict: changed when flagged, unchanged inside ±min effect, else insufficient", () => {
-    expect(changeVerdict(true, 0.3, 0.6, 0.05)).toBe("changed");
-    expect(changeVerdict(false, -0.02, 0.03, 0.05)).toBe("unchanged");
-    expect(changeVerdict(false, -0.02, 0.2, 0.05)).toBe("insufficient");
+  test("a change's own verdict: changed for a cause, secondary, unchanged inside ±min effect, else insufficient", () => {
+    expect(changeVerdict("cause", 0.3, 0.6, 0.05)).toBe("changed");
+    expect(changeVerdict("secondary", 0.1, 0.2, 0.05)).toBe("secondary");
+    expect(changeVerdict(null, -0.02, 0.03, 0.05)).toBe("unchanged");
+    expect(changeVerdict(null, -0.02, 0.2, 0.05)).toBe("insufficient");
   });
-  test("changes, confirmation by a later replicate, power of the axis", () => {
+  test("changes, their roles, confirmation by a later replicate, each change's own power", () => {
     const p = makeProgram({ seed: 11, stacks: 150, leaves: 50, cv: 0.01, targetShare: 0.02 });
     const r = rng(5);
     const m = matrixOf(version(p, r, 3, { samples: 100_000 }), version(p, r, 3, { samples: 100_000, change: { target: 1.5 } }));
@@ -167,45 +171,54 @@ describe("stage 5: changes and confirmation", () => {
     const report = { axis: "cpu", unit: "samples", captures: { before: 3, after: 3 }, flagged: 0, flagged_by_normalisation: {}, power: 0, replicates_needed: null } as unknown as AxisReport;
     const w = { report, matrix: m, tests, fits: [fit], verdict: fit };
     const run = weightedHolmByFamily([w], (x) => x.verdict, s);
-    const changes = axisChanges(w, run.byAxis.get(w)!, new Map([["median-ratio", run.byAxis]]), s.minEffect);
+    const roles = assignRoles(m, tests, fit, run.byAxis.get(w)!, s.minEffect);
+    const changes = axisChanges(w, run.byAxis.get(w)!, new Map([["median-ratio", run.byAxis]]), roles, s);
     expect(changes.length).toBe(tests.hyps.length);
     const top = changes.find((c) => c.function === "target" && c.kind === "self")!;
-    expect(top).toMatchObject({ flagged: true, verdict: "changed", direction: "up", confirmation: "confirmed" });
+    expect(top).toMatchObject({ flagged: true, role: "cause", verdict: "changed", direction: "up", confirmation: "confirmed" });
+    // Whatever moved with it (its callers) is secondary, explained by it, and not counted.
+    expect(new Set(changes.filter((c) => c.flagged).map((c) => c.function))).toEqual(new Set(["target"]));
+    for (const c of changes.filter((c) => c.role === "secondary")) expect({ f: c.function, flagged: c.flagged, by: c.explained_by }).toEqual({ f: c.function, flagged: false, by: ["target"] });
     expect(top.interval[0]).toBeLessThan(0.5);
     expect(top.interval[1]).toBeGreaterThan(0.5);
     expect(report.flagged).toBe(changes.filter((c) => c.flagged).length);
     expect(report.flagged_by_normalisation["median-ratio"]).toBe(report.flagged);
-    const pw = axisPower(w, planFamily([w], s.detectShare), run.sizes, s);
-    expect(pw.power).toBeGreaterThan(0);
-    expect(pw.power).toBeLessThanOrEqual(1);
+    expect(top.power).toBeGreaterThan(0.9);
+    const promise = promiseOf(w as AxisWork, [w as AxisWork], s);
+    expect(promise.share).not.toBeNull();
+    expect(promise.power).toBeGreaterThanOrEqual(s.targetPower);
   });
 });
 
 describe("stage 6: verdict", () => {
-  const ax = (power: number, replicates_needed: number | null) => ({ power, replicates_needed }) as AxisReport;
-  const flagged = [{ flagged: true }] as Change[];
+  const ax = (share: number | null, equivalent = true, wide: string[] = []) => ({ axis: "cpu", power: 0.85, promise: { share, power: 0.85, equivalent, wide } }) as unknown as AxisReport;
+  const cause = (f: string, axis = "cpu", kind = "self") => ({ function: f, axis, kind, flagged: true, role: "cause", relative_change: 0.3, interval: [0.2, 0.4] }) as unknown as Change;
   test("no axis compared is insufficient", () => {
-    expect(overallVerdict([], [], s)).toMatchObject({ verdict: "insufficient", reason: "no axis is present in both head captures", minPower: 0 });
+    expect(overallVerdict([], [], s, null)).toMatchObject({ verdict: "insufficient", reason: "no axis is present in both head captures" });
   });
-  test("anything flagged is changed", () => {
-    expect(overallVerdict([ax(0.1, 9)], flagged, s).verdict).toBe("changed");
+  test("a cause is changed, named first with its change and interval", () => {
+    const v = overallVerdict([ax(null)], [cause("apply_discounts")], s, null);
+    expect(v.verdict).toBe("changed");
+    expect(v.reason).toStartWith("1 function changed on cpu: apply_discounts +30.0% [+20.0%, +40.0%]");
   });
-  test("the reason counts functions as a reader does, not tests (self and total, several axes)", () => {
-    const three = [
-      { function: "parse", axis: "cpu", kind: "self", flagged: true },
-      { function: "parse", axis: "cpu", kind: "inclusive", flagged: true },
-      { function: "parse", axis: "offcpu", kind: "inclusive", flagged: true },
-      { function: "render", axis: "cpu", kind: "self", flagged: false },
-    ] as Change[];
-    expect(overallVerdict([ax(0.9, 3)], three, s).reason).toStartWith("1 function changed on cpu, offcpu: 3 self or total costs clear the noise floor");
-    expect(overallVerdict([ax(0.9, 3)], [{ function: "a", axis: "cpu", kind: "self", flagged: true }, { function: "b", axis: "cpu", kind: "self", flagged: true }] as Change[], s).reason).toStartWith("2 functions changed on cpu: 2 self or total costs clear");
+  test("the reason counts causes as a reader does — functions, not tests — and leaves secondary changes out of the count", () => {
+    const changes = [cause("parse"), cause("parse", "cpu", "inclusive"), cause("parse", "offcpu", "inclusive"), { function: "main", axis: "cpu", kind: "inclusive", flagged: false, role: "secondary" }, { function: "render", axis: "cpu", kind: "self", flagged: false, role: null }] as Change[];
+    const v = overallVerdict([ax(0.05)], changes, s, null);
+    expect(v.reason).toStartWith("1 function changed on cpu, offcpu: parse +30.0%");
+    expect(v.reason).toContain("1 caller or shared function moved with them (secondary, not counted)");
+    expect(overallVerdict([ax(0.05)], [cause("a"), cause("b")], s, null).reason).toStartWith("2 functions changed on cpu: a +30.0% [+20.0%, +40.0%]; b +30.0%");
   });
-  test("nothing flagged with power is unchanged; without it insufficient, naming the captures that would decide", () => {
-    expect(overallVerdict([ax(0.9, 3), ax(0.85, 3)], [], s)).toMatchObject({ verdict: "unchanged", minPower: 0.85 });
-    const v = overallVerdict([ax(0.5, 4), ax(0.3, 7)], [], s);
-    expect(v).toMatchObject({ verdict: "insufficient", needed: 7 });
-    expect(v.reason).toContain("7 captures per version would decide");
-    expect(overallVerdict([ax(0.5, null)], [], s).reason).toContain("replicates alone cannot reach the target");
+  test("nothing flagged and the equivalence test passed at the promise: unchanged, stating the promise", () => {
+    const v = overallVerdict([ax(0.03)], [], s, null);
+    expect(v).toMatchObject({ verdict: "unchanged", promiseShare: 0.03 });
+    expect(v.reason).toBe("nothing changed: no function above 3% of cpu changed by more than 10% (a 10% change there is flagged with probability 0.85)");
+  });
+  test("no promise, or intervals too wide: insufficient, naming the capture that would decide", () => {
+    const none = overallVerdict([ax(null)], [], s, { share: 0.1, captures: 6, samples_times: 2, duration_sec: 120 });
+    expect(none).toMatchObject({ verdict: "insufficient", needed: 6 });
+    expect(none.reason).toContain("6 captures per version, or captures with 2× the samples (120 s each, or 2× the frequency) would decide");
+    const wide = overallVerdict([ax(0.05, false, ["step_2"])], [], s, { share: 0.05, captures: 5, samples_times: null, duration_sec: null });
+    expect(wide.reason).toStartWith("nothing flagged, but on cpu step_2 could have changed by more than 10% (interval too wide); 5 captures per version would decide");
   });
 });
 

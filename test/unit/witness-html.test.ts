@@ -2,9 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { parseFolded } from "../../src/witness/folded.ts";
 import { diffCaptures } from "../../src/witness/diff.ts";
 import { renderDiffHtml } from "../../src/witness/html.ts";
-import { renderDiffTable, signedPercent } from "../../src/witness/table.ts";
+import { renderDiffTable } from "../../src/witness/table.ts";
+import { signedPercent } from "../../src/witness/words.ts";
 import { flameAxis } from "../../src/server/web/flame-data.ts";
 import { diffBody } from "../../src/server/web/diff-view.ts";
+import { APP_JS } from "../../src/server/web/assets/app-js.ts";
+import { changeColour } from "../../src/witness/palette.ts";
 
 // Function names come from the target's binaries: untrusted. One of them is hostile here.
 const EVIL = `<img src=x onerror="alert(1)">`;
@@ -59,8 +62,11 @@ describe("HTML differential flame graph", () => {
     expect(app).toContain(`<td>${p}</td>`);
     expect(page).toContain(`<td>${p.replace("&lt;", "&#60;")}</td>`);
     expect(page).not.toContain(evil.p.toExponential(2));
-    // The frame's fill: the app's flame data and the standalone page carry the same colour.
-    const fill = flame.changes[EVIL]![9];
-    expect(page).toContain(`background:${fill}`);
+    // The frame's fill and hover words: the standalone page draws with palette.ts, and the app's
+    // script bundles that same file and calls it on the flame data's fields.
+    const c = flame.changes[EVIL]!;
+    expect(page).toContain(`background:${changeColour(c[0], c[3])}`);
+    expect(APP_JS).toContain("// src/witness/palette.ts");
+    expect(APP_JS.match(/hsl\(28,95%,/g)).toHaveLength(1); // one palette, not a copy
   });
 });

@@ -2,9 +2,10 @@
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
 import { textProblem } from "../../protocol/names.ts";
 import { safe, terminalSafe } from "../../terminal-text.ts";
-import { need, out, printJson, UsageError } from "./output.ts";
+import { need, out, printJson, revokeCommand, tokenLine, tokenState, UsageError } from "./output.ts";
 import { parseCommandLine, USAGE_EXIT } from "../../cli-args.ts";
 import { READ_TOKEN_COMMANDS } from "./read-token-commands.ts";
+import { RETENTION_COMMANDS } from "./retention-commands.ts";
 import type { Handler } from "./handler.ts";
 import { renderDiffTable, type DiffResult } from "../../witness/index.ts";
 import { TOKEN_NAME, TOKEN_NAME_RULE } from "../tokens/token-name.ts";
@@ -33,6 +34,11 @@ const USAGE = `usage: runner admin (--data DIR | with RUNNER_DATABASE_URL=postgr
                                a member who signs in to the app; the password is read from stdin
   captures list ORG [--json]
   captures show ID [--json]    the record, with what its diff was compared with
+  retention set ORG [--head-days N|none] [--replicate-days N|none] [--keep-versions K]
+                               how long profiles are kept (the server applies it hourly)
+  retention show ORG [--json]  the policy and the storage used
+  captures prune [ORG] [--dry-run] [--json]
+                               apply the retention policy now (every org with one, or ORG)
   captures diff ID [--json] [--html FILE]
                                the diff of a head capture against the prior version
 `;
@@ -47,6 +53,7 @@ async function readPasswordFromStdin(): Promise<string> {
 
 const COMMANDS: Record<string, Handler> = {
   ...READ_TOKEN_COMMANDS,
+  ...RETENTION_COMMANDS,
   "org create": async (store, args) => {
     const [org] = need(args, 1, "org create ORG");
     const problem = textProblem(org!);
@@ -72,23 +79,13 @@ const COMMANDS: Record<string, Handler> = {
     out(safe`capture token "${name}" created for ${org}; it is shown once, store it now:`);
     out(token);
   },
-  "token revoke": async (store, args) => {
-    const [org, name] = need(args, 2, "token revoke ORG NAME");
-    await store.revokeCaptureToken(org!, name!);
-    out(safe`capture token "${name}" of ${org} revoked`);
-  },
+  "token revoke": revokeCommand("token", "capture token", (store, org, name) => store.revokeCaptureToken(org, name)),
   "token list": async (store, args, json) => {
     const [org] = need(args, 1, "token list ORG");
     const tokens = await store.listCaptureTokens(org!);
-    const rows = tokens.map((t) => ({
-      name: t.name,
-      active: t.revokedAt === null,
-      created_at: new Date(t.createdAt).toISOString(),
-      revoked_at: t.revokedAt === null ? null : new Date(t.revokedAt).toISOString(),
-    }));
-    if (json) return printJson(rows);
-    if (rows.length === 0) return out(safe`no capture tokens for ${org}`);
-    for (const r of rows) out(safe`${r.name}\t${r.active ? "active" : `revoked ${r.revoked_at}`}\tcreated ${r.created_at}`);
+    if (json) return printJson(tokens.map((t) => ({ name: t.name, ...tokenState(t) })));
+    if (tokens.length === 0) return out(safe`no capture tokens for ${org}`);
+    for (const t of tokens) out(tokenLine(t.name, tokenState(t)));
   },
   "bootstrap-token create": async (store, args) => {
     const [org] = need(args, 1, "bootstrap-token create ORG");
@@ -131,11 +128,16 @@ const COMMANDS: Record<string, Handler> = {
     const [id] = need(args, 1, "captures diff ID");
     const diff = await store.getDiff(id!);
     if (!diff) throw new StoreError(`capture "${id}" has no diff (not pushed yet, or not a head capture)`, "not_found");
+    const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+    const [selfPruned, basePruned] = await Promise.all([store.prunedAt(id!), diff.comparedWith ? store.prunedAt(diff.comparedWith.requestId) : null]);
     if (opts.html) {
+      if (!diff.html && selfPruned !== null) throw new StoreError(`capture "${id}" was pruned on ${day(selfPruned)} by the retention policy: its flame graph is gone (the verdict stays: runner admin captures diff ${id})`, "not_found");
       if (!diff.html) throw new StoreError(`capture "${id}" has no flame graph: ${diff.note}`, "not_found");
       await Bun.write(opts.html, diff.html);
     }
-    if (json) return printJson({ request_id: id, compared_with: diff.comparedWith, note: diff.note, diff: diff.json ? JSON.parse(diff.json) : null });
+    const baselinePruned = basePruned === null ? null : `baseline pruned on ${day(basePruned)} by the retention policy: its profiles are gone; the diff below was computed before`;
+    if (json) return printJson({ request_id: id, compared_with: diff.comparedWith, note: diff.note, baseline_pruned_at: basePruned === null ? null : new Date(basePruned).toISOString(), diff: diff.json ? JSON.parse(diff.json) : null });
+    if (baselinePruned) out(baselinePruned);
     // The same table `runner witness diff` prints (one renderer for both), after what was compared.
     if (diff.json) for (const line of `${diff.note}\n${renderDiffTable(JSON.parse(diff.json) as DiffResult)}`.trimEnd().split("\n")) out(terminalSafe(line));
     else out(safe`no diff: ${diff.note}`);
@@ -156,6 +158,10 @@ export async function adminCommand(argv: string[]): Promise<number> {
         role: { type: "string" },
         "password-stdin": { type: "boolean", default: false },
         workload: { type: "string", multiple: true },
+        "head-days": { type: "string" },
+        "replicate-days": { type: "string" },
+        "keep-versions": { type: "string" },
+        "dry-run": { type: "boolean", default: false },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -189,7 +195,8 @@ export async function adminCommand(argv: string[]): Promise<number> {
     // Only `org create` starts a new store; every other command needs an existing one.
     const mustExist = `${group} ${action}` !== "org create";
     store = openStore({ data: values.data, databaseUrl: database.url, mustExist });
-    await handler(store, args, values.json!, { html: values.html, role: values.role, passwordStdin: values["password-stdin"], workload: values.workload });
+    await handler(store, args, values.json!, { html: values.html, role: values.role, passwordStdin: values["password-stdin"], workload: values.workload,
+      headDays: values["head-days"], replicateDays: values["replicate-days"], keepVersions: values["keep-versions"], dryRun: values["dry-run"] });
     return 0;
   } catch (err) {
     process.stderr.write(`runner admin: ${terminalSafe((err as Error).message)}\n`);

@@ -57,6 +57,8 @@ const TABLES: Array<{ name: string; columns: string[]; identity?: boolean; since
   { name: "users", columns: ["id", "org_id", "email", "role", "password_hash", "created_at"], identity: true, since: 3 },
   { name: "sessions", columns: ["hash", "user_id", "created_at", "expires_at"], since: 3 },
   { name: "read_tokens", columns: ["id", "org_id", "name", "hash", "workloads", "created_at", "revoked_at"], identity: true, since: 5 },
+  { name: "retention_policies", columns: ["org_id", "head_days", "replicate_days", "keep_versions", "updated_at"], since: 6 },
+  { name: "pruned_captures", columns: ["request_id", "org_id", "bytes", "pruned_at"], since: 6 },
 ];
 
 async function importSqlite(file: string, url: string): Promise<void> {

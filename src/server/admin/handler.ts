@@ -7,4 +7,8 @@ export interface HandlerOptions {
   role?: string;
   passwordStdin?: boolean;
   workload?: string[];
+  headDays?: string;
+  replicateDays?: string;
+  keepVersions?: string;
+  dryRun?: boolean;
 }

@@ -3,11 +3,12 @@
 // 404 unknown id, another organization's capture, or a workload outside the token's scope (the
 // same answer for all three: no probing of ids); 200 with the status and the diff summary.
 import type { CaptureStatusBody, ChangedFunction, DiffSummary } from "../../protocol/capture-status.ts";
-import type { DiffResult } from "../../witness/diff-result.ts";
+import type { DiffResult } from "../../witness/index.ts";
 import type { StoredDiff } from "../store/profiler-store.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import { authenticateReadToken } from "../tokens/authenticate.ts";
+import { BASELINE_PRUNED } from "../records/diff-on-arrival.ts";
 import type { HttpAnswer } from "./queue-capture.ts";
 
 export async function captureStatusRequest(store: Store, id: string, token: string | null): Promise<HttpAnswer> {
@@ -53,7 +54,7 @@ export function diffSummary(d: StoredDiff): DiffSummary {
     head_request_id: d.requestId,
     compared_with: d.comparedWith ? { request_id: d.comparedWith.requestId, version: d.comparedWith.version } : null,
     note: d.note,
-    baseline: d.comparedWith ? "compared" : DIFF_ERROR.test(d.note) ? "error" : "none",
+    baseline: d.comparedWith ? "compared" : d.note.startsWith(BASELINE_PRUNED) ? "pruned" : DIFF_ERROR.test(d.note) ? "error" : "none",
     verdict: (d.verdict as DiffSummary["verdict"]) ?? null,
     sentence: result?.reason ?? null,
     changes,

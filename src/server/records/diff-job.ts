@@ -2,11 +2,7 @@
 // pushed profile within ptop's bounds, then the stored ones, compare, render. Nothing here touches
 // the store or the event loop of the server; the job's inputs and result are plain data.
 import { MAX_DIFF_HTML_BYTES, MAX_DIFF_JSON_BYTES, mib } from "../../protocol/profile-limits.ts";
-import { diffCaptures } from "../../witness/diff.ts";
-import { gunzipProfileSync } from "../../witness/gunzip.ts";
-import { renderDiffHtml } from "../../witness/html.ts";
-import type { Capture } from "../../witness/model.ts";
-import { detectFormat, parseProfile } from "../../witness/parse.ts";
+import { diffCaptures, gunzipProfileSync, renderDiffHtml, detectFormat, parseProfile, type Capture } from "../../witness/index.ts";
 
 export interface JobProfile {
   requestId: string;

@@ -44,6 +44,9 @@ export async function storeAndDiff(
   const skipped: string[] = [];
   const excluded = new Set<string>();
   let kept = false;
+  // The prior version's profiles removed by retention: that is the baseline, and it is gone. The
+  // diff says so rather than comparing with an older version a user did not deploy before this one.
+  let pruned: { head: CaptureRecord; at: number } | null = null;
   const skipHead = async (b: Baseline, why: string) => {
     skipped.push(`the head of version ${b.head.version} (${b.head.requestId}) was skipped: ${why}`);
     excluded.add(b.head.requestId);
@@ -53,6 +56,12 @@ export async function storeAndDiff(
   for (;;) {
     // A head whose push was refused kept no profile: its own note says why.
     while (baseline && !(await store.getProfile(baseline.head.requestId))) {
+      const at = await store.prunedAt(baseline.head.requestId);
+      if (at !== null) {
+        pruned = { head: baseline.head, at };
+        baseline = null;
+        break;
+      }
       const why = (await store.getDiff(baseline.head.requestId))?.note ?? "no profile of it is stored";
       baseline = await skipHead(baseline, why);
     }
@@ -75,6 +84,7 @@ export async function storeAndDiff(
     switch (outcome.kind) {
       case "checked":
         if (!afterHead) return void (await saveNote(record.requestId, `no head capture of version ${record.version} yet: replicates are compared once the head is pushed`));
+        if (pruned) return void (await saveNote(target, baselinePrunedNote(pruned.head, pruned.at)));
         return void (await saveNote(target, `no earlier version of ${record.workload}${record.env ? ` (${record.env})` : ""} has a pushed head capture that can be compared: nothing to compare with yet${skippedNote}`));
       case "unreadable":
         if (baseline && outcome.requestId === baseline.head.requestId) baseline = await skipHead(baseline, outcome.reason);
@@ -105,6 +115,12 @@ export async function storeAndDiff(
     }
   }
 }
+
+/** The note of a diff whose baseline retention pruned (capture-status.ts reads its first words). */
+export function baselinePrunedNote(head: CaptureRecord, at: number): string {
+  return `${BASELINE_PRUNED}: the profiles of version ${head.version} (head ${head.requestId}) were removed by the organization's retention policy on ${new Date(at).toISOString().slice(0, 10)}; nothing to compare with`;
+}
+export const BASELINE_PRUNED = "baseline pruned";
 
 /** The stored profiles of `records` (the pushed one by reference), leaving out those not stored or excluded. */
 async function profilesOf(records: CaptureRecord[], pushed: CaptureRecord, store: Store, excluded: Set<string>): Promise<JobProfile[]> {

@@ -3,6 +3,7 @@
 // (test/unit/store-contract.ts). One interface per table group; `Store` is their union.
 import type { ProfilerStore } from "./profiler-store.ts";
 import type { ReadTokenStore } from "./read-token-store.ts";
+import type { RetentionStore } from "./retention-store.ts";
 import type { UserStore } from "./user-store.ts";
 import type { CaptureRequest } from "../../protocol/capture-request.ts";
 import type {
@@ -52,7 +53,7 @@ export interface CaptureStore {
   completeCapture(requestId: string, result: CaptureResult, now?: number): Promise<CaptureRecord>;
 }
 
-export interface Store extends OrgStore, TokenStore, ReadTokenStore, CaptureStore, ProfilerStore, UserStore {
+export interface Store extends OrgStore, TokenStore, ReadTokenStore, RetentionStore, CaptureStore, ProfilerStore, UserStore {
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -3,10 +3,7 @@
 // a profile within ptop's bounds can still be a 46 MB stream whose parse and flame data take
 // seconds and gigabytes, which on the event loop stalled /healthz and every tenant's tunnel.
 import type { JobProfile } from "../records/diff-job.ts";
-import type { Change } from "../../witness/diff.ts";
-import { gunzipProfileSync } from "../../witness/gunzip.ts";
-import { axisTotal, type Capture } from "../../witness/model.ts";
-import { parseProfile } from "../../witness/parse.ts";
+import { gunzipProfileSync, axisTotal, parseProfile, type Change, type Capture } from "../../witness/index.ts";
 import { flameAxis, type FlameAxis } from "./flame-data.ts";
 import { topRows, type TopRow } from "./top-table.ts";
 

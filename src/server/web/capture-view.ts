@@ -1,7 +1,7 @@
 // Everything the capture screen shows, read from the store: the record, its diff (stored per head
 // capture), the captures on both sides for the flame graphs (drawn in the worker, within a budget),
 // and which axes are absent.
-import type { DiffResult } from "../../witness/diff.ts";
+import type { DiffResult } from "../../witness/index.ts";
 import type { StoredDiff } from "../store/profiler-store.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";

@@ -3,9 +3,7 @@
 // (off-loop/): the reader picks any two versions, and their diff must not hold up /healthz or any
 // other tenant's tunnel while it is computed.
 import type { JobProfile } from "../records/diff-job.ts";
-import { diffCaptures, type DiffResult } from "../../witness/diff.ts";
-import { gunzipProfileSync } from "../../witness/gunzip.ts";
-import { parseProfile } from "../../witness/parse.ts";
+import { diffCaptures, gunzipProfileSync, parseProfile, type DiffResult } from "../../witness/index.ts";
 import { flameAxis, type FlameAxis } from "./flame-data.ts";
 
 export interface CompareJob {

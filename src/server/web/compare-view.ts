@@ -1,7 +1,7 @@
 // A comparison the reader picked: each side's captures read from the store, diffed by witness
 // with the automatic diff's call and defaults in the worker (compare-job.ts), and shaped for
 // diff-view.ts.
-import type { DiffResult } from "../../witness/diff.ts";
+import type { DiffResult } from "../../witness/index.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import { runCompareJobInWorker } from "../off-loop/run-in-worker.ts";

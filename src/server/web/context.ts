@@ -11,7 +11,8 @@ import { plain, redirect, sameOrigin } from "./respond.ts";
 export type WebDeps = QueueCaptureDeps & { presence: Presence };
 
 /**
- * A route behind one of the checks above: the check's refusal (a redirect to sign-in, a 401, a
+ * A route behind one of the checks below (pageSession, fetchSession, formSession, or a check built
+ * on one, like Settings' manager): the check's refusal (a redirect to sign-in, a 401, a
  * 403) is the answer as it is; otherwise the handler runs with what the check resolved.
  */
 export function guarded<S, P = Record<string, string>>(

@@ -1,10 +1,9 @@
 // The diff as the capture screen and the comparison page show it: the verdict told as a
-// regression or an improvement (colour-blind-safe colours and words), what it rests on (adjusted
-// p, noise floor, power, captures that would decide), the controls (axis, self/total, view), a
-// flame graph per axis, absent axes, and the ranked table of changes.
-import type { AxisReport, Change, DiffResult } from "../../witness/diff.ts";
-import { count, signedPercent as pct } from "../../witness/table.ts";
-import { adjustedP, changeWord, direction, LEGEND, verdictWords } from "../../witness/palette.ts";
+// regression or an improvement (colour-blind-safe colours and words) and each cause with its change
+// and interval — the first view — then, behind a toggle, what it rests on (tests, the promise,
+// captures that would decide), the controls (axis, self/total, view), a flame graph per axis,
+// absent axes, and the ranked table of changes (causes, secondary changes, the rest).
+import { adjustedP, changeWord, count, direction, LEGEND, signedPercent as pct, verdictWords, type AxisReport, type Change, type DiffResult } from "../../witness/index.ts";
 import { changeWords } from "./change-words.ts";
 import { flameFigure } from "./flame-figure.ts";
 import type { FlameAxis } from "./flame-data.ts";
@@ -28,8 +27,10 @@ export function verdictBadge(r: DiffResult | null, id?: string): Html {
   return html`<span class="verdict v-${r.verdict}${d ? ` d-${d}` : ""}"${id ? html` id="${id}"` : ""} data-verdict="${r.verdict}">${verdictWords(r)}</span>`;
 }
 
+/** Causes, then secondary changes, then the rest by evidence (a stored diff without roles: flagged first). */
 function ranked(changes: Change[]): Change[] {
-  return [...changes].sort((a, b) => Number(b.flagged) - Number(a.flagged) || a.adjusted_p - b.adjusted_p || Math.abs(b.relative_change) - Math.abs(a.relative_change));
+  const rank = (c: Change) => (c.flagged ? 2 : c.role === "secondary" ? 1 : 0);
+  return [...changes].sort((a, b) => rank(b) - rank(a) || a.adjusted_p - b.adjusted_p || Math.abs(b.relative_change) - Math.abs(a.relative_change));
 }
 
 function changeTable(d: DiffShown): Html {
@@ -40,7 +41,7 @@ function changeTable(d: DiffShown): Html {
   const rows = ranked(r.changes)
     .slice(0, TABLE_ROWS)
     .map((c) => {
-      const w = changeWords(c, { q: r.q, minEffect: r.min_effect, detectEffect: r.detect.effect, perSide, tests: r.multiple_testing.tests });
+      const w = changeWords(c, { q: r.q, minEffect: r.min_effect, perSide, tests: r.multiple_testing.tests });
       const s = scaleOf.get(c.axis);
       const abs = (v: number, side: "before" | "after") => {
         const sc = s?.[side];
@@ -49,11 +50,13 @@ function changeTable(d: DiffShown): Html {
       const relative = relativeFallNote(r, c);
       const badge = c.flagged
         ? html`<span class="chg ${c.direction}">${changeWord(c.direction)}</span>${c.confirmation ? html` <span class="muted">${c.confirmation}</span>` : ""}`
-        : html`<span class="chg ${c.verdict}">${c.verdict}</span>`;
+        : c.role === "secondary"
+          ? html`<span class="chg secondary">secondary</span> <span class="muted">explained by ${c.explained_by.join(", ")}</span>`
+          : html`<span class="chg ${c.verdict}">${c.verdict}</span>`;
       return html`<tr class="${c.flagged ? `flag-${c.direction}` : ""}" data-axis="${c.axis}" data-kind="${c.kind}"><td class="fn">${c.function}</td><td>${c.axis} · ${c.kind === "inclusive" ? "total" : "self"}</td>
 <td>${pct(c.relative_change)}</td><td>[${pct(c.interval[0])}, ${pct(c.interval[1])}]</td>
 <td>${(c.before.share * 100).toFixed(2)}% → ${(c.after.share * 100).toFixed(2)}%<br><span class="muted">${abs(c.before.value, "before")} → ${abs(c.after.value, "after")}</span></td>
-<td>${adjustedP(c.adjusted_p)}</td><td>±${(c.noise_floor * 100).toFixed(1)}%</td><td>${w.power.toFixed(2)}</td>
+<td>${adjustedP(c.adjusted_p)}</td><td>±${(c.noise_floor * 100).toFixed(1)}%</td><td>${w.power === null ? "—" : w.power.toFixed(2)}</td>
 <td>${badge}</td><td class="words">${relative ? html`<strong class="relative">${relative}</strong> ` : ""}${w.text}${w.intervalNote ? html` <em>${w.intervalNote}</em>` : ""}</td></tr>`;
     });
   return html`<div class="scroll"><table class="changes"><caption class="sr-only">Changes ranked by evidence</caption><thead><tr><th scope="col">Function</th><th scope="col">Axis · cost</th><th scope="col">Change</th><th scope="col">95% interval</th><th scope="col">Before → after (share, per capture)</th><th scope="col">Adjusted p</th><th scope="col">Noise floor</th><th scope="col">Power (${Math.round(r.detect.effect * 100)}% change)</th><th scope="col">Verdict</th><th scope="col">In words</th></tr></thead>
@@ -77,15 +80,34 @@ function testsLine(r: DiffResult, a: AxisReport): string {
 
 function summary(r: DiffResult): Html {
   const perSide = `${r.captures.before.length} capture${r.captures.before.length === 1 ? "" : "s"} before, ${r.captures.after.length} after`;
-  const powers = r.axes_compared.map((a) => html`<li><strong>${a.axis}</strong>: ${testsLine(r, a)}. A ${Math.round(r.detect.effect * 100)}% change of a ${r.detect.share * 100}%-share function would be flagged with probability ${a.power.toFixed(2)}${a.replicates_needed !== null && a.power < r.detect.power + 1e-9 && r.verdict === "insufficient" ? html`; ${a.replicates_needed} captures per version would raise it to ${r.detect.power >= 0.8 ? "0.8" : "the target"}` : ""}.</li>`);
+  const effect = `${Math.round(r.detect.effect * 100)}%`;
+  const promise = (a: AxisReport) =>
+    // A diff stored before witness stated promises per axis has none: its power line stays as it was.
+    !a.promise
+      ? html`A ${effect} change of a ${(r.detect.share ?? 0.01) * 100}%-share function would be flagged with probability ${a.power.toFixed(2)}`
+      : a.promise.share === null
+        ? html`These captures cannot promise to see a ${effect} change of even a 10%-share function (probability ${a.promise.power.toFixed(2)})${a.replicates_needed !== null ? html`; ${a.replicates_needed} captures per version would` : ""}`
+        : html`A ${effect} change of any function above ${+(a.promise.share * 100).toFixed(1)}% of ${a.axis} would be flagged with probability ≥ ${a.promise.power.toFixed(2)}${a.promise.equivalent ? html`; every such function stayed within ±${effect} (equivalence test)` : html`; ${a.promise.wide.join(", ")} could have moved more (interval too wide)`}`;
+  const powers = r.axes_compared.map((a) => html`<li><strong>${a.axis}</strong>: ${testsLine(r, a)}. ${promise(a)}.</li>`);
   const what =
     r.verdict === "insufficient"
       ? html`<p class="explain"><strong>Not decided.</strong> Nothing cleared the noise floor, but these captures could also have missed a real change: this is not a “no change”. ${r.replicates_needed !== null ? html`With <strong>${r.replicates_needed} captures per version</strong> (${perSide} now) the verdict would be decided.` : html`More captures per version would help; more than 200 would be needed on the noisiest axis.`}</p>`
       : r.verdict === "unchanged"
-        ? html`<p class="explain"><strong>No change found</strong>, and a ${Math.round(r.detect.effect * 100)}% change of a ${r.detect.share * 100}%-share function would have been seen with probability ${r.detect.power.toFixed(2)}.</p>`
-        : html`<p class="explain"><strong>Changed.</strong> Each flagged change below cleared the noise floor after adjusting for the ${r.multiple_testing.tests} distinct tests (family-wise error ≤ ${r.q}) and is at least ${Math.round(r.min_effect * 100)}%. An increase of cost is a regression, a decrease an improvement.</p>`;
+        ? html`<p class="explain"><strong>No change found</strong>: the verdict's promise holds — ${r.reason.replace(/^nothing changed: /, "")}.</p>`
+        : html`<p class="explain"><strong>Changed.</strong> Each cause cleared the noise floor after adjusting for the ${r.multiple_testing.tests} distinct tests (family-wise error ≤ ${r.q}) and is at least ${Math.round(r.min_effect * 100)}%. An increase of cost is a regression, a decrease an improvement. A secondary change (a caller, or shared code such as an interpreter's C functions) moved only with its causes and is not counted.</p>`;
   return html`${what}<ul class="powers">${powers}</ul>
 <p class="muted">The 95% intervals are per function; the verdict uses the p-value adjusted for all ${r.multiple_testing.tests} distinct tests, so an interval that excludes no change can still be “insufficient” (the row says so).</p>`;
+}
+
+/** The first thing a reader sees under the verdict: each cause with its change and interval. */
+function causeList(r: DiffResult): Html | "" {
+  const seen = new Set<string>();
+  const causes = r.changes.filter((c) => c.flagged && !seen.has(`${c.function}\u0000${c.axis}`) && seen.add(`${c.function}\u0000${c.axis}`));
+  if (!causes.length) return "";
+  return html`<ol class="causes" id="causes" aria-label="Causes">${causes.map(
+    (c) =>
+      html`<li class="cause" data-function="${c.function}" data-axis="${c.axis}"><span class="chg ${c.direction}">${changeWord(c.direction)}</span> <strong class="fn">${c.function}</strong> <span class="muted">${c.axis} · ${c.kind === "inclusive" ? "total" : "self"}</span> ${pct(c.relative_change)} <span class="muted">[${pct(c.interval[0])}, ${pct(c.interval[1])}] · ${c.confirmation}</span></li>`,
+  )}</ol>`;
 }
 
 function controls(d: DiffShown): Html {
@@ -106,7 +128,7 @@ export function diffBody(d: DiffShown): Html {
     ),
   );
   const relative = relativeFallSummary(r);
-  return html`<p>${verdictBadge(r, "verdict")} <span id="verdict-reason">${r.reason}</span></p>${relative ? html`<p class="explain" id="relative-falls">${relative}</p>` : ""}${summary(r)}
+  return html`<p>${verdictBadge(r, "verdict")} <span id="verdict-reason">${r.reason}</span></p>${causeList(r)}${relative ? html`<p class="explain" id="relative-falls">${relative}</p>` : ""}<details class="testing" id="testing"><summary>How this was tested</summary>${summary(r)}</details>
 <p class="legend">${LEGEND.map(([key, , words]) => html`<span class="sw ${key}"></span> ${words} `)}<span class="sw gone"></span> gone in the new version</p>
 ${controls(d)}${absent}${graphs}<h3>Ranked changes</h3>${changeTable(d)}`;
 }

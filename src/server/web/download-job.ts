@@ -3,8 +3,7 @@
 // profile within ptop's bounds can take seconds to parse and convert.
 import type { JobProfile } from "../records/diff-job.ts";
 import type { CaptureRecord } from "../store/types.ts";
-import { gunzipProfileSync } from "../../witness/gunzip.ts";
-import { parseProfile } from "../../witness/parse.ts";
+import { gunzipProfileSync, parseProfile } from "../../witness/index.ts";
 import { captureFile, mergedFoldedFile, type DownloadFile } from "./downloads.ts";
 
 export type DownloadJob =

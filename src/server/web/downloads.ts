@@ -1,9 +1,6 @@
 // Downloads of a pushed capture in the formats other tools read (pprof, folded stacks,
 // speedscope), one side of a comparison merged (folded stacks per axis), and the diff as JSON.
-import { toFolded } from "../../witness/folded.ts";
-import { toPprof } from "../../witness/pprof.ts";
-import { toSpeedscope } from "../../witness/speedscope.ts";
-import { AxisBuilder, axisOf, type Capture } from "../../witness/model.ts";
+import { toFolded, toPprof, toSpeedscope, AxisBuilder, axisOf, type Capture } from "../../witness/index.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import { plain } from "./respond.ts";
 

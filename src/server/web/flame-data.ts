@@ -4,16 +4,22 @@
 // text, and the axis scale so the page can show absolute values beside shares. One capture on its
 // own has no "before". Flat, and built without recursion, because stacks can be 20,000 frames
 // deep: a nested tree that deep overflows JSON.stringify here and JSON.parse there.
-import type { Capture } from "../../witness/model.ts";
-import type { Change } from "../../witness/diff.ts";
-import { addStackShares, shareRoot, type ShareNode } from "../../witness/aggregate.ts";
-import { changeColour, changeSentence, frameChanges, NOT_TESTED, ROOT_FRAME } from "../../witness/palette.ts";
-import { axisScale, type AxisScale } from "./units.ts";
+import { addStackShares, axisTotal, frameChanges, shareRoot, type AxisProfile, type Capture, type Change, type ShareNode } from "../../witness/index.ts";
+import type { AxisScale } from "./units.ts";
+
+/** An axis's scale on one side: its unit, mean total and measured seconds per capture (for absolute values). */
+export function axisScale(axis: string, caps: Capture[]): AxisScale | null {
+  const ps = caps.map((c) => c.axes[axis]).filter((p): p is AxisProfile => !!p);
+  if (ps.length === 0) return null;
+  const secs = caps.filter((c) => c.axes[axis]).map((c) => c.meta.measuredSec);
+  const seconds = secs.every((s) => s !== undefined && s > 0) ? (secs as number[]).reduce((a, b) => a + b, 0) / secs.length : null;
+  return { unit: ps[0]!.unit, total: ps.reduce((a, p) => a + axisTotal(p), 0) / ps.length, seconds, periodNs: ps[0]!.periodNs ?? null };
+}
 
 /** One node; its children are the rows after it one level deeper, up to the next row at its depth or above. */
 export type FlameNode = [name: string, after: number, before: number, depth: number];
-/** function → [relative change, interval low, interval high, flagged, confirmation, verdict, self|inclusive, adjusted p, noise floor, fill colour, hover text] */
-export type FlameChange = [number, number, number, boolean, string | null, string, "self" | "inclusive", number, number, string, string];
+/** function → [relative change, interval low, interval high, flagged, confirmation, verdict, self|inclusive, adjusted p, noise floor] */
+export type FlameChange = [number, number, number, boolean, string | null, string, "self" | "inclusive", number, number];
 
 export interface FlameAxis {
   axis: string;
@@ -25,8 +31,6 @@ export interface FlameAxis {
   scale: { before: AxisScale | null; after: AxisScale | null };
   /** "single": one capture (or one side) alone, no diff colours. */
   mode: "diff" | "single";
-  /** The root frame's and an untested function's fill (witness/palette.ts: one palette for every view). */
-  colours: { root: string; untested: string };
 }
 
 const PRUNE = 0.0005;
@@ -53,7 +57,7 @@ export function flameAxis(axis: string, unit: string, before: Capture[], after: 
   const nB = addStackShares(root, before, axis, "before");
   const ch: Record<string, FlameChange> = {};
   for (const [fn, c] of frameChanges(changes, axis))
-    ch[fn] = [round(c.relative_change), round(c.interval[0]), round(c.interval[1]), c.flagged, c.confirmation, c.verdict, c.kind, c.adjusted_p, round(c.noise_floor), changeColour(c.relative_change, c.flagged), changeSentence(c)];
+    ch[fn] = [round(c.relative_change), round(c.interval[0]), round(c.interval[1]), c.flagged, c.confirmation, c.verdict, c.kind, c.adjusted_p, round(c.noise_floor)];
   return {
     axis,
     unit,
@@ -62,6 +66,5 @@ export function flameAxis(axis: string, unit: string, before: Capture[], after: 
     captures: { before: nB, after: nA },
     scale: { before: axisScale(axis, before), after: axisScale(axis, after) },
     mode: before.length ? "diff" : "single",
-    colours: { root: ROOT_FRAME, untested: NOT_TESTED },
   };
 }

@@ -3,7 +3,7 @@
 // compare with. The verdicts come from one query without the diffs' JSON; a changed diff's JSON is
 // read and parsed once per process for its direction (a stored diff is immutable for its
 // createdAt), so the list and its 2-second live refresh do not re-read every diff.
-import type { DiffResult } from "../../witness/diff.ts";
+import type { DiffResult } from "../../witness/index.ts";
 import type { Store } from "../store/store.ts";
 import type { CaptureRecord } from "../store/types.ts";
 import { html, type Html } from "./html.ts";
@@ -19,8 +19,9 @@ export interface RowVerdict {
 const cache = new Map<string, RowVerdict>();
 const CACHE_MAX = 5000;
 
-/** Functions flagged up and down, counted as a reader counts them: a function whose self and
- *  total cost (or several axes) are flagged the same way is one function. */
+/** Functions flagged up and down — causes only (witness does not flag a secondary change) —
+ *  counted as a reader counts them: a function whose self and total cost (or several axes) are
+ *  flagged the same way is one function. */
 export function summarise(json: string): RowVerdict {
   const r = JSON.parse(json) as DiffResult;
   const up = new Set<string>();
@@ -66,10 +67,16 @@ const WORDS: Record<ListVerdict, string> = {
   pending: "diff pending",
 };
 
+/** The changed functions counted each way, as the badge shows them: " (1↑)", " (2↑ 1↓)", or "". */
+const badgeCounts = (v: RowVerdict) => (v.up || v.down ? ` (${[v.up ? `${v.up}↑` : "", v.down ? `${v.down}↓` : ""].filter(Boolean).join(" ")})` : "");
+
+/** The list's badge as text: "changed ↑ regression (1↑)" (the demo prints it). */
+export const badgeText = (v: RowVerdict): string => `${WORDS[v.verdict]}${badgeCounts(v)}`;
+
 export function verdictCell(v: RowVerdict | undefined): Html {
   if (!v) return html`<td class="muted">—</td>`;
   const cls = v.verdict === "up" || v.verdict === "down" ? v.verdict : v.verdict === "mixed" ? "up" : v.verdict;
-  const counts = v.up || v.down ? ` (${[v.up ? `${v.up}↑` : "", v.down ? `${v.down}↓` : ""].filter(Boolean).join(" ")})` : "";
+  const counts = badgeCounts(v);
   const title = `functions flagged: ${v.up} up, ${v.down} down`;
   return html`<td data-verdict="${v.verdict}"><span class="vchg ${cls}">${WORDS[v.verdict]}</span>${counts ? html`<span class="muted" title="${title}">${counts}</span>` : ""}</td>`;
 }

@@ -5,9 +5,7 @@
 // function per second of measured time (its `rate` normalisation, reported beside the verdict's);
 // where that comparison shows no flagged fall, the page says the fall is relative only. The
 // statistics themselves are witness's and stay as they are.
-import type { AxisReport, Change, DiffResult, NormalisedChange } from "../../witness/diff.ts";
-import type { Normalisation } from "../../witness/stats/normalise.ts";
-import { signedPercent as pct } from "../../witness/table.ts";
+import { signedPercent as pct, type AxisReport, type Change, type DiffResult, type NormalisedChange, type Normalisation } from "../../witness/index.ts";
 
 /** What the verdict's comparison was relative to, told as why the count fell. */
 const WHY: Record<Exclude<Normalisation, "rate">, string> = {

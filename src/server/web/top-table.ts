@@ -1,8 +1,7 @@
 // The top table of one capture (or one side's merged captures) on one axis: every function's self
 // and total (inclusive) cost, as a mean absolute value per capture and as a share of the axis.
 // Rendered sorted by self; the page's script re-sorts by any column and filters by name.
-import { functionTotals } from "../../witness/aggregate.ts";
-import type { Capture } from "../../witness/model.ts";
+import { functionTotals, type Capture } from "../../witness/index.ts";
 import { html, type Html } from "./html.ts";
 import { absolute, type AxisScale } from "./units.ts";
 

@@ -1,7 +1,7 @@
 // Absolute values beside shares: what an axis' unit means per capture and per second of
 // measured time — samples and CPU-seconds per second (cpu), nanoseconds blocked (offcpu),
 // calls per second (syscalls), MiB allocated and MiB per second (alloc).
-import { axisTotal, type AxisProfile, type Capture } from "../../witness/model.ts";
+// No witness import: the browser script bundles this file (assets/app/frame-text.ts).
 
 export interface AxisScale {
   unit: string;
@@ -11,14 +11,6 @@ export interface AxisScale {
   seconds: number | null;
   /** Nanoseconds one cpu sample stands for, when known. */
   periodNs: number | null;
-}
-
-export function axisScale(axis: string, caps: Capture[]): AxisScale | null {
-  const ps = caps.map((c) => c.axes[axis]).filter((p): p is AxisProfile => !!p);
-  if (ps.length === 0) return null;
-  const secs = caps.filter((c) => c.axes[axis]).map((c) => c.meta.measuredSec);
-  const seconds = secs.every((s) => s !== undefined && s > 0) ? (secs as number[]).reduce((a, b) => a + b, 0) / secs.length : null;
-  return { unit: ps[0]!.unit, total: ps.reduce((a, p) => a + axisTotal(p), 0) / ps.length, seconds, periodNs: ps[0]!.periodNs ?? null };
 }
 
 const num = (x: number) => (Math.abs(x) >= 100 ? Math.round(x).toLocaleString("en-US") : Math.abs(x) >= 1 ? x.toFixed(1) : x.toPrecision(2));

@@ -2,12 +2,9 @@
 // (one name index across captures), and the hypotheses worth a test.
 
 import type { Capture } from "../model.ts";
-import { functionTotals } from "../aggregate.ts";
+import { functionTotals, isInterpreted } from "../aggregate.ts";
 import { functionIdentity, isPlaceholder } from "../identity.ts";
-
-/** Frame kinds of interpreted code: the function's own work runs in the interpreter's native
- * functions beneath it, so it is never a stack's leaf and its cost is its inclusive count. */
-const INTERPRETED_KINDS = new Set(["python"]);
+import { treeUnits, type TreeUnit } from "./tree-units.ts";
 
 /** ptop's alloc axis: one stack per this many bytes on average (native/ptop/src/collector/probes/alloc.h). */
 export const ALLOC_SAMPLE_PERIOD = 512 * 1024;
@@ -51,6 +48,10 @@ export interface AxisMatrix {
   /** [function][capture] counts in counting quanta; captures are before then after. */
   self: Float64Array[];
   inclusive: Float64Array[];
+  /** The samples each function owns (aggregate.ts): they partition the axis. */
+  own: Float64Array[];
+  /** Call-tree units the normalisation counts unchanged work in (tree-units.ts). */
+  units: TreeUnit[];
   /** Axis total per capture, in counting quanta. */
   totals: number[];
   seconds: (number | undefined)[];
@@ -95,15 +96,17 @@ export function buildAxisMatrix(input: { before: Capture[]; after: Capture[] }, 
   const perCapture = caps.map((c) => functionTotals(c.axes[axis]!, index, names));
   const self = Array.from({ length: names.length }, () => new Float64Array(captureCount));
   const inclusive = Array.from({ length: names.length }, () => new Float64Array(captureCount));
+  const own = Array.from({ length: names.length }, () => new Float64Array(captureCount));
   perCapture.forEach((t, c) => {
     for (let f = 0; f < t.self.length; f++) {
       if (t.self[f]) self[f]![c] = t.self[f]! / quantum;
       if (t.inclusive[f]) inclusive[f]![c] = t.inclusive[f]! / quantum;
+      if (t.own[f]) own[f]![c] = t.own[f]! / quantum;
     }
   });
   const totals = perCapture.map((t) => t.total / quantum);
   const interpreted = names.map(() => false);
-  for (const c of caps) for (const f of c.axes[axis]!.frames) if (f.kind && INTERPRETED_KINDS.has(f.kind)) interpreted[index.get(functionIdentity(f))!] = true;
+  for (const c of caps) for (const f of c.axes[axis]!.frames) if (isInterpreted(f.kind)) interpreted[index.get(functionIdentity(f))!] = true;
   const empty = caps.findIndex((_, c) => !(totals[c]! > 0));
   if (empty >= 0) {
     const isBefore = empty < before.length;
@@ -121,6 +124,12 @@ export function buildAxisMatrix(input: { before: Capture[]; after: Capture[] }, 
       interpreted,
       self,
       inclusive,
+      own,
+      units: treeUnits(
+        caps.map((c) => c.axes[axis]!),
+        index,
+        quantum,
+      ),
       totals,
       seconds: caps.map((c) => c.meta.measuredSec),
       quantum,
@@ -140,10 +149,10 @@ export interface Hypothesis {
 export interface TestSet {
   hyps: Hypothesis[];
   distinct: Float64Array[];
-  /** Distinct vectors some function has as its self count (the dispersion pool's atoms). */
-  selfKeys: Set<number>;
-  /** Distinct vectors where a function's own cost lives — a self count, or an interpreted
-   * function's inclusive count — the primary ("self") Holm family. */
+  /** Distinct vectors that are some function's own cost (AxisMatrix.own: a native leaf's self count
+   * where no interpreted frame is above it, an interpreted function's own bytecode time): the
+   * primary ("self") Holm family, and the dispersion pool's atoms. Every other vector — an
+   * inclusive aggregate, a native leaf shared by interpreted callers — is an aggregate of them. */
   ownKeys: Set<number>;
   /** Functions whose inclusive count is below the testing floor. */
   untested: number;
@@ -151,10 +160,15 @@ export interface TestSet {
   sumT: number;
 }
 
+const sameCounts = (a: Float64Array, b: Float64Array) => a.every((v, i) => v === b[i]);
+
 /**
  * Every function's self and inclusive count vector above the testing floor (a pooled share of
  * minShare and a mean of minCount per capture). Identical vectors (a leaf's self = inclusive, a
- * chain of single callers) are one test.
+ * chain of single callers) are one test. A function's self test is its own count when it owns
+ * samples (aggregate.ts): an interpreted function is never a leaf, its bytecode runs in the
+ * interpreter's C functions beneath it, and a native one's own work includes the shared code (libc,
+ * the kernel) it calls. Shared code owns nothing; its self count is an aggregate of its callers'.
  */
 export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCount: number }): TestSet {
   const captureCount = m.totals.length;
@@ -163,11 +177,12 @@ export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCo
   const keyOf = new Map<string, number>();
   const distinct: Float64Array[] = [];
   let untested = 0;
-  const selfKeys = new Set<number>();
   const ownKeys = new Set<number>();
   for (let f = 0; f < m.names.length; f++) {
     if (isPlaceholder(m.names[f]!)) continue;
-    for (const [kind, y] of [["self", m.self[f]!], ["inclusive", m.inclusive[f]!]] as const) {
+    const own = m.own[f]!;
+    const owns = own.some((v) => v > 0);
+    for (const [kind, y] of [["self", owns ? own : m.self[f]!], ["inclusive", m.inclusive[f]!]] as const) {
       let s = 0;
       for (let c = 0; c < captureCount; c++) s += y[c]!;
       if (s === 0 && kind === "self") continue;
@@ -183,9 +198,8 @@ export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCo
         keyOf.set(k, key);
       }
       hyps.push({ fn: f, kind, y, key });
-      if (kind === "self") selfKeys.add(key);
-      if (kind === "self" || m.interpreted[f]) ownKeys.add(key);
+      if (owns && sameCounts(y, own)) ownKeys.add(key);
     }
   }
-  return { hyps, distinct, selfKeys, ownKeys, untested, sumT };
+  return { hyps, distinct, ownKeys, untested, sumT };
 }

@@ -1,15 +1,16 @@
 // Stage 5 of the diff: each tested function's change under the verdict normalisation (with the
-// others beside it), its confirmation by a later after-replicate, and each axis's power.
+// others beside it), its role (causes.ts), its confirmation by a later after-replicate and its own power.
 
 import type { Normalisation } from "../stats/normalise.ts";
 import { replicateAgrees } from "../stats/rate-test.ts";
 import { tQuantile } from "../stats/distributions.ts";
-import { planTests, power, replicatesNeeded, type PlanTest } from "../stats/power.ts";
+import { changePlan } from "../stats/power.ts";
 import type { AxisReport, Change, Side } from "../diff-result.ts";
 import type { AxisMatrix, Hypothesis, TestSet } from "./axis-matrix.ts";
 import type { FittedTest, NormalisationFit } from "./normalisation-fit.ts";
-import { familyLevels, isFocus, type Family, type HolmOutcome } from "./holm-families.ts";
+import type { HolmOutcome } from "./holm-families.ts";
 import type { DiffSettings } from "./settings.ts";
+import type { Roles } from "./causes.ts";
 
 /** Everything the diff knows about one compared axis. */
 export interface AxisWork {
@@ -45,15 +46,19 @@ export function confirmation(y: Float64Array, fit: NormalisationFit, t: FittedTe
   return later.length > 0 && ok ? "confirmed" : "suspect";
 }
 
-/** changed: flagged; unchanged: the interval lies within ±min effect; insufficient: neither. */
-export function changeVerdict(flagged: boolean, lo: number, hi: number, minEffect: number): Change["verdict"] {
-  return flagged ? "changed" : lo >= -minEffect / (1 + minEffect) && hi <= minEffect ? "unchanged" : "insufficient";
+/** changed: flagged; secondary: cleared only through causes; unchanged: the interval lies within ±min effect; insufficient: neither. */
+export function changeVerdict(role: Change["role"], lo: number, hi: number, minEffect: number): Change["verdict"] {
+  if (role === "cause") return "changed";
+  if (role === "secondary") return "secondary";
+  return lo >= -minEffect / (1 + minEffect) && hi <= minEffect ? "unchanged" : "insufficient";
 }
 
-function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, minEffect: number): Change {
+function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, roles: Roles, s: Pick<DiffSettings, "minEffect" | "detectEffect">): Change {
+  const minEffect = s.minEffect;
   const fit = w.verdict;
   const t = fit.tests[h.key]!;
-  const flagged = verdictRun.flagged[h.key]!;
+  const role = verdictRun.flagged[h.key]! ? (roles.role.get(h.fn) ?? "cause") : null;
+  const flagged = role === "cause";
   const logRatio = t.r.logRatio;
   const lo = Math.expm1(t.r.lo);
   const hi = Math.expm1(t.r.hi);
@@ -69,14 +74,19 @@ function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map
   }
   // The bar this test must clear when it is the only discovery: weighted Holm's first step.
   const zThr = tQuantile(1 - verdictRun.level[h.key]! / 2, t.r.df);
+  const verdict = changeVerdict(role, lo, hi, minEffect);
+  const perSide = Math.max(1, Math.min(fit.groups.before.length, fit.groups.after.length));
+  const plan = changePlan({ logRatio, seNull: t.r.seNull, se: t.r.se, level: verdictRun.level[h.key]!, perSide, decided: verdict !== "insufficient" }, s);
   return {
     function: w.matrix.names[h.fn]!,
     axis: w.report.axis,
     kind: h.kind,
     flagged,
-    verdict: changeVerdict(flagged, lo, hi, minEffect),
+    role,
+    explained_by: (roles.explainedBy.get(h.fn) ?? []).map((f) => w.matrix.names[f]!),
+    verdict,
     direction: logRatio >= 0 ? "up" : "down",
-    confirmation: flagged ? confirmation(h.y, fit, t) : null,
+    confirmation: role ? confirmation(h.y, fit, t) : null,
     unit: w.report.unit,
     before: sideSummary(w.matrix, h.y, fit.groups.before),
     after: sideSummary(w.matrix, h.y, fit.groups.after),
@@ -86,54 +96,20 @@ function change(w: AxisWork, h: Hypothesis, verdictRun: HolmOutcome, byNorm: Map
     adjusted_p: verdictRun.adjusted[h.key]!,
     noise_floor: Math.max(minEffect, Math.expm1(zThr * t.r.seNull)),
     dispersion: t.alpha,
+    power: plan.power,
+    captures_needed: plan.capturesNeeded,
     normalisations,
   };
 }
 
 /** One axis's changes, in hypothesis order; fills the axis report's flag counts. */
-export function axisChanges(w: AxisWork, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, minEffect: number): Change[] {
+export function axisChanges(w: AxisWork, verdictRun: HolmOutcome, byNorm: Map<Normalisation, Map<AxisWork, HolmOutcome>>, roles: Roles, s: Pick<DiffSettings, "minEffect" | "detectEffect">): Change[] {
   for (const fit of w.fits) {
     const f = byNorm.get(fit.norm)!.get(w)!.flagged;
     w.report.flagged_by_normalisation[fit.norm] = w.tests.hyps.filter((h) => f[h.key]).length;
   }
-  const changes = w.tests.hyps.map((h) => change(w, h, verdictRun, byNorm, minEffect));
-  w.report.flagged = w.tests.hyps.filter((h) => verdictRun.flagged[h.key]).length;
+  const changes = w.tests.hyps.map((h) => change(w, h, verdictRun, byNorm, roles, s));
+  w.report.flagged = changes.filter((c) => c.role === "cause").length;
+  w.report.secondary = changes.filter((c) => c.role === "secondary").length;
   return changes;
-}
-
-/** The self family as the planner sees it: mean count and dispersion of every test (verdict normalisation). */
-export function planFamily(work: AxisWork[], detectShare: number): PlanTest[] {
-  const family: PlanTest[] = [];
-  for (const w of work) {
-    const n = w.report.captures.before + w.report.captures.after;
-    w.tests.distinct.forEach((y, i) => {
-      if (!w.tests.ownKeys.has(i)) return; // the reference function is an own-cost test: plan in that family
-      family.push({ mu: y.reduce((a, b) => a + b, 0) / n, alpha: w.verdict.tests[i]!.alpha, focus: isFocus(y, w.tests.sumT, detectShare) });
-    });
-  }
-  return planTests(family);
-}
-
-/** The chance this axis flags a detectEffect change of a detectShare function, and the captures per version that would reach targetPower. */
-export function axisPower(
-  w: AxisWork,
-  planned: ReturnType<typeof planTests>,
-  familySizes: Record<Family, number>,
-  s: Pick<DiffSettings, "q" | "detectEffect" | "detectShare" | "targetPower" | "weighting">,
-): { power: number; replicates_needed: number | null } {
-  const nB = w.report.captures.before;
-  const nA = w.report.captures.after;
-  const refMu = (s.detectShare * w.tests.sumT) / (nB + nA);
-  // The reference function is as noisy as the pool after moderation: α0 scaled by the prior s0².
-  const s02 = w.verdict.variance?.s02 ?? 1;
-  const pin = {
-    effect: s.detectEffect,
-    refMu,
-    refAlpha: Math.max(0, s02 * (1 / refMu + w.verdict.alpha0) - 1 / refMu),
-    tests: planned,
-    m: familySizes.self + 1,
-    q: familyLevels(s.q).self,
-    weighted: s.weighting === "detectability",
-  };
-  return { power: power(pin, nB, nA), replicates_needed: replicatesNeeded(pin, s.targetPower) };
 }

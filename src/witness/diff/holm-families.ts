@@ -17,7 +17,7 @@ export type Family = "self" | "inclusive";
 
 /** The share of q each family may spend. */
 export function familyLevels(q: number): Record<Family, number> {
-  return { self: q * 0.8, inclusive: q * 0.2 };
+  return { self: q * 0.9, inclusive: q * 0.1 };
 }
 
 /** A count vector the verdict's promise covers: its pooled share is near the detect share or above. */
@@ -47,6 +47,7 @@ export function weightedHolmByFamily<W extends { tests: TestSet }>(
   axes: W[],
   pick: (w: W) => NormalisationFit | undefined,
   s: Pick<DiffSettings, "q" | "minEffect" | "detectEffect" | "detectShare" | "weighting">,
+  focusShare: (w: W) => number = () => s.detectShare,
 ): { byAxis: Map<W, HolmOutcome>; sizes: Record<Family, number> } {
   // Every fitted axis has an outcome, empty when it has no test (one function, too few samples),
   // so that callers can read it without asking.
@@ -61,7 +62,7 @@ export function weightedHolmByFamily<W extends { tests: TestSet }>(
       if (!fit) continue;
       fit.tests.forEach((t, i) => {
         if (w.tests.ownKeys.has(i) !== (fam === "self")) return;
-        entries.push({ axis: w, i, p: t.r.p, logRatio: t.r.logRatio, detectability: delta / t.r.seNull, focus: isFocus(w.tests.distinct[i]!, w.tests.sumT, s.detectShare) });
+        entries.push({ axis: w, i, p: t.r.p, logRatio: t.r.logRatio, detectability: delta / t.r.seNull, focus: isFocus(w.tests.distinct[i]!, w.tests.sumT, focusShare(w)) });
       });
     }
     sizes[fam] = entries.length;

@@ -2,7 +2,7 @@
 // dispersion (the pool's α0, each function's quasi-dispersion moderated across functions) and the
 // rate test of every distinct count vector.
 
-import { medianRatioFactors, rateFactors, shareFactors, type Normalisation } from "../stats/normalise.ts";
+import { rateFactors, shareFactors, unitRatioFactors, type Normalisation } from "../stats/normalise.ts";
 import { dispersionMoM, quasiDispersion, rateTest, type Groups } from "../stats/rate-test.ts";
 import { estimatePrior, STRONG_COUNT, type DispersionPrior } from "../stats/dispersion-pool.ts";
 import { fitPrior, squeeze, type VariancePrior } from "../stats/squeeze.ts";
@@ -34,12 +34,21 @@ function cpuFactors(m: AxisMatrix): number[] | null {
   return cpu.every((t) => t > 0) ? shareFactors(cpu) : null;
 }
 
-/** The size factors each normalisation can have on this axis (rate needs every measured time, median-ratio ≥ 5 common functions). */
-export function sizeFactors(m: AxisMatrix): Partial<Record<Normalisation, number[]>> {
+/**
+ * The size factors each normalisation can have on this axis (rate needs every measured time,
+ * median-ratio a call-tree unit present in every capture). `causes`: functions found changed, whose
+ * units are left out of median-ratio (iterative exclusion: the unchanged work is estimated from
+ * the work that did not change).
+ */
+export function sizeFactors(m: AxisMatrix, causes: ReadonlySet<number> = new Set()): Partial<Record<Normalisation, number[]>> {
   const factors: Partial<Record<Normalisation, number[]>> = { share: shareFactors(m.totals) };
   const rate = rateFactors(m.seconds);
   if (rate) factors.rate = rate;
-  const mr = medianRatioFactors(m.self, m.totals.length);
+  const kept = causes.size ? m.units.filter((u) => !u.path.some((f) => causes.has(f))) : m.units;
+  const mr = unitRatioFactors(
+    kept.map((u) => u.y),
+    m.totals.length,
+  );
   if (mr) factors["median-ratio"] = mr;
   const cpu = cpuFactors(m);
   if (cpu) factors.cpu = cpu;
@@ -52,15 +61,15 @@ export function chooseNormalisation(factors: Partial<Record<Normalisation, numbe
   const why: Record<Normalisation, string> = {
     rate: "rate normalisation needs the measured time of every capture (folded input has none)",
     cpu: "cpu normalisation needs the alloc axis and a cpu axis in every capture",
-    "median-ratio": "fewer than 5 functions present in every capture: median-ratio impossible",
+    "median-ratio": "fewer than 5 call paths present in every capture: median-ratio impossible",
     share: "share normalisation has no size factors", // never: every axis has share factors
   };
   return { used: "share", note: `${why[wanted]}, share used instead` };
 }
 
-/** Self vectors carry the pool (or every vector when fewer than 3 are self counts). */
+/** Own-cost vectors carry the pool (or every vector when fewer than 3 are own costs). */
 function isPoolAtom(tests: TestSet, i: number): boolean {
-  return tests.selfKeys.has(i) || tests.selfKeys.size < 3;
+  return tests.ownKeys.has(i) || tests.ownKeys.size < 3;
 }
 
 /**
@@ -95,11 +104,20 @@ export function fitNormalisation(
   const quasi = distinct.map((y) => (pool.usePrior ? { phi: NaN, df: 0 } : quasiDispersion(y, groups, alpha0)));
   const fullDf = quasi.reduce((d, x) => Math.max(d, x.df), 0);
   const fitAtom = (i: number) => isPoolAtom(tests, i) && quasi[i]!.df === fullDf;
-  const fitOn = quasi.filter((_, i) => fitAtom(i) && mus[i]! >= STRONG_COUNT).map((x) => x.phi);
-  const fitAll = quasi.filter((_, i) => fitAtom(i)).map((x) => x.phi);
-  const variance = pool.usePrior ? null : fitPrior(fitOn.length >= 5 ? fitOn : fitAll, fullDf);
+  const fitIdx = quasi.map((_, i) => i).filter((i) => fitAtom(i));
+  const strongIdx = fitIdx.filter((i) => mus[i]! >= STRONG_COUNT);
+  const on = strongIdx.length >= 5 && strongIdx.length * 2 >= fitIdx.length ? strongIdx : fitIdx;
+  const logMu = (i: number) => Math.log(Math.max(mus[i]!, 1e-9));
+  const variance = pool.usePrior
+    ? null
+    : fitPrior(
+        on.map((i) => quasi[i]!.phi),
+        fullDf,
+        undefined,
+        on.map(logMu),
+      );
   const fitted = distinct.map((y, i) => {
-    const sq = variance ? squeeze(quasi[i]!.phi, quasi[i]!.df, variance) : { phi: 1, df: Infinity };
+    const sq = variance ? squeeze(quasi[i]!.phi, quasi[i]!.df, variance, logMu(i)) : { phi: 1, df: Infinity };
     const mu = Math.max(mus[i]!, 1e-9);
     const alpha = Math.max(0, sq.phi * (1 / mu + alpha0) - 1 / mu);
     return { phi: sq.phi, df: sq.df, alpha, r: rateTest(y, groups, alpha0, sq.phi, sq.df) };

@@ -16,7 +16,7 @@ export function resolveDiffSettings(opts: DiffOptions = {}): DiffSettings {
     detectEffect: opts.detectEffect ?? 0.1,
     detectShare: opts.detectShare ?? 0.01,
     targetPower: opts.targetPower ?? 0.8,
-    weighting: opts.weighting ?? "detectability",
+    weighting: opts.weighting ?? "promise",
   };
 }
 

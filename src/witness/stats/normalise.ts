@@ -47,3 +47,36 @@ export function medianRatioFactors(rows: Float64Array[], nCaptures: number, minC
   for (let c = 0; c < nCaptures; c++) s.push(median(use.map((r, i) => Math.exp(Math.log(r[c]!) - logGeo[i]!))));
   return geomeanNormalise(s);
 }
+
+/** The fewest call-tree units median-ratio rests on. */
+export const MIN_UNITS = 5;
+
+/** The weighted median of xs (weights ≥ 0): the smallest x whose cumulative weight reaches half. */
+export function weightedMedian(xs: number[], ws: number[]): number {
+  const order = xs.map((_, i) => i).sort((a, b) => xs[a]! - xs[b]!);
+  const half = ws.reduce((a, b) => a + b, 0) / 2;
+  let acc = 0;
+  for (const i of order) {
+    acc += ws[i]!;
+    if (acc >= half) return xs[i]!;
+  }
+  return NaN;
+}
+
+/**
+ * Median of ratios over call-tree units (diff/tree-units.ts), each unit weighted by its count: the
+ * size factor is the typical ratio of *work*, not of functions, so the unchanged work is estimated
+ * from at least half the axis whatever the number of small paths a changed function has (the diff
+ * then sets the causes it finds aside and estimates again: diff/verdict-run.ts). Null when fewer
+ * than MIN_UNITS units are present in every capture (a median of two or three ratios is one
+ * function's noise).
+ */
+export function unitRatioFactors(units: Float64Array[], nCaptures: number): number[] | null {
+  const use = units.filter((u) => u.every((v) => v > 0));
+  if (use.length < MIN_UNITS) return null;
+  const logGeo = use.map((u) => u.reduce((t, v) => t + Math.log(v), 0) / nCaptures);
+  const w = use.map((u) => u.reduce((t, v) => t + v, 0));
+  const s: number[] = [];
+  for (let c = 0; c < nCaptures; c++) s.push(Math.exp(weightedMedian(use.map((u, i) => Math.log(u[c]!) - logGeo[i]!), w)));
+  return geomeanNormalise(s);
+}

@@ -74,3 +74,30 @@ export function replicatesNeeded(inp: PlanInput, target: number): number | null 
   }
   return Math.min(hi, 200);
 }
+
+/**
+ * One tested change's own planning figures, from its standard error under the null (seNull), the
+ * level its test gets as the only discovery (weighted Holm's first step) and the captures per
+ * side now. Both variance parts (sampling, 1/(λ·Σs); run-to-run, α·Σs²/(Σs)²) shrink as 1/n
+ * with n equal-size captures per side, so the standard error at n captures is seNull·√(n₀/n).
+ *   power: the chance a detectEffect change of this function is flagged here;
+ *   capturesNeeded: for an undecided change, the captures per version at which its observed change,
+ *   if real, is flagged with 80% chance, or (below the minimum effect) at which its 95% interval
+ *   fits inside ±minimum effect; null when it is decided or more than MAX_CAPTURES would be needed.
+ */
+export function changePlan(c: { logRatio: number; seNull: number; se: number; level: number; perSide: number; decided: boolean }, s: { detectEffect: number; minEffect: number }): { power: number; capturesNeeded: number | null } {
+  const z = normalQuantile(1 - c.level / 2);
+  const thr = Math.max(Math.log1p(s.minEffect), z * c.seNull);
+  const power = normalCdf((Math.log1p(s.detectEffect) - thr) / c.seNull);
+  if (c.decided) return { power, capturesNeeded: null };
+  const obs = Math.abs(c.logRatio);
+  const minE = Math.log1p(s.minEffect);
+  const ratio = obs >= minE ? ((z + Z80) * c.seNull) / obs : (Z95 * c.se) / Math.max(1e-9, minE - obs);
+  const n = Math.ceil(c.perSide * ratio * ratio);
+  return { power, capturesNeeded: n > MAX_CAPTURES ? null : Math.max(c.perSide + 1, n) };
+}
+
+const Z80 = 0.841621;
+const Z95 = 1.959964;
+/** Beyond this many captures per version a plan is "more than 200". */
+export const MAX_CAPTURES = 200;

@@ -62,8 +62,10 @@ export function quasiDispersion(y: ArrayLike<number>, g: Groups, alpha0: number)
     const lam = Y / S;
     for (const c of cols) {
       const mu = g.size[c]! * lam;
-      // (1 − h): the group mean was fitted from these same counts (leverage h = s_c / S).
-      x2 += (y[c]! - mu) ** 2 / ((mu + alpha0 * mu * mu) * (1 - g.size[c]! / S));
+      // Over n − 1 df: the group mean was fitted from these same counts, E[(y − ŷ)²] = V·(1 − h)
+      // with leverage h = s_c / S, and Σ(1 − h) = n − 1. (Dividing by (1 − h) as well counted the
+      // fit twice: φ came out n/(n − 1) too large — 1.5× with 3 captures per version.)
+      x2 += (y[c]! - mu) ** 2 / (mu + alpha0 * mu * mu);
     }
   }
   return df > 0 ? { phi: x2 / df, df } : { phi: NaN, df: 0 };

@@ -9,10 +9,18 @@
 // model fits) are treated as draws from a scaled inverse-χ² prior (s0², d0) fitted to all of them;
 // each function's posterior φ̃ᵢ = (d0·s0² + d·φᵢ) / (d0 + d) is used with a t on d0 + d degrees of
 // freedom. d0 is large when functions agree (the test is ~normal), small when they differ (the
-// test keeps its tails). Functions far louder than the pool are left out of the fit and keep
-// their own φᵢ, so one noisy kernel function neither hides nor taxes the rest.
+// test keeps its tails). The prior's scale follows the function's size (limma-trend): on a real
+// service the small functions (thread starts, allocator paths) are burstier than the big ones.
+//
+// Loud functions. Real services have a minority of bursty functions (30–40% run-to-run CV beside
+// 2%). They are left out of the fit and form a second, loud component; each function's posterior
+// is the mixture of its posterior under either, weighted by how likely its own φᵢ is under each
+// (robust empirical Bayes, after Phipson et al. 2016). A bursty function whose three captures
+// happened to agree is not squeezed all the way to the steady ones' variance (its test would run
+// hot), and a steady function that looks a little noisy is not handed a loud one's variance.
 
 import { median } from "./normalise.ts";
+import { logGamma } from "./distributions.ts";
 
 /** ψ(x), x > 0: recurrence up to 6, then the asymptotic series. */
 export function digamma(x: number): number {
@@ -62,46 +70,164 @@ export function trigammaInverse(y: number): number {
 }
 
 export interface VariancePrior {
-  /** Prior scale s0² of φ and its degrees of freedom d0 (Infinity: all functions agree). */
+  /** Prior scale s0² of φ at the centre of the trend, and its degrees of freedom d0 (Infinity: all functions agree). */
   s02: number;
   d0: number;
+  /**
+   * limma-trend: log s0² moves with log μ (the function's mean count) by `slope`, fitted on the
+   * functions' own φ. Small functions (thread starts, allocator paths) are burstier than the big
+   * steady ones; one prior for all would hand them the steady ones' variance (tests running hot)
+   * or hand the steady ones theirs (no power). x is clamped to the fitted range [lo, hi].
+   */
+  trend: { slope: number; centre: number; lo: number; hi: number };
   /** Functions the prior was fitted on, and those left out as far louder than the rest. */
   fitted: number;
   loud: number;
-  /** The centred log φ above which a function is loud (Infinity when nothing was fitted). */
+  /** The centred log φ above its trend beyond which a function is loud (Infinity when nothing was fitted). */
   loudAbove: number;
+  /** The loud component: its share of the functions, its scale over the steady one's, its prior df. Null without loud functions. */
+  mixture: { weight: number; scale: number; df: number } | null;
 }
 
 /** log φ centred for its degrees of freedom: E[log χ²_d / d] = ψ(d/2) − log(d/2). */
 const centred = (phi: number, d: number) => Math.log(phi) - digamma(d / 2) + Math.log(d / 2);
 
 /**
- * Fit (s0², d0) to quasi-dispersions φ that each carry d degrees of freedom (limma's fitFDist by
- * moments of log φ). `loudSd`: a φ more than this many sampling s.d. of log χ²_d above the median
- * is loud and left out of the fit.
+ * How far above the trend (sampling s.d. of log χ²_d) a φ is loud: left out of the steady fit and
+ * used for the loud component. 2: a steady function lands there by chance about once in 300 at 4 df
+ * (3 + 3 captures); a bursty one (a thread start at a 30–40% CV beside functions at 2%) mostly does.
  */
-export function fitPrior(phi: readonly number[], d: number, loudSd = 4): VariancePrior {
-  const ok = phi.filter((x) => Number.isFinite(x) && x >= 0);
-  if (ok.length < 3 || !(d > 0)) return { s02: 1, d0: Infinity, fitted: ok.length, loud: 0, loudAbove: Infinity };
-  const floor = 1e-5 * Math.max(median(ok), 1e-12);
-  const e0 = ok.map((x) => centred(Math.max(x, floor), d));
-  const loudAbove = median(e0) + loudSd * Math.sqrt(trigamma(d / 2));
-  const e = e0.filter((v) => v <= loudAbove);
-  const n = e.length;
-  if (n < 3) return { s02: 1, d0: Infinity, fitted: n, loud: ok.length - n, loudAbove: Infinity };
-  const mean = e.reduce((a, b) => a + b, 0) / n;
-  const evar = e.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1) - trigamma(d / 2);
-  if (evar > 0) {
-    const d0 = 2 * trigammaInverse(evar);
-    return { s02: Math.exp(mean + digamma(d0 / 2) - Math.log(d0 / 2)), d0, fitted: n, loud: ok.length - n, loudAbove };
-  }
-  return { s02: Math.exp(mean), d0: Infinity, fitted: n, loud: ok.length - n, loudAbove };
+export const LOUD_SD = 2;
+/** Fewer functions fitted than this: no loud component (see fitPrior). */
+export const MIXTURE_MIN = 12;
+/** With few functions, how far above the rest a function keeps its own φ and df. */
+export const FEW_LOUD_SD = 4;
+
+const FLAT = { slope: 0, centre: 0, lo: 0, hi: 0 };
+/** Fewer functions than this: no trend (a slope from a handful of points is noise). */
+const TREND_MIN = 8;
+
+/** The trend's offset at x (0 at the centre). */
+const trendAt = (t: VariancePrior["trend"], x: number | undefined) => (x === undefined ? 0 : t.slope * (Math.min(t.hi, Math.max(t.lo, x)) - t.centre));
+
+/** s0² at covariate x (log mean count). */
+export function priorScale(prior: VariancePrior, x?: number): number {
+  return prior.s02 * Math.exp(trendAt(prior.trend, x));
 }
 
-/** Posterior φ̃ and its degrees of freedom. A loud function keeps its own φ with its own d. */
-export function squeeze(phi: number, d: number, prior: VariancePrior): { phi: number; df: number } {
-  if (!(d > 0) || !Number.isFinite(phi)) return { phi: prior.s02, df: prior.d0 };
-  if (phi > 0 && centred(phi, d) > prior.loudAbove) return { phi, df: d };
-  if (!Number.isFinite(prior.d0)) return { phi: prior.s02, df: Infinity };
-  return { phi: (prior.d0 * prior.s02 + d * phi) / (prior.d0 + d), df: prior.d0 + d };
+function line(e: number[], x: number[] | undefined): VariancePrior["trend"] {
+  if (!x || e.length < TREND_MIN) return FLAT;
+  const n = e.length;
+  const mx = x.reduce((a, b) => a + b, 0) / n;
+  const me = e.reduce((a, b) => a + b, 0) / n;
+  let sxx = 0;
+  let sxe = 0;
+  for (let i = 0; i < n; i++) {
+    sxx += (x[i]! - mx) ** 2;
+    sxe += (x[i]! - mx) * (e[i]! - me);
+  }
+  if (!(sxx > 1e-9)) return FLAT;
+  return { slope: sxe / sxx, centre: mx, lo: Math.min(...x), hi: Math.max(...x) };
+}
+
+/**
+ * Fit (s0², d0) to quasi-dispersions φ that each carry d degrees of freedom (limma's fitFDist by
+ * moments of log φ), with a linear trend in x = log μ when given (limma-trend). `loudSd`: a φ more
+ * than this many sampling s.d. of log χ²_d above the trend is loud and left out of the fit.
+ */
+export function fitPrior(phi: readonly number[], d: number, loudSd = LOUD_SD, x?: readonly number[]): VariancePrior {
+  const keep = phi.map((_, i) => i).filter((i) => Number.isFinite(phi[i]!) && phi[i]! >= 0);
+  const none = (fitted: number, loud: number): VariancePrior => ({ s02: 1, d0: Infinity, trend: FLAT, fitted, loud, loudAbove: Infinity, mixture: null });
+  if (keep.length < 3 || !(d > 0)) return none(keep.length, 0);
+  const ok = keep.map((i) => phi[i]!);
+  // A small program (a handful of functions) cannot tell a loud component from the steady one's
+  // tail: no mixture, and only a function far above the rest (FEW_LOUD_SD) keeps its own φ.
+  const few = ok.length < MIXTURE_MIN;
+  if (few) loudSd = FEW_LOUD_SD;
+  const xs = x ? keep.map((i) => x[i]!) : undefined;
+  const floor = 1e-5 * Math.max(median(ok), 1e-12);
+  const e0 = ok.map((v) => centred(Math.max(v, floor), d));
+  // Loud is judged against a first, robust trend (median centre), then the fit leaves them out.
+  const t0 = line(e0, xs);
+  const r0 = e0.map((v, i) => v - trendAt(t0, xs?.[i]));
+  const loudAbove = median(r0) + loudSd * Math.sqrt(trigamma(d / 2));
+  const quiet = e0.map((_, i) => i).filter((i) => r0[i]! <= loudAbove);
+  const n = quiet.length;
+  if (n < 3) return none(n, ok.length - n);
+  const e = quiet.map((i) => e0[i]!);
+  const trend = line(e, xs ? quiet.map((i) => xs[i]!) : undefined);
+  const res = quiet.map((i) => e0[i]! - trendAt(trend, xs?.[i]));
+  const mean = res.reduce((a, b) => a + b, 0) / n;
+  const dfUsed = trend === FLAT ? 1 : 2;
+  const evar = res.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - dfUsed) - trigamma(d / 2);
+  const base = { trend, fitted: n, loud: ok.length - n, loudAbove };
+  const prior: VariancePrior =
+    evar > 0
+      ? (() => {
+          const d0 = 2 * trigammaInverse(evar);
+          return { s02: Math.exp(mean + digamma(d0 / 2) - Math.log(d0 / 2)), d0, ...base, mixture: null };
+        })()
+      : { s02: Math.exp(mean), d0: Infinity, ...base, mixture: null };
+  const loudIdx = e0.map((_, i) => i).filter((i) => r0[i]! > loudAbove);
+  if (loudIdx.length === 0 || few) return prior;
+  return { ...prior, mixture: fitLoud(ok, d, xs, prior, new Set(loudIdx)) };
+}
+
+/**
+ * The loud component by EM: starting from the functions beyond loudAbove, each function's chance
+ * of being loud given its φ, then the component's weight and scale (a geometric mean of φ over
+ * the steady scale, centred for log χ²_d) from those chances, twenty rounds. The steady
+ * component stays as fitted on the quiet functions.
+ */
+function fitLoud(phi: number[], d: number, xs: number[] | undefined, steady: VariancePrior, start: Set<number>): NonNullable<VariancePrior["mixture"]> {
+  const n = phi.length;
+  const rel = phi.map((v, i) => Math.max(v, 1e-12) / priorScale(steady, xs?.[i]));
+  let p: number[] = phi.map((_, i) => (start.has(i) ? 1 : 0));
+  let mix = { weight: start.size / n, scale: 2, df: d };
+  for (let round = 0; round < 20; round++) {
+    const sp = p.reduce((a, b) => a + b, 0);
+    if (sp <= 0) break;
+    const logMean = p.reduce((t, w, i) => t + w * Math.log(rel[i]!), 0) / sp - (digamma(d / 2) - Math.log(d / 2));
+    mix = { weight: Math.min(0.5, Math.max(sp / n, 1 / n)), scale: Math.max(1.5, Math.exp(logMean)), df: d };
+    p = rel.map((x) => loudChance(x, 1, d, steady.d0, mix));
+  }
+  return mix;
+}
+
+/** The chance a function with φ (over the steady scale s) belongs to the loud component. */
+function loudChance(phi: number, s: number, d: number, d0: number, mix: NonNullable<VariancePrior["mixture"]>): number {
+  const lf = Math.log(mix.weight) + logDensity(phi, s * mix.scale, d, mix.df);
+  const sf = Math.log(1 - mix.weight) + logDensity(phi, s, d, d0);
+  return Number.isFinite(lf) || Number.isFinite(sf) ? 1 / (1 + Math.exp(sf - lf)) : 0;
+}
+
+/** log density of φ = s·F(d, d0) at phi (d0 = ∞: s·χ²_d/d). */
+function logDensity(phi: number, s: number, d: number, d0: number): number {
+  const x = phi / s;
+  if (!(x > 0)) return -Infinity;
+  const a = d / 2;
+  if (!Number.isFinite(d0) || d0 > 1e6) return a * Math.log(a) - logGamma(a) + (a - 1) * Math.log(x) - a * x - Math.log(s);
+  const b = d0 / 2;
+  return a * Math.log(d / d0) + (a - 1) * Math.log(x) - (a + b) * Math.log1p((d * x) / d0) - (logGamma(a) + logGamma(b) - logGamma(a + b)) - Math.log(s);
+}
+
+/** Posterior φ̃ under one scaled inverse-χ² prior (s, d0). */
+function posterior(phi: number, d: number, s: number, d0: number): { phi: number; df: number } {
+  if (!Number.isFinite(d0)) return { phi: s, df: Infinity };
+  return { phi: (d0 * s + d * phi) / (d0 + d), df: d0 + d };
+}
+
+/** Posterior φ̃ and its degrees of freedom (x: the function's log mean count, for the trend): the steady prior's, mixed with the loud component's by how likely φ is under each. */
+export function squeeze(phi: number, d: number, prior: VariancePrior, x?: number): { phi: number; df: number } {
+  const s02 = priorScale(prior, x);
+  if (!(d > 0) || !Number.isFinite(phi)) return { phi: s02, df: prior.d0 };
+  const steady = posterior(phi, d, s02, prior.d0);
+  const mix = prior.mixture;
+  if (!mix) return phi > 0 && centred(phi, d) - trendAt(prior.trend, x) > prior.loudAbove ? { phi, df: d } : steady;
+  const s1 = s02 * mix.scale;
+  const loud = posterior(phi, d, s1, mix.df);
+  const p = loudChance(phi, s02, d, prior.d0, mix);
+  // The t reference of a mixture of two: its df mixed harmonically (a variance estimate's
+  // uncertainty adds as 1/df), so a function that may well be loud keeps most of its tails.
+  return { phi: (1 - p) * steady.phi + p * loud.phi, df: 1 / ((1 - p) / steady.df + p / loud.df) };
 }

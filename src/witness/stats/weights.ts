@@ -15,7 +15,7 @@ import { normalCdf } from "./distributions.ts";
 
 /** How far below detectShare a test's pooled share may sit and still be in focus. */
 export const FOCUS_MARGIN = 0.8;
-export const WEIGHT_FLOOR = 0.05;
+export const WEIGHT_FLOOR = 0.02;
 
 const upper = (x: number) => normalCdf(-x);
 
@@ -52,7 +52,36 @@ export function detectabilityWeights(xi: readonly number[], focus: readonly bool
   const w = xi.map(() => floor);
   inFocus.forEach((i, k) => (w[i] = Math.max(floor, (a[k]! * m) / total)));
   const mean = w.reduce((s, v) => s + v, 0) / m;
-  return w.map((v) => v / mean);
+  return capped(
+    w.map((v) => v / mean),
+    inFocus,
+    Math.max(MAX_LEVEL_SHARE, 1 / inFocus.length) * m,
+  );
+}
+
+/**
+ * No test gets more than MAX_LEVEL_SHARE of the family's level. Optimal weights can hand almost all
+ * of it to the one or two tests at the edge of the promise; a test at level q/2 is then flagged at
+ * p ≈ 0.02, and a variance underestimated by a fifth (three or four replicates leave it that
+ * uncertain) makes that a coin toss on unchanged code. (With fewer than 8 tests in focus the cap
+ * is the even share, so the level is still spent.) Water-filling among the tests in focus:
+ * what a capped test gives up goes to the others in focus, in proportion (the floor stays).
+ */
+export const MAX_LEVEL_SHARE = 1 / 8;
+
+function capped(w: number[], focus: number[], cap: number): number[] {
+  const out = [...w];
+  for (let k = 0; k < 20; k++) {
+    const over = focus.filter((i) => out[i]! > cap + 1e-12);
+    if (over.length === 0) break;
+    const under = focus.filter((i) => out[i]! < cap - 1e-12);
+    const room = under.reduce((s, i) => s + out[i]!, 0);
+    if (room <= 0) break;
+    const excess = over.reduce((s, i) => s + out[i]! - cap, 0);
+    for (const i of over) out[i] = cap;
+    for (const i of under) out[i]! += (excess * out[i]!) / room;
+  }
+  return out;
 }
 
 /** The first-step level a hypothetical in-focus test of detectability ξ would get among `xi`. */

@@ -185,4 +185,24 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE UNIQUE INDEX read_tokens_active_name ON read_tokens(org_id, name) WHERE revoked_at IS NULL;
     `,
   },
+  {
+    version: 6,
+    name: "retention: per-org policy, pruned captures (SQLite migration 6)",
+    sql: `
+      CREATE TABLE retention_policies (
+        org_id         BIGINT PRIMARY KEY REFERENCES orgs(id),
+        head_days      INTEGER CHECK (head_days >= 1),
+        replicate_days INTEGER CHECK (replicate_days >= 1),
+        keep_versions  INTEGER NOT NULL CHECK (keep_versions >= 1),
+        updated_at     BIGINT NOT NULL
+      );
+      CREATE TABLE pruned_captures (
+        request_id TEXT PRIMARY KEY REFERENCES capture_requests(request_id),
+        org_id     BIGINT NOT NULL REFERENCES orgs(id),
+        bytes      BIGINT NOT NULL,
+        pruned_at  BIGINT NOT NULL
+      );
+      CREATE INDEX pruned_captures_org ON pruned_captures(org_id);
+    `,
+  },
 ];

@@ -9,6 +9,7 @@ import { PgDispatch } from "./dispatch.ts";
 import { PgOrgs } from "./orgs.ts";
 import { PgProfilers } from "./profilers.ts";
 import { PgReadTokens } from "./read-tokens.ts";
+import { PgRetention } from "./retention.ts";
 import { PgTokens } from "./tokens.ts";
 import { PgUsers } from "./users.ts";
 
@@ -27,6 +28,7 @@ export class PostgresStore implements Store {
   private readonly orgs: PgOrgs;
   private readonly tokens: PgTokens;
   private readonly readTokens: PgReadTokens;
+  private readonly retention: PgRetention;
   private readonly captures: PgCaptures;
   private readonly profilers: PgProfilers;
   private readonly users: PgUsers;
@@ -38,6 +40,7 @@ export class PostgresStore implements Store {
     this.orgs = new PgOrgs(this.sql);
     this.tokens = new PgTokens(this.sql);
     this.readTokens = new PgReadTokens(this.sql);
+    this.retention = new PgRetention(this.sql);
     this.captures = new PgCaptures(this.sql);
     this.profilers = new PgProfilers(this.sql);
     this.users = new PgUsers(this.sql);
@@ -67,6 +70,14 @@ export class PostgresStore implements Store {
   findReadToken: Store["findReadToken"] = this.via((...a) => this.readTokens.findReadToken(...a));
   revokeReadToken: Store["revokeReadToken"] = this.via((...a) => this.readTokens.revokeReadToken(...a));
   listReadTokens: Store["listReadTokens"] = this.via((...a) => this.readTokens.listReadTokens(...a));
+
+  setRetentionPolicy: Store["setRetentionPolicy"] = this.via((...a) => this.retention.setRetentionPolicy(...a));
+  getRetentionPolicy: Store["getRetentionPolicy"] = this.via((...a) => this.retention.getRetentionPolicy(...a));
+  listRetentionOrgs: Store["listRetentionOrgs"] = this.via((...a) => this.retention.listRetentionOrgs(...a));
+  listStoredProfiles: Store["listStoredProfiles"] = this.via((...a) => this.retention.listStoredProfiles(...a));
+  pruneProfiles: Store["pruneProfiles"] = this.via((...a) => this.retention.pruneProfiles(...a));
+  prunedAt: Store["prunedAt"] = this.via((...a) => this.retention.prunedAt(...a));
+  storageUsage: Store["storageUsage"] = this.via((...a) => this.retention.storageUsage(...a));
 
   queueCapture: Store["queueCapture"] = this.via((...a) => this.captures.queueCapture(...a));
   getCapture: Store["getCapture"] = this.via((...a) => this.captures.getCapture(...a));

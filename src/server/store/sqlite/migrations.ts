@@ -154,4 +154,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX read_tokens_active_name ON read_tokens(org_id, name) WHERE revoked_at IS NULL;
     `,
   },
+  {
+    version: 6,
+    name: "retention: per-org policy, and the captures whose profile it pruned",
+    sql: `
+      CREATE TABLE retention_policies (
+        org_id         INTEGER PRIMARY KEY REFERENCES orgs(id),
+        head_days      INTEGER CHECK (head_days >= 1),
+        replicate_days INTEGER CHECK (replicate_days >= 1),
+        keep_versions  INTEGER NOT NULL CHECK (keep_versions >= 1),
+        updated_at     INTEGER NOT NULL
+      );
+      CREATE TABLE pruned_captures (
+        request_id TEXT PRIMARY KEY REFERENCES capture_requests(request_id),
+        org_id     INTEGER NOT NULL REFERENCES orgs(id),
+        bytes      INTEGER NOT NULL,
+        pruned_at  INTEGER NOT NULL
+      );
+      CREATE INDEX pruned_captures_org ON pruned_captures(org_id);
+    `,
+  },
 ];

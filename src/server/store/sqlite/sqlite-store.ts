@@ -9,6 +9,7 @@ import { SqliteDispatch } from "./dispatch.ts";
 import { SqliteOrgs } from "./orgs.ts";
 import { SqliteProfilers } from "./profilers.ts";
 import { SqliteReadTokens } from "./read-tokens.ts";
+import { SqliteRetention } from "./retention.ts";
 import { SqliteTokens } from "./tokens.ts";
 import { SqliteUsers } from "./users.ts";
 
@@ -17,6 +18,7 @@ export class SqliteStore implements Store, LocalQueue {
   private readonly orgs: SqliteOrgs;
   private readonly tokens: SqliteTokens;
   private readonly readTokens: SqliteReadTokens;
+  private readonly retention: SqliteRetention;
   private readonly captures: SqliteCaptures;
   private readonly profilers: SqliteProfilers;
   private readonly users: SqliteUsers;
@@ -27,6 +29,7 @@ export class SqliteStore implements Store, LocalQueue {
     this.orgs = new SqliteOrgs(this.db);
     this.tokens = new SqliteTokens(this.db);
     this.readTokens = new SqliteReadTokens(this.db);
+    this.retention = new SqliteRetention(this.db);
     this.captures = new SqliteCaptures(this.db);
     this.profilers = new SqliteProfilers(this.db);
     this.users = new SqliteUsers(this.db);
@@ -48,6 +51,14 @@ export class SqliteStore implements Store, LocalQueue {
   findReadToken: Store["findReadToken"] = (...a) => this.readTokens.findReadToken(...a);
   revokeReadToken: Store["revokeReadToken"] = (...a) => this.readTokens.revokeReadToken(...a);
   listReadTokens: Store["listReadTokens"] = (...a) => this.readTokens.listReadTokens(...a);
+
+  setRetentionPolicy: Store["setRetentionPolicy"] = (...a) => this.retention.setRetentionPolicy(...a);
+  getRetentionPolicy: Store["getRetentionPolicy"] = (...a) => this.retention.getRetentionPolicy(...a);
+  listRetentionOrgs: Store["listRetentionOrgs"] = (...a) => this.retention.listRetentionOrgs(...a);
+  listStoredProfiles: Store["listStoredProfiles"] = (...a) => this.retention.listStoredProfiles(...a);
+  pruneProfiles: Store["pruneProfiles"] = (...a) => this.retention.pruneProfiles(...a);
+  prunedAt: Store["prunedAt"] = (...a) => this.retention.prunedAt(...a);
+  storageUsage: Store["storageUsage"] = (...a) => this.retention.storageUsage(...a);
 
   queueCapture: Store["queueCapture"] = (...a) => this.captures.queueCapture(...a);
   getCapture: Store["getCapture"] = (...a) => this.captures.getCapture(...a);

@@ -1,5 +1,5 @@
 // The app's stylesheet, compiled into the executable. Colours meet WCAG AA contrast on white.
-import { LEGEND } from "../../../witness/palette.ts";
+import { LEGEND } from "../../../witness/index.ts";
 
 export const APP_CSS = String.raw`
 *{box-sizing:border-box}

@@ -1,4 +1,4 @@
-// Bundles the browser script (app/main.ts and what it imports, units.ts included) into one IIFE,
+// Bundles the browser script (app/main.ts and what it imports: units.ts, witness/palette.ts) into one IIFE,
 // as a Bun macro: it runs when the executable is built (`bun build --compile` inlines the result)
 // and when the sources run directly (`bun src/cli.ts`, the tests), so both serve the same script.
 // Bun.build cannot run inside a macro (the bundler would wait on itself), hence the CLI.

@@ -7,6 +7,8 @@ import { html, isoTime, type Html } from "../html.ts";
 import { layout } from "../layout.ts";
 import type { ReadTokenInfo } from "../../store/read-token-store.ts";
 import { readTokenSection } from "./read-token-section.ts";
+import { storageSection } from "./storage-section.ts";
+import type { RetentionPolicy, StorageUsage } from "../../store/retention-store.ts";
 import { shownOnce } from "./shown-once.ts";
 
 export interface TokenRow {
@@ -27,6 +29,8 @@ export interface SettingsView {
   /** A token just created: shown once, never stored in clear. */
   created?: { name: string; value: string };
   readTokens: ReadTokenInfo[];
+  storage: StorageUsage;
+  retention: RetentionPolicy | null;
   createdRead?: { name: string; value: string };
 }
 
@@ -68,6 +72,6 @@ ${v.tokens.length ? html`<table id="tokens"><thead><tr><th scope="col">Name</th>
 
 export function settingsPage(v: SettingsView): Html {
   const manage = canManageSettings(v.session.user.role);
-  const body = html`<h1>Settings</h1>${v.message ?? ""}${profilerSection(v, manage)}${tokenSection(v, manage)}${readTokenSection({ csrf: v.session.csrf, manage, tokens: v.readTokens, created: v.createdRead })}`;
+  const body = html`<h1>Settings</h1>${v.message ?? ""}${profilerSection(v, manage)}${tokenSection(v, manage)}${readTokenSection({ csrf: v.session.csrf, manage, tokens: v.readTokens, created: v.createdRead })}${storageSection(v.storage, v.retention)}`;
   return layout("Settings", body, v.session, "settings");
 }

@@ -6,7 +6,7 @@ import type { FlameAxis } from "../../flame-data.ts";
 export type TreeNode = [name: string, after: number, before: number, children: TreeNode[], parent: TreeNode | null];
 
 /** A figure's data; `root` is filled in once from `nodes` (or given, for a sandwich). */
-export type FlameData = Pick<FlameAxis, "axis" | "mode" | "changes" | "scale" | "colours"> & { nodes?: FlameAxis["nodes"]; root?: TreeNode };
+export type FlameData = Pick<FlameAxis, "axis" | "mode" | "changes" | "scale"> & { nodes?: FlameAxis["nodes"]; root?: TreeNode };
 
 export type View = "diff" | "before" | "after" | "split";
 

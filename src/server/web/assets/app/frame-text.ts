@@ -1,8 +1,14 @@
-// A frame's words (hover, focus, screen readers) and its fill. The change's sentence and colour
-// come with the data (witness/palette.ts, shared with the standalone diff.html); absolute values
-// are the pages' own units.ts, bundled in.
+// A frame's words (hover, focus, screen readers) and its fill: the change's sentence and colour
+// from witness/palette.ts (shared with the standalone diff.html), absolute values from the pages'
+// own units.ts, both bundled in.
+import { changeColour, changeSentence, NOT_TESTED, ROOT_FRAME } from "../../../../witness/palette.ts";
+import type { FlameChange } from "../../flame-data.ts";
 import { absolute } from "../../units.ts";
 import type { FlameData, TreeNode } from "./flame-types.ts";
+
+/** The sentence of a change as the flame data carries it (flame-data.ts FlameChange). */
+const sentence = (c: FlameChange): string =>
+  changeSentence({ relative_change: c[0], interval: [c[1], c[2]], flagged: c[3], confirmation: c[4], verdict: c[5], kind: c[6], adjusted_p: c[7], noise_floor: c[8] });
 
 export const share = (x: number): string => `${(x * 100).toFixed(2)}%`;
 
@@ -32,7 +38,7 @@ export function frameText(data: FlameData, n: TreeNode, depth: number): string {
   let t = `${n[0]}\nbefore ${share(n[2])} · after ${share(n[1])} of ${data.axis} (this path)`;
   if (s.before && s.after) t += `\n${absolute(n[2] * s.before.total, s.before)} → ${absolute(n[1] * s.after.total, s.after)} per capture`;
   if (depth && n[1] === 0 && n[2] > 0) t += "\ngone in the new version";
-  if (c) t += `\n${c[10]}`;
+  if (c) t += `\n${sentence(c)}`;
   else if (depth) t += "\nnot tested (below the testing floor)";
   return t;
 }
@@ -45,7 +51,8 @@ function hue(name: string): string {
 }
 
 export function frameFill(data: FlameData, n: TreeNode, depth: number): string {
-  if (depth === 0) return data.colours.root;
+  if (depth === 0) return ROOT_FRAME;
   if (data.mode === "single") return hue(n[0]);
-  return data.changes[n[0]]?.[9] ?? data.colours.untested;
+  const c = data.changes[n[0]];
+  return c ? changeColour(c[0], c[3]) : NOT_TESTED;
 }

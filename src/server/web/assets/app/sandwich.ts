@@ -82,7 +82,7 @@ export function sandwich(block: Element, fn: string): void {
     g.id = `${id}-${part}`;
     g.setAttribute("aria-label", `${caption}; arrow keys move between frames, Enter zooms`);
     box.appendChild(fig);
-    mount(fig, { axis: data.axis, mode: "single", root, changes: {}, scale: data.scale, colours: data.colours });
+    mount(fig, { axis: data.axis, mode: "single", root, changes: {}, scale: data.scale });
   }
   h.focus();
 }
