@@ -24,6 +24,7 @@
 static struct self_segment seg;
 static double placed, truncated; /* samples, from the records the child sends */
 static uint64_t failed;           /* the trailer's count of samples with no frame */
+static uint64_t unheld;           /* the trailer's count of cpu samples not held past the bound */
 
 static void collect(const void *rec, size_t len, void *arg)
 {
@@ -33,8 +34,10 @@ static void collect(const void *rec, size_t len, void *arg)
 	int kind = unwind_check_result(rec, len, &h, &t);
 	if (kind == UNWIND_REC_BAD)
 		abort();
-	if (kind == UNWIND_REC_TRAILER)
+	if (kind == UNWIND_REC_TRAILER) {
 		failed = t.failed;
+		unheld = t.unheld[P_CPU];
+	}
 	else if (h.npcs > 0)
 		placed += h.events;
 	else
@@ -96,15 +99,16 @@ static void sample_at(uint64_t t, int n)
 
 static int cases, failures;
 
-static void expect(const char *name, double want_placed, double want_truncated)
+static void expect(const char *name, double want_placed, double want_truncated, uint64_t want_unheld)
 {
 	placed = truncated = 0;
-	failed = 0;
+	failed = unheld = 0;
 	uwc_results(collect, NULL);
 	cases++;
-	if (placed != want_placed || truncated != want_truncated || failed != (uint64_t)want_truncated) {
-		fprintf(stderr, "%s: %.0f placed, %.0f truncated (trailer: %llu), expected %.0f and %.0f\n", name, placed,
-			truncated, (unsigned long long)failed, want_placed, want_truncated);
+	if (placed != want_placed || truncated != want_truncated || failed != (uint64_t)want_truncated || unheld != want_unheld) {
+		fprintf(stderr, "%s: %.0f placed, %.0f truncated (trailer: %llu, not held: %llu), expected %.0f, %.0f and %llu\n",
+			name, placed, truncated, (unsigned long long)failed, (unsigned long long)unheld, want_placed,
+			want_truncated, (unsigned long long)want_unheld);
 		failures++;
 	}
 	uwc_reset();
@@ -120,7 +124,7 @@ int main(void)
 	found();
 	sample_at(200, 1);
 	table(300);
-	expect("no exec record: unwound on arrival against the old table", 0, 1);
+	expect("no exec record: unwound on arrival against the old table", 0, 1, 0);
 
 	/* The exec record holds the samples after it until a table read after the exec. */
 	found();
@@ -129,7 +133,7 @@ int main(void)
 	sample_at(210, 2);
 	old_table(90); /* a table from before the exec (a library the old image loaded): not theirs */
 	table(300);
-	expect("held until a table read after the exec", 2, 0);
+	expect("held until a table read after the exec", 2, 0, 0);
 
 	/* The table overtook the exec record (read at 150, after the exec at 100, arrived first). */
 	found();
@@ -137,14 +141,14 @@ int main(void)
 	exec_at(100);
 	sample_at(120, 1);
 	sample_at(200, 2);
-	expect("a table read after the exec, arrived before its record", 2, 0);
+	expect("a table read after the exec, arrived before its record", 2, 0, 0);
 
 	/* A table read after the samples' time is not used for the old image's samples before it
 	 * (they are placed against the old table, or, here, the new one is their fallback). */
 	found();
 	table(500);
 	sample_at(200, 1);
-	expect("a later table is the fallback for a pc the current table lacks", 1, 0);
+	expect("a later table is the fallback for a pc the current table lacks", 1, 0, 0);
 
 	/* Two execs before any table: one read after both serves both images (it keeps the first's). */
 	found();
@@ -153,13 +157,13 @@ int main(void)
 	exec_at(150);
 	sample_at(160, 2);
 	table(300);
-	expect("two execs, one table", 2, 0);
+	expect("two execs, one table", 2, 0, 0);
 
 	/* No table ever comes (the process exited): the held samples are unwound at the end, counted. */
 	found();
 	exec_at(100);
 	sample_at(110, 1);
-	expect("no table before the end: unwound then, [truncated]", 0, 1);
+	expect("no table before the end: unwound then, [truncated]", 0, 1, 0);
 
 	/* The held bytes are bounded: past two samples (this build's bound) a sample is unwound at
 	 * once against the table it has. */
@@ -169,7 +173,7 @@ int main(void)
 	sample_at(120, 2);
 	sample_at(130, 3);
 	table(300);
-	expect("past the bound: unwound at once", 2, 1);
+	expect("past the bound: unwound at once", 2, 1, 1);
 
 	/* The pid is found again (reused): what was held is of the process before. */
 	found();
@@ -177,7 +181,7 @@ int main(void)
 	sample_at(110, 1);
 	found();
 	table(300);
-	expect("a reused pid: the held samples are not given the new process's table", 0, 1);
+	expect("a reused pid: the held samples are not given the new process's table", 0, 1, 0);
 
 	if (failures)
 		return 1;

@@ -138,7 +138,10 @@ static __always_inline int alloc_event(const struct entry_regs *r, __u64 size, i
 	st->since = 0;
 	st->next = alloc_draw();
 	stat_inc(STAT_ALLOC_SAMPLES);
-	if (emit_snapshot(SAMPLE_ALLOC, tgid, tid, -1, 0, credit) != 0) {
+	int rc = emit_snapshot(SAMPLE_ALLOC, tgid, tid, -1, 0, credit);
+	if (rc != 0) {
+		if (rc == -EAGAIN)
+			stat_inc(STAT_ALLOC_RINGBUF_FULL);
 		stat_inc(STAT_ALLOC_LOST);
 		stat_add(STAT_ALLOC_LOST_BYTES, credit);
 	}

@@ -15,10 +15,10 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	stat_inc(STAT_CPU_SAMPLES);
 	/* -EFAULT: no kernel stack (user-mode sample). Anything else loses the kernel stack only.
 	 * One sample counts as lost once, whether its kernel stack, its snapshot or both failed. */
-	int lost = kstack < 0 && kstack != -EFAULT;
-	if (emit_snapshot(SAMPLE_CPU, tgid, (__u32)id, kstack, 0, 0) != 0)
-		lost = 1;
-	if (lost)
+	int rc = emit_snapshot(SAMPLE_CPU, tgid, (__u32)id, kstack, 0, 0);
+	if (rc == -EAGAIN)
+		stat_inc(STAT_CPU_RINGBUF_FULL);
+	if (rc != 0 || (kstack < 0 && kstack != -EFAULT))
 		stat_inc(STAT_CPU_LOST);
 	return 0;
 }

@@ -14,6 +14,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	struct sample_hdr e = { .kind = SAMPLE_EXEC, .tgid = tgid, .tid = (__u32)old_pid, .kstack = -1,
 				.time_ns = bpf_ktime_get_ns() };
-	bpf_ringbuf_output(&samples, &e, sizeof(e), ringbuf_wakeup());
+	if (bpf_ringbuf_output(&samples, &e, sizeof(e), ringbuf_wakeup()) != 0)
+		stat_inc(STAT_EXEC_LOST); /* the unwinder will not hold the new image's samples: said in a note */
 	return 0;
 }

@@ -86,10 +86,13 @@ static __always_inline void lock_exit(long ret)
 		stat_add(STAT_LOCK_OTHER_NS, delta);
 		return;
 	}
-	if (emit_snapshot(SAMPLE_LOCK_WAIT, id >> 32, tid, -1, v.uaddr, delta) == 0)
+	int rc = emit_snapshot(SAMPLE_LOCK_WAIT, id >> 32, tid, -1, v.uaddr, delta);
+	if (rc == 0)
 		stat_inc(STAT_LOCK_EVENTS);
 	else
 		stat_inc(STAT_LOCK_LOST);
+	if (rc == -EAGAIN)
+		stat_inc(STAT_LOCK_RINGBUF_FULL);
 }
 
 SEC("tracepoint/syscalls/sys_enter_futex")

@@ -35,8 +35,10 @@ int on_sched_switch(struct trace_event_raw_sched_switch *ctx)
 			*n += 1;
 			struct offcpu_start s = { .ts = now, .seq = ((__u64)bpf_get_smp_processor_id() << 48) | (*n & 0xffffffffffffull) };
 			__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
-			if (emit_snapshot(SAMPLE_OFFCPU_BLOCK, prev_tgid, prev_tid, kstack, s.seq, 0) != 0 ||
-			    bpf_map_update_elem(&offcpu_start, &prev_tid, &s, BPF_ANY) != 0)
+			int rc = emit_snapshot(SAMPLE_OFFCPU_BLOCK, prev_tgid, prev_tid, kstack, s.seq, 0);
+			if (rc == -EAGAIN)
+				stat_inc(STAT_OFFCPU_RINGBUF_FULL);
+			if (rc != 0 || bpf_map_update_elem(&offcpu_start, &prev_tid, &s, BPF_ANY) != 0)
 				stat_inc(STAT_OFFCPU_LOST);
 		}
 	}
@@ -45,10 +47,12 @@ int on_sched_switch(struct trace_event_raw_sched_switch *ctx)
 	if (st) {
 		if (now > st->ts) {
 			struct sample_hdr w = { .kind = SAMPLE_OFFCPU_WAKE, .tid = next_tid, .seq = st->seq, .value = now - st->ts, .kstack = -1 };
-			if (bpf_ringbuf_output(&samples, &w, sizeof(w), ringbuf_wakeup()) == 0)
+			if (bpf_ringbuf_output(&samples, &w, sizeof(w), ringbuf_wakeup()) == 0) {
 				stat_inc(STAT_OFFCPU_EVENTS);
-			else
+			} else {
+				stat_inc(STAT_OFFCPU_RINGBUF_FULL);
 				stat_inc(STAT_OFFCPU_LOST);
+			}
 		}
 		bpf_map_delete_elem(&offcpu_start, &next_tid);
 	}

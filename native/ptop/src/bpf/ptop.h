@@ -88,6 +88,14 @@ enum ptop_stat {
 	STAT_ALLOC_CALLS,     /* alloc: every allocation call, counted exactly */
 	STAT_ALLOC_FORWARDED, /* alloc: inner calls of one request (e.g. musl calloc -> malloc), not counted twice */
 	STAT_ALLOC_LOST_BYTES,/* alloc: bytes credited to samples that were lost */
+	/* Of each axis's lost samples, those the ring buffer to the unwinder had no room for. A full
+	 * ring buffer refuses the largest snapshots first (a deep stack copies more bytes), so this loss
+	 * is biased against deep stacks: the summary's notes say so (out/loss_report.c). */
+	STAT_CPU_RINGBUF_FULL,
+	STAT_OFFCPU_RINGBUF_FULL,
+	STAT_LOCK_RINGBUF_FULL,
+	STAT_ALLOC_RINGBUF_FULL,
+	STAT_EXEC_LOST,       /* a target's exec record the ring buffer had no room for (exec.bpf.c) */
 	STAT__COUNT,
 };
 

@@ -20,7 +20,9 @@ extern struct ptop_scratch_map scratch SEC(".maps");
 
 /* Copies the current task's user registers and the top of its user stack into one ring-buffer
  * record. The stack is read page by page from sp: a read that crosses into an unmapped page
- * fails as a whole, so the copy stops at the last readable page instead. */
+ * fails as a whole, so the copy stops at the last readable page instead. 0: sent; -EAGAIN: the ring
+ * buffer had no room (bpf_ringbuf_output), counted apart because it is biased against deep stacks;
+ * -1: no user registers, or nothing to send. */
 static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s32 kstack, __u64 seq, __u64 value)
 {
 	__u32 zero = 0;

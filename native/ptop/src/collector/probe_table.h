@@ -24,6 +24,12 @@ struct probe_desc {
 	bool period_is_frequency;  /* the axis's period_ns is 1 s / --frequency (a sampled axis) */
 	int samples_stat, lost_stat; /* bpf/ptop.h enum ptop_stat: the summary's samples and lost */
 	int total_stat;            /* enum ptop_stat counted exactly for summary.totals, -1: none */
+	/* The loss note (out/loss_report.c): which of lost_stat found the ring buffer full (-1: it sends
+	 * no record), what else loses a sample in the kernel, and whether samples_stat counts the lost
+	 * ones too (every attempt) or only those sent. */
+	int ringbuf_stat;
+	const char *lost_other;
+	bool samples_include_lost;
 	int ran;                   /* enum ran_slot of a machine-wide program, -1: fires on target events only */
 	const char *fired_by;      /* ran >= 0: why it must run inside any window */
 	bool unwinds;              /* its samples carry a stack snapshot for the unwinder */

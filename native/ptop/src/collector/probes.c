@@ -148,6 +148,10 @@ int probes_start(struct probes *p, int mask, int freq)
 	}
 	bool load[P__COUNT];
 	bool unwinds = choose_programs(p, tracefs, load);
+#ifdef PTOP_TEST_RINGBUF_BYTES
+	/* A test build (Makefile: smallring, never shipped): a ring buffer a live capture fills. */
+	bpf_map__set_max_entries(p->skel->maps.samples, PTOP_TEST_RINGBUF_BYTES);
+#endif
 	if (ptop_bpf__load(p->skel)) {
 		refuse_all(p, "loading the BPF programs failed: %s (needs CAP_BPF and CAP_PERFMON; run with PTOP_DEBUG=1 "
 			   "for the verifier log)", errno);

@@ -60,5 +60,9 @@ void report_collect(struct report *r, struct probes *p);
 int report_collect_unwound(struct report *r, struct probes *p);
 /* After the drop: every attached axis's stacks symbolized and aggregated. */
 void report_resolve(struct report *r, const struct probes *p);
+/* Emit stage: the notes on samples lost before the unwinder (per axis, by cause, with the bias a
+ * full ring buffer brings), samples the unwinder could not hold back after an exec, and exec records
+ * lost; at most 2 * P__COUNT + 1. */
+size_t loss_notes(const struct report *r, const struct probes *p, const char **notes);
 void report_emit(struct report *r, const struct probes *p, const char *partial_reason, int64_t ended_ms, double measured);
 #endif

@@ -66,6 +66,8 @@ static struct uproc *uprocs;
 static size_t nuprocs;
 /* Out of memory: what could not be kept is dropped and counted, never half-written (uwc_dropped). */
 static uint64_t maps_dropped, samples_oom[P__COUNT];
+/* Samples of an exec'd process that could not be held (park_hold: bound or memory): unwound at once. */
+static uint64_t samples_unheld[P__COUNT];
 
 /* realloc of the array whose pointer is at p, to n elements; when it fails the pointer (and its
  * block) stay as they were. memcpy: p points to a `T *`, not a `void *`. */
@@ -564,8 +566,12 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	}
 	if (u && u->next_ready && u->next.read_ns <= h->time_ns && !u->awaiting)
 		promote_next(u);
-	if (u && u->awaiting && may_hold && park_hold(u->pid, data, size))
-		return;
+	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
+	if (u && u->awaiting && may_hold) {
+		if (park_hold(u->pid, data, size))
+			return;
+		samples_unheld[axis]++;
+	}
 
 	cur.n = 0;
 	cur.truncated = false;
@@ -598,7 +604,6 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		cur.truncated = true;
 		unwind_failed++;
 	}
-	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
 	bool oom;
 	int32_t e = aggregate(axis, h, (const uint8_t *)data + sizeof(*h) + h->stack_len, &oom);
 	if (e < 0) {
@@ -714,6 +719,7 @@ void uwc_reset(void)
 	unwind_failed = maps_dropped = 0;
 	memset(agg_lost, 0, sizeof(agg_lost));
 	memset(samples_oom, 0, sizeof(samples_oom));
+	memset(samples_unheld, 0, sizeof(samples_unheld));
 	if (pend)
 		memset(pend, 0, PEND_SLOTS * sizeof(*pend));
 }
@@ -725,6 +731,7 @@ void uwc_dropped(struct unwind_trailer *t, uint64_t *full_total, uint64_t *no_me
 	for (int i = 0; i < P__COUNT; i++) {
 		t->full[i] = agg_lost[i];
 		t->no_memory[i] = samples_oom[i];
+		t->unheld[i] = samples_unheld[i];
 		full += agg_lost[i];
 		oom += samples_oom[i];
 	}

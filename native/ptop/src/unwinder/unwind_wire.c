@@ -10,6 +10,7 @@ size_t unwind_trailer_encode(const struct unwind_trailer *t, uint8_t *out)
 	memcpy(out, &h, sizeof(h));
 	memcpy(out + sizeof(h), t->full, sizeof(t->full));
 	memcpy(out + sizeof(h) + sizeof(t->full), t->no_memory, sizeof(t->no_memory));
+	memcpy(out + sizeof(h) + sizeof(t->full) + sizeof(t->no_memory), t->unheld, sizeof(t->unheld));
 	return sizeof(h) + UNWIND_TRAILER_COUNTS * 8;
 }
 
@@ -26,6 +27,7 @@ int unwind_check_result(const uint8_t *buf, size_t n, struct unwound_hdr *h, str
 		t->failed = (uint64_t)h->value;
 		memcpy(t->full, buf + sizeof(*h), sizeof(t->full));
 		memcpy(t->no_memory, buf + sizeof(*h) + sizeof(t->full), sizeof(t->no_memory));
+		memcpy(t->unheld, buf + sizeof(*h) + sizeof(t->full) + sizeof(t->no_memory), sizeof(t->unheld));
 		return UNWIND_REC_TRAILER;
 	}
 	if ((h->axis != P_CPU && h->axis != P_OFFCPU && h->axis != P_LOCKS && h->axis != P_ALLOC) || h->npcs > PTOP_MAX_UNWIND_DEPTH ||

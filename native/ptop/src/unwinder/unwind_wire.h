@@ -1,8 +1,8 @@
 /* The unwinder's two message formats (see unwind.h), and the parent's check of what the child
  * sends. Parent -> child: fixed `struct umsg` records over a SEQPACKET socket, a MAP carrying one
  * descriptor. Child -> parent: one `struct unwound_hdr` + pcs + interpreter bytes per record, a
- * trailer (axis UINT32_MAX, npcs 2 * P__COUNT) with the count of samples that could not be unwound
- * and, per axis, the samples it could not aggregate (struct unwind_trailer), then end of stream.
+ * trailer (axis UINT32_MAX, npcs 3 * P__COUNT) with the count of samples that could not be unwound
+ * and, per axis, the samples it could not aggregate and those it could not hold back after an exec (struct unwind_trailer), then end of stream.
  * The child parses target files, so the parent trusts none of its bytes. */
 #ifndef PTOP_UNWIND_WIRE_H
 #define PTOP_UNWIND_WIRE_H
@@ -34,8 +34,11 @@ struct unwind_trailer {
 	uint64_t failed;              /* snapshots that gave no frame (aggregated as [truncated] stacks) */
 	uint64_t full[P__COUNT];      /* per axis: not aggregated, the aggregate had reached its bound */
 	uint64_t no_memory[P__COUNT]; /* per axis: not aggregated, out of memory */
+	/* per axis: samples of a process that had just exec'd, unwound at once because the store of
+	 * held samples was full (unwind_park.h): aggregated, but perhaps [truncated] */
+	uint64_t unheld[P__COUNT];
 };
-#define UNWIND_TRAILER_COUNTS (2 * P__COUNT)
+#define UNWIND_TRAILER_COUNTS (3 * P__COUNT)
 
 enum { UNWIND_REC_BAD = 0, UNWIND_REC_STACK = 1, UNWIND_REC_TRAILER = 2 };
 /* One record of n bytes from the child. STACK: *h is its header, its pcs start at buf + sizeof(*h)
