@@ -96,6 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			h->tgid = 1;
 			h->tid = 1 + (tag >> 3);
 			h->kstack = -1;
+			h->gen = (tag >> 5) & 1; /* an image with no table yet: held */
+			h->flags = tag & 64 ? SAMPLE_F_IN_EXECVE : 0;
 			h->stack_len = (uint32_t)stack_len;
 			uint64_t pc = seg.start + pcoff % (seg.end - seg.start);
 			sample_set_regs(h, pc, sp);

@@ -1,6 +1,6 @@
 /* The unwinder child across a target's execve (unwind_child.c, "Tables and execve"), driven
- * record by record: which table each sample is unwound against, decided by the read times of the
- * tables and the exec record's place in the ring buffer. The harness's own executable segment
+ * record by record: which table each sample is unwound against, decided by the exec generation of
+ * the sample and of each table (gen_pick.h), and within one image by the tables' read times. The harness's own executable segment
  * stands for the new image: a sample "placed" has its pc in a table the child holds (its leaf is
  * named); the old image's table is an anonymous range elsewhere, so a sample unwound against it
  * ends [truncated] with no frame. Built with a held-sample bound of two samples (Makefile). Exit 0
@@ -22,7 +22,7 @@
 #define STACK 64
 
 static struct self_segment seg;
-static double placed, truncated; /* samples, from the records the child sends */
+static double placed, truncated, in_execve; /* samples, from the records the child sends */
 static uint64_t failed;           /* the trailer's count of samples with no frame */
 static uint64_t unheld;           /* the trailer's count of cpu samples not held past the bound */
 
@@ -38,52 +38,49 @@ static void collect(const void *rec, size_t len, void *arg)
 		failed = t.failed;
 		unheld = t.unheld[P_CPU];
 	}
+	else if (h.in_execve)
+		in_execve += h.events;
 	else if (h.npcs > 0)
 		placed += h.events;
 	else
 		truncated += h.events;
 }
 
-static void message(uint32_t type, uint64_t start, uint64_t end, uint64_t read_ns, bool with_fd)
+static void message(uint32_t type, uint64_t start, uint64_t end, uint64_t read_ns, uint32_t gen, bool with_fd)
 {
-	struct umsg m = { type, PID, start, end, 0, read_ns };
+	struct umsg m = { type, PID, start, end, 0, read_ns, 0, gen };
 	if (with_fd)
 		m.off = seg.off;
 	uwc_message(&m, sizeof(m), with_fd ? open("/proc/self/exe", O_RDONLY | O_CLOEXEC) : -1);
 }
 
-/* The process as first found, at time 1: its (old) image only. */
+/* The process as first found, at time 1, generation 0: its old image only. */
 static void found(void)
 {
-	message(MSG_GONE, 0, 0, 1, false);
-	message(MSG_MAP, OLD_IMAGE, OLD_IMAGE + 0x10000, 0, false);
+	message(MSG_GONE, 0, 0, 1, 0, false);
+	message(MSG_MAP, OLD_IMAGE, OLD_IMAGE + 0x10000, 0, 0, false);
 }
 
-/* A table read at read_ns that holds the new image (and, as the parent's do, the old one). */
-static void table(uint64_t read_ns)
+/* A table of generation gen read at read_ns that holds the new image (the harness's segment). */
+static void table(uint64_t read_ns, uint32_t gen)
 {
-	message(MSG_MAPS_BEGIN, 0, 0, read_ns, false);
-	message(MSG_MAP, OLD_IMAGE, OLD_IMAGE + 0x10000, 0, false);
-	message(MSG_MAP, seg.start, seg.end, 0, true);
-	message(MSG_MAPS_END, 0, 0, 0, false);
+	message(MSG_MAPS_BEGIN, 0, 0, read_ns, gen, false);
+	message(MSG_MAP, OLD_IMAGE, OLD_IMAGE + 0x10000, 0, gen, false);
+	message(MSG_MAP, seg.start, seg.end, 0, gen, true);
+	message(MSG_MAPS_END, 0, 0, 0, gen, false);
 }
 
-/* A table read at read_ns from before the exec: the old image only. */
-static void old_table(uint64_t read_ns)
+/* A table of generation gen read at read_ns: the old image only. */
+static void old_table(uint64_t read_ns, uint32_t gen)
 {
-	message(MSG_MAPS_BEGIN, 0, 0, read_ns, false);
-	message(MSG_MAP, OLD_IMAGE, OLD_IMAGE + 0x10000, 0, false);
-	message(MSG_MAPS_END, 0, 0, 0, false);
+	message(MSG_MAPS_BEGIN, 0, 0, read_ns, gen, false);
+	message(MSG_MAP, OLD_IMAGE, OLD_IMAGE + 0x10000, 0, gen, false);
+	message(MSG_MAPS_END, 0, 0, 0, gen, false);
 }
 
-static void exec_at(uint64_t t)
-{
-	struct sample_hdr e = { .kind = SAMPLE_EXEC, .tgid = PID, .tid = PID, .kstack = -1, .time_ns = t };
-	uwc_sample(NULL, &e, sizeof(e));
-}
-
-/* A cpu sample taken at t with its pc in the new image (n distinct: part of the key). */
-static void sample_at(uint64_t t, int n)
+/* A cpu sample of generation gen taken at t with its pc in the new image (n distinct: part of the
+ * key); flags: sample_hdr.flags. */
+static void sample_flags(uint64_t t, uint32_t gen, int n, uint32_t flags)
 {
 	static uint8_t buf[sizeof(struct sample_hdr) + STACK];
 	memset(buf, 0, sizeof(buf));
@@ -92,16 +89,23 @@ static void sample_at(uint64_t t, int n)
 	h->tgid = h->tid = PID;
 	h->kstack = n;
 	h->time_ns = t;
-	h->stack_len = STACK;
+	h->gen = gen;
+	h->flags = flags;
+	h->stack_len = flags & SAMPLE_F_IN_EXECVE ? 0 : STACK;
 	sample_set_regs(h, seg.start + 16 * (uint64_t)n % (seg.end - seg.start), 0x7ffd00000000ull);
-	uwc_sample(NULL, buf, sizeof(buf));
+	uwc_sample(NULL, buf, sizeof(*h) + h->stack_len);
+}
+
+static void sample_at(uint64_t t, uint32_t gen, int n)
+{
+	sample_flags(t, gen, n, 0);
 }
 
 static int cases, failures;
 
 static void expect(const char *name, double want_placed, double want_truncated, uint64_t want_unheld)
 {
-	placed = truncated = 0;
+	placed = truncated = in_execve = 0;
 	failed = unheld = 0;
 	uwc_results(collect, NULL);
 	cases++;
@@ -120,68 +124,66 @@ int main(void)
 	if (uwc_init(false, NULL))
 		return 1;
 
-	/* Control: without an exec record, a sample of the new image before its table ends there. */
+	/* A sample of an image whose table has not come is held until it does. */
 	found();
-	sample_at(200, 1);
-	table(300);
-	expect("no exec record: unwound on arrival against the old table", 0, 1, 0);
+	sample_at(200, 1, 1);
+	sample_at(210, 1, 2);
+	old_table(90, 0); /* another table of the old image: not theirs */
+	table(300, 1);
+	expect("held until its image's table", 2, 0, 0);
 
-	/* The exec record holds the samples after it until a table read after the exec. */
+	/* Two images at the same addresses never share a table: the old image's sample is unwound in
+	 * the old image's table (where its pc is not), though the new image's, which has it, came first. */
 	found();
-	exec_at(100);
-	sample_at(200, 1);
-	sample_at(210, 2);
-	old_table(90); /* a table from before the exec (a library the old image loaded): not theirs */
-	table(300);
-	expect("held until a table read after the exec", 2, 0, 0);
+	table(150, 1);
+	sample_at(120, 0, 1);
+	sample_at(200, 1, 2);
+	expect("each image its own table, whatever arrived first", 1, 1, 0);
 
-	/* The table overtook the exec record (read at 150, after the exec at 100, arrived first). */
+	/* Within one image, a table read after the sample's time is not its table, only the fallback
+	 * for a pc the current one lacks (a library mapped just before the read). */
 	found();
-	table(150);
-	exec_at(100);
-	sample_at(120, 1);
-	sample_at(200, 2);
-	expect("a table read after the exec, arrived before its record", 2, 0, 0);
+	table(500, 0);
+	sample_at(200, 0, 1);
+	expect("a later table of the same image is the fallback for a pc the current table lacks", 1, 0, 0);
 
-	/* A table read after the samples' time is not used for the old image's samples before it
-	 * (they are placed against the old table, or, here, the new one is their fallback). */
+	/* Two execs before any table: the image never read is unwound in the next one's (gen_pick.h). */
 	found();
-	table(500);
-	sample_at(200, 1);
-	expect("a later table is the fallback for a pc the current table lacks", 1, 0, 0);
-
-	/* Two execs before any table: one read after both serves both images (it keeps the first's). */
-	found();
-	exec_at(100);
-	sample_at(110, 1);
-	exec_at(150);
-	sample_at(160, 2);
-	table(300);
+	sample_at(110, 1, 1);
+	sample_at(160, 2, 2);
+	table(300, 2);
 	expect("two execs, one table", 2, 0, 0);
 
-	/* No table ever comes (the process exited): the held samples are unwound at the end, counted. */
+	/* No table ever comes (the process exited): the held samples end [truncated] at the end,
+	 * never unwound in an earlier image. */
 	found();
-	exec_at(100);
-	sample_at(110, 1);
-	expect("no table before the end: unwound then, [truncated]", 0, 1, 0);
+	sample_at(110, 1, 1);
+	expect("no table before the end: [truncated]", 0, 1, 0);
 
-	/* The held bytes are bounded: past two samples (this build's bound) a sample is unwound at
-	 * once against the table it has. */
+	/* The held bytes are bounded: past two samples (this build's bound) a sample is not held: it
+	 * ends [truncated], counted in the trailer. */
 	found();
-	exec_at(100);
-	sample_at(110, 1);
-	sample_at(120, 2);
-	sample_at(130, 3);
-	table(300);
-	expect("past the bound: unwound at once", 2, 1, 1);
+	sample_at(110, 1, 1);
+	sample_at(120, 1, 2);
+	sample_at(130, 1, 3);
+	table(300, 1);
+	expect("past the bound: not held, counted", 2, 1, 1);
 
 	/* The pid is found again (reused): what was held is of the process before. */
 	found();
-	exec_at(100);
-	sample_at(110, 1);
+	sample_at(110, 1, 1);
 	found();
-	table(300);
+	table(300, 1);
 	expect("a reused pid: the held samples are not given the new process's table", 0, 1, 0);
+
+	/* Taken inside execve: not unwound, not held, marked. */
+	found();
+	sample_flags(110, 0, 1, SAMPLE_F_IN_EXECVE);
+	expect("inside execve: marked", 0, 0, 0);
+	if (in_execve != 1) {
+		fprintf(stderr, "inside execve: %.0f marked samples, expected 1\n", in_execve);
+		failures++;
+	}
 
 	if (failures)
 		return 1;

@@ -83,18 +83,20 @@ static void message(uint32_t type, int32_t pid, uint64_t start, uint64_t end, ui
 #define SAMPLES 5000
 #define WALKED 50 /* samples with stack bytes: libdwfl walks them */
 
-/* Pid 2 exec's a third of the way through: its samples are held (a list that grows) until a table
- * read after the exec arrives, two thirds of the way through. */
+/* Pid 2 exec's a third of the way through: its samples from then on are of generation 1, held (a
+ * list that grows) until that image's table arrives, two thirds of the way through. */
+static uint32_t gen_of_sample(int i, uint32_t tgid)
+{
+	return tgid == 2 && i > SAMPLES / 3 ? 1 : 0;
+}
+
 static void exec_midway(int i)
 {
-	if (i == SAMPLES / 3) {
-		struct sample_hdr e = { .kind = SAMPLE_EXEC, .tgid = 2, .tid = 2, .kstack = -1, .time_ns = 10 * (uint64_t)i + 5 };
-		uwc_sample(NULL, &e, sizeof(e));
-	}
 	if (i == 2 * SAMPLES / 3) {
-		struct umsg m = { MSG_MAPS_BEGIN, 2, 0, 0, 0, 10 * (uint64_t)i + 5 };
+		struct umsg m = { MSG_MAPS_BEGIN, 2, 0, 0, 0, 10 * (uint64_t)i + 5, 0, 1 };
 		uwc_message(&m, sizeof(m), -1);
-		message(MSG_MAP, 2, seg.start, seg.end, seg.off, true);
+		struct umsg map = { MSG_MAP, 2, seg.start, seg.end, seg.off, 0, 0, 1 };
+		uwc_message(&map, sizeof(map), open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
 		m.type = MSG_MAPS_END;
 		uwc_message(&m, sizeof(m), -1);
 	}
@@ -133,6 +135,7 @@ static long run(long from, long to)
 		h->kstack = i % PTOP_MAX_STACKS; /* part of the key: SAMPLES distinct stacks */
 		h->stack_len = i < WALKED ? 512 : 0;
 		h->time_ns = 10 * (uint64_t)i;
+		h->gen = gen_of_sample(i, h->tgid);
 		uint64_t pc = seg.start + (uint64_t)(i * 37) % (seg.end - seg.start), sp = 0x7ffd00000000ull;
 		sample_set_regs(h, pc, sp);
 		for (int b = 0; b < 512; b++)

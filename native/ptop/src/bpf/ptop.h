@@ -8,6 +8,9 @@
 #define PTOP_MAX_STACKS 16384
 #define PTOP_MAX_COUNTS 65536
 
+/* The targets map's value: the process's exec generation (README "Across an execve"). */
+typedef __u32 ptop_gen_t;
+
 /* (tgid, user stack id, kernel stack id): the key of the cpu and offcpu aggregates.
  * A negative stack id means "no stack of that kind" (e.g. no kernel stack for a user-mode sample). */
 struct stack_key {
@@ -39,13 +42,15 @@ enum sample_kind { SAMPLE_CPU = 1, SAMPLE_OFFCPU_BLOCK = 2, SAMPLE_OFFCPU_WAKE =
 	SAMPLE_LOCK_WAIT = 4,
 	/* value = bytes allocated on this CPU since its previous alloc sample (alloc.bpf.c) */
 	SAMPLE_ALLOC = 5,
-	/* a target replaced its image (execve, same pid) at time_ns: a header only. The samples after
-	 * it in the ring buffer are of the new image, whose mappings the unwinder does not have yet. */
-	SAMPLE_EXEC = 6 };
+	/* kind 6 was an exec record; a sample now carries its image's generation (sample_hdr.gen) */
+};
+
+/* sample_hdr.flags */
+enum { SAMPLE_F_IN_EXECVE = 1 }; /* taken inside execve: no user stack (the mm may be the new one) */
 
 /* One ring-buffer record: the header, stack_len bytes of user stack starting at the user sp, then
  * interp_len bytes of interpreter frames. A wake record is a header only: the thread `tid` was
- * blocked `value` ns since its block record with the same `seq`; so is an exec record. */
+ * blocked `value` ns since its block record with the same `seq`. */
 struct sample_hdr {
 	__u32 kind;
 	__u32 tgid;
@@ -54,6 +59,10 @@ struct sample_hdr {
 	__u64 seq;
 	__u64 value;
 	__u64 time_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns), the clock of the parent's mapping reads */
+	/* The process's exec generation when the sample was taken (the `targets` map's value: 0 when
+	 * found, + 1 at each execve, exec.bpf.c): which image's mappings name its addresses. */
+	__u32 gen;
+	__u32 flags; /* SAMPLE_F_* */
 	__u64 regs[PTOP_REGS];
 	__u32 stack_len;
 	__u32 interp_len;
@@ -95,7 +104,6 @@ enum ptop_stat {
 	STAT_OFFCPU_RINGBUF_FULL,
 	STAT_LOCK_RINGBUF_FULL,
 	STAT_ALLOC_RINGBUF_FULL,
-	STAT_EXEC_LOST,       /* a target's exec record the ring buffer had no room for (exec.bpf.c) */
 	STAT__COUNT,
 };
 

@@ -27,12 +27,13 @@ extern volatile __u32 stopped;
 /* One flag per machine-wide program (ptop.h enum ran_slot): set once, read by user space at the end. */
 extern volatile __u8 ran[RAN__COUNT];
 
-/* The target processes (tgid), filled by user space. */
+/* The target processes (tgid), filled by user space (value 0), each with its exec generation
+ * (exec.bpf.c adds 1 at each execve). */
 struct ptop_targets_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PTOP_MAX_TARGETS);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, ptop_gen_t);
 };
 extern struct ptop_targets_map targets SEC(".maps");
 

@@ -39,7 +39,17 @@ static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s3
 	h->time_ns = bpf_ktime_get_ns();
 	h->stack_len = 0;
 	h->interp_len = 0;
+	h->flags = 0;
+	ptop_gen_t *gen = bpf_map_lookup_elem(&targets, &tgid);
+	h->gen = gen ? *gen : 0;
 	struct task_struct *task = bpf_get_current_task_btf();
+	/* Inside execve the registers are still the old image's while the mm may already be the new
+	 * one's: a stack read there would be unwound against the wrong image. The sample keeps its
+	 * kernel stack and is marked instead (the report names it [in execve]). */
+	if (bpf_core_field_exists(task->in_execve) && BPF_CORE_READ_BITFIELD_PROBED(task, in_execve)) {
+		h->flags = SAMPLE_F_IN_EXECVE;
+		return bpf_ringbuf_output(&samples, snap->buf, sizeof(struct sample_hdr), ringbuf_wakeup());
+	}
 	void *regs = (void *)bpf_task_pt_regs(task);
 	/* The head of the arch's pt_regs is its user register file, in a layout fixed by the ABI
 	 * (ptop.h PTOP_REG_*). */

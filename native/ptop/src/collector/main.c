@@ -69,8 +69,9 @@ static void register_new(size_t first)
 		/* Open its files now (privileged, no parsing) and pass them to the unwinder; a process
 		 * that exits before the end still has its mappings, so its frames keep their names. */
 		uint64_t read_ns = mono_ns();
-		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid);
-		unwind_send_process(scan.procs[i].pid, true, read_ns);
+		uint32_t gen;
+		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid, &gen);
+		unwind_send_process(scan.procs[i].pid, true, read_ns, gen);
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
 		else {
@@ -110,9 +111,10 @@ static void refresh_mappings(size_t n, bool last)
 	for (size_t i = 0; i < n; i++) {
 		const struct proc *pr = &scan.procs[i];
 		uint64_t read_ns = mono_ns(); /* before the maps are read: a change after it is seen next time */
-		bool changed = last ? sym_prepare_process(pr->pid, pr->nspid) : sym_refresh_process(pr->pid, pr->nspid);
+		uint32_t gen; /* the image they were read as (symbolize.c reads the generation around them) */
+		bool changed = last ? sym_prepare_process(pr->pid, pr->nspid, &gen) : sym_refresh_process(pr->pid, pr->nspid, &gen);
 		if (pr->alive && (changed || last))
-			unwind_send_process(pr->pid, false, read_ns);
+			unwind_send_process(pr->pid, false, read_ns, gen);
 	}
 }
 
@@ -185,8 +187,16 @@ static int check_start(const struct options *o, struct target_list *list, char *
 
 /* Loads and attaches the probes, starts the unwinder, registers the targets found. -1 to go on,
  * else the exit code (the stream then has its preamble and an empty summary). */
+/* symbolize.c's source of exec generations: the BPF targets map (exec.bpf.c). */
+static uint32_t target_gen(int pid, void *arg)
+{
+	(void)arg;
+	return probes_target_gen(&probes, (uint32_t)pid);
+}
+
 static int start_probes(const struct options *o, char *msg, size_t len)
 {
+	sym_gen_source(target_gen, NULL);
 	if (probes_start(&probes, o->probes, o->frequency_hz)) {
 		emit_preamble(o, now_ms());
 		empty_summary(false, NULL, 0);

@@ -181,8 +181,16 @@ bool probes_unwind(const struct probes *p)
 
 int probes_add_target(struct probes *p, uint32_t tgid)
 {
-	__u8 one = 1;
-	return bpf_map__update_elem(p->skel->maps.targets, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
+	uint32_t first = 0; /* ptop.h ptop_gen_t */
+	return bpf_map__update_elem(p->skel->maps.targets, &tgid, sizeof(tgid), &first, sizeof(first), BPF_ANY);
+}
+
+uint32_t probes_target_gen(struct probes *p, uint32_t tgid)
+{
+	uint32_t gen = 0;
+	if (p->skel && bpf_map__lookup_elem(p->skel->maps.targets, &tgid, sizeof(tgid), &gen, sizeof(gen), 0))
+		gen = 0;
+	return gen;
 }
 
 void probes_remove_target(struct probes *p, uint32_t tgid)

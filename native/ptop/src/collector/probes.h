@@ -28,6 +28,8 @@ int probes_start(struct probes *p, int mask, int frequency_hz);
 /* Whether an attached probe's samples carry stack snapshots: the unwinder is needed. */
 bool probes_unwind(const struct probes *p);
 int probes_add_target(struct probes *p, uint32_t tgid);
+/* tgid's exec generation (0 when found, + 1 at each execve since: exec.bpf.c); 0 when not a target. */
+uint32_t probes_target_gen(struct probes *p, uint32_t tgid);
 void probes_remove_target(struct probes *p, uint32_t tgid);
 /* Window control: samples before start_ns and after stop are ignored in the kernel. */
 void probes_begin_window(struct probes *p);

@@ -48,6 +48,8 @@ static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const u
 	sc->events = (uint64_t)h->events;
 	sc->npcs = h->npcs;
 	sc->truncated = h->truncated != 0;
+	sc->in_execve = h->in_execve != 0;
+	sc->gen = h->gen;
 	sc->pcs = xcalloc(h->npcs ? h->npcs : 1, sizeof(uint64_t));
 	memcpy(sc->pcs, pcs, h->npcs * sizeof(uint64_t));
 	if (h->interp_len) {

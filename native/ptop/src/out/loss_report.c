@@ -1,4 +1,4 @@
-/* The notes on samples lost before the unwinder or held back too little (report.h loss_notes): how
+/* The notes on samples lost before the unwinder or not held back after an exec (report.h loss_notes): how
  * many, per axis, why, and whether the loss can bias the shares. The issue that asked for them
  * measured 29% of a capture's samples lost to a full ring buffer with the notes saying nothing. */
 #include "report.h"
@@ -35,7 +35,7 @@ static bool kernel_loss_note(const struct report *r, int i, char *out, size_t le
 
 size_t loss_notes(const struct report *r, const struct probes *p, const char **notes)
 {
-	static char kernel_note[P__COUNT][600], unheld_note[P__COUNT][400], exec_note[300];
+	static char kernel_note[P__COUNT][600], unheld_note[P__COUNT][400];
 	size_t n = 0;
 	for (int i = 0; i < P__COUNT; i++)
 		if (p->attached[i] && kernel_loss_note(r, i, kernel_note[i], sizeof(kernel_note[i])))
@@ -49,12 +49,5 @@ size_t loss_notes(const struct report *r, const struct probes *p, const char **n
 				 probe_name(i), r->unwound.unheld[i]);
 			notes[n++] = unheld_note[i];
 		}
-	if (r->stat[STAT_EXEC_LOST]) {
-		snprintf(exec_note, sizeof(exec_note),
-			 "%" PRIu64 " execs of target processes were not seen by the unwinder (the ring buffer was full): "
-			 "samples of the new image taken before ptop's next look at its mappings may end [truncated]",
-			 r->stat[STAT_EXEC_LOST]);
-		notes[n++] = exec_note;
-	}
 	return n;
 }

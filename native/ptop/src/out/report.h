@@ -19,6 +19,8 @@ struct stack_count {
 	uint64_t *pcs;          /* unwound user stack, leaf first, lookup addresses */
 	uint32_t npcs;
 	bool truncated;         /* the unwinder could not reach the root */
+	bool in_execve;         /* taken inside execve: no user stack, named [in execve] */
+	uint32_t gen;           /* the exec generation: which image of the process names pcs (gen_pick.h) */
 	uint8_t *interp;        /* interpreter-frames section (interp.bpf.h), or NULL */
 	uint32_t interp_len;
 	uint64_t lock;          /* locks: the futex address */
@@ -61,8 +63,8 @@ int report_collect_unwound(struct report *r, struct probes *p);
 /* After the drop: every attached axis's stacks symbolized and aggregated. */
 void report_resolve(struct report *r, const struct probes *p);
 /* Emit stage: the notes on samples lost before the unwinder (per axis, by cause, with the bias a
- * full ring buffer brings), samples the unwinder could not hold back after an exec, and exec records
- * lost; at most 2 * P__COUNT + 1. */
+ * full ring buffer brings) and samples the unwinder could not hold back after an exec; at most
+ * 2 * P__COUNT. */
 size_t loss_notes(const struct report *r, const struct probes *p, const char **notes);
 void report_emit(struct report *r, const struct probes *p, const char *partial_reason, int64_t ended_ms, double measured);
 #endif

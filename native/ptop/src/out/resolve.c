@@ -11,18 +11,19 @@
 #include <stdio.h>
 #include <string.h>
 
-static struct strmap addr_frames; /* "pid:addr" / "k:addr" -> frame id */
+static struct strmap addr_frames; /* "pid:gen:addr:leaf" / "k:addr" -> frame id */
 
-static int user_frame(int pid, uint64_t addr, int leaf)
+/* addr of pid's image of generation gen: two images may share addresses, not names. */
+static int user_frame(int pid, uint32_t gen, uint64_t addr, int leaf)
 {
-	char key[48];
-	snprintf(key, sizeof(key), "%d:%" PRIx64 ":%d", pid, addr, leaf);
+	char key[64];
+	snprintf(key, sizeof(key), "%d:%" PRIu32 ":%" PRIx64 ":%d", pid, gen, addr, leaf);
 	int id = strmap_get(&addr_frames, key);
 	if (id >= 0)
 		return id;
 	struct frame_info fi;
 	/* A return address points after the call: look up the call instruction itself. */
-	sym_resolve_user(pid, leaf ? addr : addr - 1, &fi);
+	sym_resolve_user(pid, gen, leaf ? addr : addr - 1, &fi);
 	id = out_frame_id(&fi);
 	strmap_put(&addr_frames, key, id);
 	return id;
@@ -68,7 +69,7 @@ static size_t stack_frames(const struct report *r, const struct stack_count *sc,
 		/* The unwinder already ends a stack at a pc outside the mappings it knew; the mappings
 		 * read at the end of the window are checked again here. */
 		for (int i = 0; i < depth; i++)
-			if (sym_in_mapping((int)k->tgid, ips[i]) == 0) {
+			if (sym_in_mapping((int)k->tgid, sc->gen, ips[i]) == 0) {
 				depth = i;
 				cut = true;
 				break;
@@ -81,7 +82,12 @@ static size_t stack_frames(const struct report *r, const struct stack_count *sc,
 			*incomplete = true;
 		}
 		for (int i = depth - 1; i >= 0; i--)
-			ids[n++] = user_frame((int)k->tgid, ips[i], 1); /* already the call site */
+			ids[n++] = user_frame((int)k->tgid, sc->gen, ips[i], 1); /* already the call site */
+	} else if (sc->in_execve) {
+		/* Taken inside execve, between images: its kernel frames, under a frame that says so,
+		 * rather than a user stack read from an image that was being replaced. */
+		struct frame_info fi = { .function = "[in execve]", .kind = "unknown" };
+		ids[n++] = out_frame_id(&fi);
 	}
 	if (sc->interp_len) {
 		/* Python frames where the evaluation loop's frames stand (interp.c) */

@@ -2,6 +2,7 @@
 #include "demangle.h"
 #include "elfsym.h"
 #include "execmaps.h"
+#include "gen_pick.h"
 #include "kallsyms.h"
 #include "perfmap.h"
 #include "proctext.h"
@@ -34,10 +35,20 @@ struct mapping {
 	bool vdso; /* the kernel's [vdso] (clock_gettime & co.): named as such, not as unknown JIT */
 };
 
-struct proc_syms {
-	int pid;
+/* One image of a process: the executable mappings of one exec generation (bpf/ptop.h). Two images
+ * may lie at the same addresses (a non-PIE binary exec'd into another, or address randomization
+ * off): each keeps its own table, so neither's samples are named from the other. */
+struct image {
+	uint32_t gen;
 	struct mapping *maps; /* sorted by start, no two overlapping */
 	size_t n;
+};
+
+struct proc_syms {
+	int pid;
+	struct image *images; /* by generation, ascending */
+	size_t nimages;
+	uint32_t gen;         /* the generation of the last prepare */
 	int perfmap_fd;
 	int pm_state;
 	struct perfmap pm;
@@ -109,7 +120,8 @@ static long long proc_euid(int pid)
 
 /* One executable mapping of /proc/PID/maps into the process's table (proctext_maps_foreach). */
 struct maps_ctx {
-	struct proc_syms *ps;
+	struct mapping *maps; /* as read, in the order of maps */
+	size_t n;
 	int pid, rootfd;
 	size_t cap;
 };
@@ -117,7 +129,6 @@ struct maps_ctx {
 static void add_mapping(const struct maps_line *l, void *arg)
 {
 	struct maps_ctx *c = arg;
-	struct proc_syms *ps = c->ps;
 	if (l->perms[2] != 'x')
 		return;
 	/* A path is a path up to the end of its line; one holding a NUL or past PATH_MAX is no file. */
@@ -130,12 +141,12 @@ static void add_mapping(const struct maps_line *l, void *arg)
 		path[l->path_len] = 0;
 		mod = module_for(c->pid, c->rootfd, path, l->dev_major, l->dev_minor, l->inode, l->start, l->end);
 	}
-	if (ps->n == c->cap) {
+	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 64;
-		ps->maps = xrealloc(ps->maps, c->cap, sizeof(*ps->maps));
+		c->maps = xrealloc(c->maps, c->cap, sizeof(*c->maps));
 	}
 	bool vdso = l->path_len == 6 && memcmp(l->path, "[vdso]", 6) == 0;
-	ps->maps[ps->n++] = (struct mapping){ l->start, l->end, l->off, mod, vdso };
+	c->maps[c->n++] = (struct mapping){ l->start, l->end, l->off, mod, vdso };
 }
 
 static int by_start(const void *a, const void *b)
@@ -191,35 +202,93 @@ static struct mapping *merge_mappings(const struct mapping *cur, size_t ncur, co
 	return out;
 }
 
-static bool prepare(int pid, int nspid, bool skip_unchanged);
+static bool prepare(int pid, int nspid, uint32_t *gen, bool skip_unchanged);
+static uint32_t (*gen_of)(int pid, void *arg);
+static void *gen_arg;
 
-bool sym_prepare_process(int pid, int nspid)
+void sym_gen_source(uint32_t (*fn)(int pid, void *arg), void *arg)
 {
-	return prepare(pid, nspid, false);
+	gen_of = fn;
+	gen_arg = arg;
 }
 
-bool sym_refresh_process(int pid, int nspid)
+bool sym_prepare_process(int pid, int nspid, uint32_t *gen)
 {
-	return prepare(pid, nspid, true);
+	return prepare(pid, nspid, gen, false);
 }
 
-static bool prepare(int pid, int nspid, bool skip_unchanged)
+bool sym_refresh_process(int pid, int nspid, uint32_t *gen)
+{
+	return prepare(pid, nspid, gen, true);
+}
+
+/* The image of generation gen, created (empty) when create and there is none. */
+static struct image *image_of(struct proc_syms *ps, uint32_t gen, bool create)
+{
+	size_t i = 0;
+	while (i < ps->nimages && ps->images[i].gen < gen)
+		i++;
+	if (i < ps->nimages && ps->images[i].gen == gen)
+		return &ps->images[i];
+	if (!create)
+		return NULL;
+	ps->images = xrealloc(ps->images, ps->nimages + 1, sizeof(*ps->images));
+	memmove(&ps->images[i + 1], &ps->images[i], (ps->nimages - i) * sizeof(*ps->images));
+	ps->nimages++;
+	ps->images[i] = (struct image){ gen, NULL, 0 };
+	return &ps->images[i];
+}
+
+/* The image that names a sample of generation gen (gen_pick.h), NULL when none was read. */
+static const struct image *image_for(const struct proc_syms *ps, uint32_t gen)
+{
+	const struct image *best = NULL;
+	for (size_t i = 0; i < ps->nimages; i++)
+		if (gen_better(gen, ps->images[i].gen, best != NULL, best ? best->gen : 0))
+			best = &ps->images[i];
+	return best;
+}
+
+/* pid's maps, read as the image of *gen: the generation is read before and after; an execve in
+ * between (a new generation) has the maps read again, as the new image's. Not caught: a read
+ * inside the exec's own window, after its new mappings are in place and before its tracepoint
+ * (exec.bpf.c) counts the generation, names them as the old image's. */
+static char *read_maps_of_gen(int pid, uint32_t *gen, size_t *len)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
+	char *maps = NULL;
+	for (int tries = 0; tries < 2; tries++) {
+		free(maps);
+		maps = read_proc_file(p, 32u << 20, len);
+		uint32_t after = gen_of ? gen_of(pid, gen_arg) : 0;
+		if (after == *gen)
+			break;
+		*gen = after;
+	}
+	return maps;
+}
+
+static bool prepare(int pid, int nspid, uint32_t *genp, bool skip_unchanged)
 {
 	struct proc_syms *ps = find_proc(pid);
+	uint32_t gen = gen_of ? gen_of(pid, gen_arg) : 0;
 	/* The rescans (every 250 ms) ask again for every target: when its executable mappings are
 	 * the ones already prepared, there is nothing to read, open, compare or pass on. Taken before
 	 * the maps are read: a change in between is seen by the next call. */
 	uint64_t fp;
 	bool queried = execmaps_fingerprint(pid, &fp) == 0;
-	if (queried && skip_unchanged && ps && ps->prepared && fp == ps->exec_fingerprint)
+	*genp = gen;
+	bool same = ps && ps->prepared && ps->gen == gen; /* an exec to the same layout is a new image too */
+	if (queried && skip_unchanged && same && fp == ps->exec_fingerprint)
 		return false;
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
 	size_t mapslen = 0;
-	char *maps = read_proc_file(p, 32u << 20, &mapslen);
+	char *maps = read_maps_of_gen(pid, &gen, &mapslen);
+	*genp = gen;
+	same = same && ps->gen == gen;
 	if (maps && !queried) { /* an older kernel: the same fingerprint from the maps text */
 		fp = execmaps_fingerprint_text(maps, mapslen);
-		if (skip_unchanged && ps && ps->prepared && fp == ps->exec_fingerprint) {
+		if (skip_unchanged && same && fp == ps->exec_fingerprint) {
 			free(maps);
 			return false;
 		}
@@ -240,25 +309,23 @@ static bool prepare(int pid, int nspid, bool skip_unchanged)
 		return false; /* exited before it could be prepared: its frames stay unsymbolized */
 	ps->prepared = true;
 	ps->exec_fingerprint = fp;
-	/* Prepared again (during and at the end of the window): the current mappings replace those
-	 * they overlap, so libraries loaded since are known; files already open are not reopened.
-	 * The mappings seen before stay where nothing new covers their range: samples taken before
-	 * an execve (same pid, a new image elsewhere) or a dlclose are symbolized at the end of the
-	 * window, when only this table is left to name them. */
-	struct mapping *old = ps->maps;
-	size_t nold = ps->n;
-	ps->maps = NULL;
-	ps->n = 0;
-	int rootfd = rootfs_open_root(pid);
-	struct maps_ctx ctx = { ps, pid, rootfd, 0 };
+	ps->gen = gen;
+	/* Prepared again (during and at the end of the window): within one image (exec generation),
+	 * the current mappings replace those they overlap, so libraries loaded since are known; files
+	 * already open are not reopened. The mappings seen before stay where nothing new covers their
+	 * range: samples taken before a dlclose are symbolized at the end of the window, when only this
+	 * table is left to name them. A new image starts a table of its own. */
+	struct image *im = image_of(ps, gen, true);
+	struct mapping *old = im->maps;
+	size_t nold = im->n;
+	struct maps_ctx ctx = { NULL, 0, pid, rootfs_open_root(pid), 0 };
 	proctext_maps_foreach(maps, mapslen, add_mapping, &ctx);
 	free(maps);
-	struct mapping *cur = ps->maps;
-	size_t ncur = ps->n;
-	sort_by_start(cur, ncur); /* maps lists them by address already */
+	int rootfd = ctx.rootfd;
+	sort_by_start(ctx.maps, ctx.n); /* maps lists them by address already */
 	bool changed;
-	ps->maps = merge_mappings(cur, ncur, old, nold, &ps->n, &changed);
-	free(cur);
+	im->maps = merge_mappings(ctx.maps, ctx.n, old, nold, &im->n, &changed);
+	free(ctx.maps);
 	free(old);
 	if (ps->perfmap_fd >= 0) {
 		close(ps->perfmap_fd); /* reopened below: the runtime appends to it during the window */
@@ -348,32 +415,34 @@ static const char *module_name(int idx)
 	return idx >= 0 ? modules[idx].path : NULL;
 }
 
-static const struct mapping *find_mapping(const struct proc_syms *ps, uint64_t addr)
+static const struct mapping *find_mapping(const struct image *im, uint64_t addr)
 {
-	for (size_t i = 0; i < ps->n; i++)
-		if (addr >= ps->maps[i].start && addr < ps->maps[i].end)
-			return &ps->maps[i];
+	for (size_t i = 0; im && i < im->n; i++)
+		if (addr >= im->maps[i].start && addr < im->maps[i].end)
+			return &im->maps[i];
 	return NULL;
 }
 
-void sym_foreach_mapping(int pid,
+void sym_foreach_mapping(int pid, uint32_t gen,
 			 void (*fn)(int pid, uint64_t start, uint64_t end, uint64_t off, int fd, bool vdso, void *arg),
 			 void *arg)
 {
-	const struct proc_syms *ps = find_proc(pid);
-	for (size_t i = 0; ps && i < ps->n; i++) {
-		const struct mapping *m = &ps->maps[i];
+	struct proc_syms *ps = find_proc(pid);
+	const struct image *im = ps ? image_of(ps, gen, false) : NULL;
+	for (size_t i = 0; im && i < im->n; i++) {
+		const struct mapping *m = &im->maps[i];
 		int fd = m->mod >= 0 ? modules[m->mod].fd : m->vdso ? vdso_fd(m->end - m->start) : -1;
 		fn(pid, m->start, m->end, m->off, fd, m->vdso, arg);
 	}
 }
 
-int sym_in_mapping(int pid, uint64_t addr)
+int sym_in_mapping(int pid, uint32_t gen, uint64_t addr)
 {
 	const struct proc_syms *ps = find_proc(pid);
-	if (!ps || !ps->maps)
+	const struct image *im = ps ? image_for(ps, gen) : NULL;
+	if (!im || !im->maps)
 		return -1;
-	return find_mapping(ps, addr) != NULL;
+	return find_mapping(im, addr) != NULL;
 }
 
 /* "libfoo.so.1+0x1234": the identity of code without a symbol, stable across processes (ASLR
@@ -387,7 +456,7 @@ static const char *module_offset_name(const char *module, uint64_t off)
 	return xstrndup(buf, strlen(buf));
 }
 
-void sym_resolve_user(int pid, uint64_t addr, struct frame_info *out)
+void sym_resolve_user(int pid, uint32_t gen, uint64_t addr, struct frame_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->kind = "unknown";
@@ -399,7 +468,7 @@ void sym_resolve_user(int pid, uint64_t addr, struct frame_info *out)
 		out->function = "[unknown]";
 		return;
 	}
-	const struct mapping *mp = find_mapping(ps, addr);
+	const struct mapping *mp = find_mapping(image_for(ps, gen), addr);
 	if (mp && mp->mod >= 0) {
 		out->kind = "native";
 		out->module = module_name(mp->mod);

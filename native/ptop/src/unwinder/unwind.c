@@ -50,23 +50,24 @@ static int send_msg(const struct umsg *m, int fd)
 
 static void send_mapping(int pid, uint64_t start, uint64_t end, uint64_t off, int fd, bool vdso, void *arg)
 {
-	(void)arg;
-	struct umsg m = { .type = MSG_MAP, .pid = pid, .start = start, .end = end, .off = off, .flags = vdso ? UMAP_VDSO : 0 };
+	const uint32_t *gen = arg;
+	struct umsg m = { .type = MSG_MAP, .pid = pid, .start = start, .end = end, .off = off, .flags = vdso ? UMAP_VDSO : 0,
+			  .gen = *gen };
 	if (send_msg(&m, fd))
 		fprintf(stderr, "ptop: cannot pass a mapping of pid %d to the unwinder: %s\n", pid, strerror(errno));
 }
 
-void unwind_send_process(int pid, bool first, uint64_t read_ns)
+void unwind_send_process(int pid, bool first, uint64_t read_ns, uint32_t gen)
 {
 	if (sock < 0)
 		return;
 	/* First time: a fresh process state (the pid may be reused). Later: a new mapping table; the
 	 * files already known to the unwinder are kept with their parsed CFI. */
-	struct umsg m = { .type = first ? MSG_GONE : MSG_MAPS_BEGIN, .pid = pid, .read_ns = read_ns };
+	struct umsg m = { .type = first ? MSG_GONE : MSG_MAPS_BEGIN, .pid = pid, .read_ns = read_ns, .gen = gen };
 	send_msg(&m, -1);
-	sym_foreach_mapping(pid, send_mapping, NULL);
+	sym_foreach_mapping(pid, gen, send_mapping, &gen);
 	if (!first) {
-		struct umsg end = { .type = MSG_MAPS_END, .pid = pid };
+		struct umsg end = { .type = MSG_MAPS_END, .pid = pid, .gen = gen };
 		send_msg(&end, -1);
 	}
 }

@@ -23,6 +23,8 @@ struct unwound_hdr {
 	uint32_t truncated;
 	uint32_t npcs;
 	uint32_t interp_len;
+	uint32_t gen;       /* the samples' exec generation: which image of tgid names the pcs (gen_pick.h) */
+	uint32_t in_execve; /* 1: taken inside execve, no user stack (SAMPLE_F_IN_EXECVE); npcs 0 */
 	uint64_t lock;  /* locks: the futex address waited on (part of the key); 0 otherwise */
 	double value;
 	double events;  /* samples / waits aggregated into value */
@@ -32,8 +34,8 @@ int unwind_start(struct probes *p, char *err, size_t len);
 /* Passes pid's executable mappings and their open files (prepared by symbolize.c) to the child;
  * first = newly found process, else an update after its mappings changed. read_ns: CLOCK_MONOTONIC
  * ns (monoclock.h) taken before symbolize.c last read pid's maps: the child uses a table only for
- * samples of the image that was running then. */
-void unwind_send_process(int pid, bool first, uint64_t read_ns);
+ * samples of the image that was running then; gen: that image's exec generation (bpf/ptop.h). */
+void unwind_send_process(int pid, bool first, uint64_t read_ns, uint32_t gen);
 /* The window ended: the child drains the ring buffer and writes its aggregate. */
 void unwind_stop(void);
 struct unwind_trailer;

@@ -2,14 +2,18 @@
  * the parent passes, unwinding of each stack snapshot over the files' CFI, aggregation.
  *
  * Tables and execve. A process's executable mappings come as tables, each read by the parent at a
- * known time (umsg.read_ns) on the clock of the samples' time_ns. Samples reach the child through
- * the ring buffer and tables through the socket, so one can overtake the other; each table is
- * therefore used from the first sample taken after it was read. An exec record (ring-buffer order:
- * after the old image's samples, before the new one's) marks the table as the old image's; until a
- * table read after the exec arrives, the new image's samples are held back (unwind_park.h), then
- * unwound. Without this, a worker that exec'd every 0.4 s lost an eighth to a third of its samples
- * to [truncated]: those taken between its exec and the parent's next look at its maps. */
+ * known time (umsg.read_ns) on the clock of the samples' time_ns, and each of one image: the exec
+ * generation (umsg.gen) the process was at, as every sample carries its own (sample_hdr.gen). Each
+ * image has its own state (mappings, files, libdwfl), so two images at the same addresses never
+ * share CFI. Samples reach the child through the ring buffer and tables through the socket, so one
+ * can overtake the other; within an image a table is therefore used from the first sample taken
+ * after it was read. A sample of an image whose table has not come yet (the parent reads maps
+ * every 250 ms) is held back (unwind_park.h) until a table of that image or a later one arrives,
+ * then unwound (gen_pick.h). Without holding, a worker that exec'd every 0.4 s lost an eighth to a
+ * third of its samples to [truncated]: those taken between its exec and the parent's next look at
+ * its maps. */
 #include "unwind_child.h"
+#include "gen_pick.h"
 #include "unwind_park.h"
 #include "unwind_wire.h"
 #include <linux/types.h>
@@ -41,8 +45,10 @@ struct maptable {
 	uint64_t read_ns;
 };
 
+/* One image of a process (pid, exec generation). */
 struct uproc {
 	int pid;
+	uint32_t gen;
 	Dwfl *dwfl;
 	bool attached;
 	struct maptable table; /* what samples are unwound against */
@@ -51,9 +57,7 @@ struct uproc {
 	struct maptable next;
 	bool filling_next; /* between MAPS_BEGIN and MAPS_END: MAPs go to `next` */
 	bool next_ready;
-	bool awaiting;     /* exec'd at exec_ns and no table read since: its samples are held */
-	uint64_t exec_ns;
-	struct file_id { /* a file at one load address: after an execve the same binary lies elsewhere */
+	struct file_id { /* a file at one load address (a library unmapped and mapped again elsewhere) */
 		dev_t dev;
 		ino_t ino;
 		uint64_t base;
@@ -82,10 +86,11 @@ static bool grow(void *p, size_t n, size_t size)
 	return true;
 }
 
-static struct uproc *uproc_get(int pid, bool create)
+/* The image (pid, gen), created when create and there is none. */
+static struct uproc *uproc_get(int pid, uint32_t gen, bool create)
 {
 	for (size_t i = 0; i < nuprocs; i++)
-		if (uprocs[i].pid == pid)
+		if (uprocs[i].pid == pid && uprocs[i].gen == gen)
 			return &uprocs[i];
 	if (!create)
 		return NULL;
@@ -94,20 +99,41 @@ static struct uproc *uproc_get(int pid, bool create)
 	struct uproc *u = &uprocs[nuprocs++];
 	memset(u, 0, sizeof(*u));
 	u->pid = pid;
+	u->gen = gen;
 	return u;
 }
 
+/* The image of pid that serves a sample of generation gen (gen_pick.h); NULL when none does.
+ * *known: some image of pid is known (an earlier one), so its table is on its way. */
+static struct uproc *uproc_for(int pid, uint32_t gen, bool *known)
+{
+	struct uproc *best = NULL;
+	*known = false;
+	for (size_t i = 0; i < nuprocs; i++)
+		if (uprocs[i].pid == pid) {
+			*known = true;
+			if (gen_better(gen, uprocs[i].gen, best != NULL, best ? best->gen : 0))
+				best = &uprocs[i];
+		}
+	return best;
+}
+
+/* Every image of pid. */
 static void uproc_forget(int pid)
 {
-	struct uproc *u = uproc_get(pid, false);
-	if (!u)
-		return;
-	if (u->dwfl)
-		dwfl_end(u->dwfl);
-	free(u->table.v);
-	free(u->next.v);
-	free(u->files);
-	*u = uprocs[--nuprocs];
+	for (size_t i = 0; i < nuprocs;) {
+		struct uproc *u = &uprocs[i];
+		if (u->pid != pid) {
+			i++;
+			continue;
+		}
+		if (u->dwfl)
+			dwfl_end(u->dwfl);
+		free(u->table.v);
+		free(u->next.v);
+		free(u->files);
+		*u = uprocs[--nuprocs];
+	}
 }
 
 static bool in_table(const struct maptable *t, uint64_t a)
@@ -215,6 +241,7 @@ static struct {
 	 * vDSO function without CFI (vdso_leaf_without_cfi). */
 	bool from_caller;
 	uint64_t leaf_pc;
+	bool in_execve; /* SAMPLE_F_IN_EXECVE: not unwound */
 } cur;
 
 static pid_t next_thread(Dwfl *d, void *a, void **targ)
@@ -326,7 +353,7 @@ static bool vdso_leaf_without_cfi(struct uproc *u, const struct maptable *t, uin
 
 static void child_map(const struct umsg *m, int fd)
 {
-	struct uproc *u = uproc_get(m->pid, true);
+	struct uproc *u = m->gen <= UINT32_MAX ? uproc_get(m->pid, (uint32_t)m->gen, true) : NULL;
 	struct maptable *t = u && u->filling_next ? &u->next : u ? &u->table : NULL;
 	size_t cap = t && t->n == t->cap ? (t->cap ? t->cap * 2 : 32) : 0;
 	if (!t || (cap && !grow(&t->v, cap, sizeof(*t->v)))) {
@@ -486,8 +513,8 @@ static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_
 	/* A kernel stack id the parent could not look up is no kernel stack (the parent refuses the
 	 * record, and everything after it, otherwise). */
 	int32_t kstack = h->kstack < PTOP_MAX_STACKS ? h->kstack : -1;
-	struct unwound_hdr k = { axis, h->tgid, kstack, cur.truncated, cur.n, h->interp_len,
-				 axis == P_LOCKS ? h->seq : 0, 0, 0 };
+	struct unwound_hdr k = { axis, h->tgid, kstack, cur.truncated, cur.n, h->interp_len, cur.in_execve ? 0 : h->gen,
+				 cur.in_execve, axis == P_LOCKS ? h->seq : 0, 0, 0 };
 	memcpy(keybuf, &k, sizeof(k));
 	/* leaf first as unwound; the parent reverses */
 	memcpy(keybuf + sizeof(k), cur.pcs, cur.n * 8ull);
@@ -512,31 +539,14 @@ static void unwind_held(const void *rec, size_t size)
 	unwind_record(rec, size, false);
 }
 
-/* Ring-buffer order puts the record after the old image's samples and before the new one's. A
- * table read after the exec serves the new image and every one before it: the parent keeps the
- * mappings of an earlier image wherever no later one covers their range (symbolize.c). */
-static void on_exec(const struct sample_hdr *h)
-{
-	struct uproc *u = uproc_get((int)h->tgid, false);
-	if (!u || u->awaiting || u->table.read_ns > h->time_ns)
-		return; /* already holding since an earlier exec, or the table was read after this one */
-	if (u->next_ready && u->next.read_ns > h->time_ns) {
-		promote_next(u); /* read after the exec, arrived ahead of the record */
-		return;
-	}
-	u->awaiting = true;
-	u->exec_ns = h->time_ns;
-}
-
-/* A table has just arrived whole in `next`. */
+/* A table has just arrived whole in `next`: an image's first is its table at once; the samples
+ * held for it (of its generation or an earlier one never read) are unwound now. */
 static void on_table(struct uproc *u)
 {
 	u->next_ready = true;
-	if (!u->awaiting || u->next.read_ns <= u->exec_ns)
-		return; /* used from the first sample taken after its read (unwind_record) */
-	promote_next(u);
-	u->awaiting = false;
-	park_release(u->pid, unwind_held);
+	if (u->table.n == 0)
+		promote_next(u);
+	park_release(u->pid, u->gen, unwind_held);
 }
 
 static void unwind_record(const void *data, size_t size, bool may_hold)
@@ -552,29 +562,32 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		}
 		return;
 	}
-	if (h->kind == SAMPLE_EXEC) {
-		on_exec(h);
-		return;
-	}
 	if (h->interp_len > PTOP_INTERP_MAX || sizeof(*h) + (size_t)h->interp_len + h->stack_len > size)
 		return;
-	struct uproc *u = uproc_get((int)h->tgid, false);
-	if (may_hold && (!u || !u->attached)) {
+	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
+	bool in_execve = (h->flags & SAMPLE_F_IN_EXECVE) != 0;
+	bool known;
+	struct uproc *u = in_execve ? NULL : uproc_for((int)h->tgid, h->gen, &known);
+	if (!in_execve && may_hold && (!u || !u->attached)) {
 		if (poll_messages)
 			poll_messages(); /* its mappings may be in flight */
-		u = uproc_get((int)h->tgid, false);
+		u = uproc_for((int)h->tgid, h->gen, &known);
 	}
-	if (u && u->next_ready && u->next.read_ns <= h->time_ns && !u->awaiting)
+	if (!in_execve && !u && known) {
+		/* A newer image than any table yet: held until one comes; at the end, or past the bound,
+		 * it has no image to be unwound in (an earlier one's addresses may name other code). */
+		if (may_hold) {
+			if (park_hold((int)h->tgid, h->gen, data, size))
+				return;
+			samples_unheld[axis]++;
+		}
+	}
+	if (u && u->next_ready && u->next.read_ns <= h->time_ns)
 		promote_next(u);
-	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
-	if (u && u->awaiting && may_hold) {
-		if (park_hold(u->pid, data, size))
-			return;
-		samples_unheld[axis]++;
-	}
 
 	cur.n = 0;
 	cur.truncated = false;
+	cur.in_execve = in_execve;
 	cur.h = h;
 	cur.u = u;
 	cur.stack = (const uint8_t *)data + sizeof(*h);
@@ -590,7 +603,9 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		cur.from_caller = cur.from_caller || (u->attached && vdso_leaf_without_cfi(u, cur.t, cur.leaf_pc));
 #endif
 	}
-	if (u && u->attached && h->stack_len > 0) {
+	if (in_execve) {
+		/* no user stack: the report names it (its kernel frames, under [in execve]) */
+	} else if (u && u->attached && h->stack_len > 0) {
 		int rc = dwfl_getthread_frames(u->dwfl, (pid_t)h->tid, frame_cb, NULL);
 		if (rc != 0) {
 			if (debug && !cur.truncated)
@@ -649,13 +664,13 @@ bool uwc_message(const void *buf, size_t n, int fd)
 	struct uproc *u = NULL;
 	switch (m.type) {
 	case MSG_GONE: /* a fresh state (the pid may be reused): what was held is of the one before */
-		park_release(m.pid, unwind_held);
+		park_release(m.pid, UINT32_MAX, unwind_held);
 		uproc_forget(m.pid);
-		if ((u = uproc_get(m.pid, true)))
+		if (m.gen <= UINT32_MAX && (u = uproc_get(m.pid, (uint32_t)m.gen, true)))
 			u->table.read_ns = m.read_ns;
 		break;
 	case MSG_MAPS_BEGIN:
-		if ((u = uproc_get(m.pid, true))) {
+		if (m.gen <= UINT32_MAX && (u = uproc_get(m.pid, (uint32_t)m.gen, true))) {
 			u->next.n = 0;
 			u->next.read_ns = m.read_ns;
 			u->filling_next = true;
@@ -663,7 +678,7 @@ bool uwc_message(const void *buf, size_t n, int fd)
 		}
 		break;
 	case MSG_MAPS_END:
-		if ((u = uproc_get(m.pid, false)) && u->filling_next) {
+		if (m.gen <= UINT32_MAX && (u = uproc_get(m.pid, (uint32_t)m.gen, false)) && u->filling_next) {
 			u->filling_next = false;
 			on_table(u);
 		}
@@ -674,7 +689,7 @@ bool uwc_message(const void *buf, size_t n, int fd)
 
 void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg)
 {
-	park_release(-1, unwind_held); /* no table came for them: [truncated], counted */
+	park_release(-1, UINT32_MAX, unwind_held); /* no table came for them: [truncated], counted */
 	for (size_t i = 0; i < nentries; i++) {
 		struct entry *e = &entries[i];
 		struct unwound_hdr h;

@@ -8,6 +8,7 @@
 
 struct parked {
 	int pid;
+	uint32_t gen;
 	size_t size;
 	void *rec;
 };
@@ -15,7 +16,7 @@ struct parked {
 static struct parked *held;
 static size_t nheld, capheld, bytes;
 
-bool park_hold(int pid, const void *rec, size_t size)
+bool park_hold(int pid, uint32_t gen, const void *rec, size_t size)
 {
 	if (size > PTOP_PARK_MAX_BYTES - bytes)
 		return false;
@@ -31,16 +32,16 @@ bool park_hold(int pid, const void *rec, size_t size)
 	if (!copy)
 		return false;
 	memcpy(copy, rec, size);
-	held[nheld++] = (struct parked){ pid, size, copy };
+	held[nheld++] = (struct parked){ pid, gen, size, copy };
 	bytes += size;
 	return true;
 }
 
-void park_release(int pid, void (*fn)(const void *rec, size_t size))
+void park_release(int pid, uint32_t max_gen, void (*fn)(const void *rec, size_t size))
 {
 	size_t keep = 0;
 	for (size_t i = 0; i < nheld; i++) {
-		if (pid < 0 || held[i].pid == pid) {
+		if ((pid < 0 || held[i].pid == pid) && held[i].gen <= max_gen) {
 			fn(held[i].rec, held[i].size);
 			free(held[i].rec);
 			bytes -= held[i].size;

@@ -11,8 +11,9 @@
 #include <stdint.h>
 
 /* GONE: a fresh process state, its table follows (MAPs). MAPS_BEGIN .. MAPS_END: a new table for
- * a known process, read at read_ns; the child switches to it only for the samples taken after
- * read_ns (unwind_child.c, "Tables and execve"). */
+ * a known process, read at read_ns, of the image of exec generation gen; within that image the
+ * child switches to it only for the samples taken after read_ns (unwind_child.c, "Tables and
+ * execve"). */
 enum { MSG_MAP = 1, MSG_GONE = 2, MSG_STOP = 3, MSG_MAPS_BEGIN = 4, MSG_MAPS_END = 5 };
 
 struct umsg {
@@ -21,6 +22,7 @@ struct umsg {
 	uint64_t start, end, off;
 	uint64_t read_ns; /* GONE and MAPS_BEGIN: CLOCK_MONOTONIC ns before the maps were read */
 	uint64_t flags;   /* MAP: UMAP_* */
+	uint64_t gen;     /* GONE and MAPS_BEGIN: the exec generation of the image the table is of */
 };
 
 #define UMAP_VDSO 1 /* the kernel's [vdso] (its file: ptop's own image, vdso.h) */
