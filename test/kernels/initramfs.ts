@@ -118,7 +118,7 @@ export function buildInitramfs(g: GuestInputs): string {
   const allocratio = compileStatic(g.arch, join(WORKLOADS, "allocratio.c"), join(g.workDir, `allocratio-${g.arch}`),
     ["-O2", "-fomit-frame-pointer"]);
   // A worker that exec's itself (same pid): static-pie, so each image lies at a new address and
-  // its samples need the table of that image (ptop's exec records).
+  // its samples need the table of that image (ptop's exec generations).
   const exitsym = compileStatic(g.arch, join(WORKLOADS, "exitsym_worker.c"), join(g.workDir, `exitsym-${g.arch}`),
     ["-static-pie", "-fomit-frame-pointer", "-fno-inline"]);
   const vdspin = compileStatic(g.arch, join(WORKLOADS, "unwind-vdso.c"), join(g.workDir, `vdspin-${g.arch}`),

@@ -126,12 +126,12 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
-    // ptop's exec record (tp_btf/sched_process_exec) on this kernel: without it the samples
+    // ptop's exec generation (tp_btf/sched_process_exec) on this kernel: without it the samples
     // between an exec and ptop's next look at the maps end [truncated] (61-88% named on the host).
     name: "exec_same_pid",
     // The most mmap randomization the kernel allows (33 bits on arm64, 32 on amd64; defaults 18
-    // and 28): two of the twelve images at overlapping addresses are not told apart (native/ptop
-    // README, "Across an execve"), and with arm64's 18 bits that happened in one of a few runs.
+    // and 28): before per-image state (native/ptop README, "Across an execve") two of the twelve
+    // images at overlapping addresses were not told apart, with arm64's 18 bits in one of a few runs.
     guest: `
       R=$(cat /proc/sys/vm/mmap_rnd_bits); for b in 33 32; do echo $b >/proc/sys/vm/mmap_rnd_bits 2>/dev/null && break; done
       $NOBODY $EXITSYM 400 100000 & H=$!; echo $H >$O/workload.pid; sleep 0.5

@@ -49,8 +49,8 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop on processes that exit during th
 
   test("a worker running at the start that exits halfway through the window", () => expectOneWorkerNamed(["3500"], 300), 60_000);
 
-  // The unwinder holds each new image's samples until it has a table read after the exec (exec
-  // records in the ring buffer, native/ptop/src/unwinder/unwind_child.c): 99.7-100% named in 6 runs here,
+  // The unwinder holds each new image's samples until it has that image's table (each sample
+  // carries its exec generation, native/ptop/src/unwinder/unwind_child.c): 99.7-100% named in 6 runs here,
   // where the first 1-2% of an image's samples may fall in the dynamic loader before main. Without
   // holding, 61-88%: every sample between an exec and ptop's next look at the maps was lost.
   test("a worker that replaces itself (execve, same pid) every 0.4 s and exits within the window", () => expectOneWorkerNamed(["400", "8"], 0, 0.95), 60_000);

@@ -46,7 +46,7 @@ struct ptop_stacks_map {
 };
 extern struct ptop_stacks_map stacks SEC(".maps");
 
-/* The stack snapshots and wake/exec records, to the unwinder. */
+/* The stack snapshots and wake records, to the unwinder. */
 struct ptop_samples_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, PTOP_RINGBUF_BYTES);
