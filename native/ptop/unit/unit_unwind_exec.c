@@ -176,6 +176,16 @@ int main(void)
 	table(300, 1);
 	expect("a reused pid: the held samples are not given the new process's table", 0, 1, 0);
 
+	/* A sample two generations on retires the oldest image (its files and CFI); a late sample of
+	 * it is unwound in no image, not in a later one. */
+	found();
+	table(50, 0); /* the oldest image's own table holds the pc: only its retirement truncates */
+	table(100, 1);
+	table(200, 2);
+	sample_at(250, 2, 1);
+	sample_at(90, 0, 2);
+	expect("a retired image: its late sample ends [truncated]", 1, 1, 0);
+
 	/* Taken inside execve: not unwound, not held, marked. */
 	found();
 	sample_flags(110, 0, 1, SAMPLE_F_IN_EXECVE);

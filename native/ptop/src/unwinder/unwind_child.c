@@ -56,6 +56,7 @@ struct uproc {
 	 * sample whose pc `table` does not hold (a library mapped just before it, read just after). */
 	struct maptable next;
 	bool filling_next; /* between MAPS_BEGIN and MAPS_END: MAPs go to `next` */
+	uint32_t retired_below; /* the images of pid below this generation are gone (uproc_retire) */
 	bool next_ready;
 	struct file_id { /* a file at one load address (a library unmapped and mapped again elsewhere) */
 		dev_t dev;
@@ -100,6 +101,9 @@ static struct uproc *uproc_get(int pid, uint32_t gen, bool create)
 	memset(u, 0, sizeof(*u));
 	u->pid = pid;
 	u->gen = gen;
+	for (size_t i = 0; i + 1 < nuprocs; i++) /* what its elder images know of the retired */
+		if (uprocs[i].pid == pid && uprocs[i].retired_below > u->retired_below)
+			u->retired_below = uprocs[i].retired_below;
 	return u;
 }
 
@@ -111,29 +115,57 @@ static struct uproc *uproc_for(int pid, uint32_t gen, bool *known)
 	*known = false;
 	for (size_t i = 0; i < nuprocs; i++)
 		if (uprocs[i].pid == pid) {
+			if (gen < uprocs[i].retired_below)
+				return NULL; /* a late sample of a retired image: no image names it */
 			*known = true;
+			if (uprocs[i].table.n == 0 && uprocs[i].filling_next)
+				continue; /* its first table is still arriving */
 			if (gen_better(gen, uprocs[i].gen, best != NULL, best ? best->gen : 0))
 				best = &uprocs[i];
 		}
 	return best;
 }
 
-/* Every image of pid. */
-static void uproc_forget(int pid)
+/* The images of pid (all, or those of a generation below `below`). Moves other entries. */
+static void uproc_drop(int pid, bool all, uint32_t below)
 {
 	for (size_t i = 0; i < nuprocs;) {
 		struct uproc *u = &uprocs[i];
-		if (u->pid != pid) {
+		if (u->pid != pid || (!all && u->gen >= below)) {
 			i++;
 			continue;
 		}
 		if (u->dwfl)
-			dwfl_end(u->dwfl);
+			dwfl_end(u->dwfl); /* and the files it was given */
 		free(u->table.v);
 		free(u->next.v);
 		free(u->files);
 		*u = uprocs[--nuprocs];
 	}
+}
+
+static void uproc_forget(int pid)
+{
+	uproc_drop(pid, true, 0);
+}
+
+/* A process's samples come through the ring buffer in the order they were taken, so once one of
+ * generation gen comes, none of an image two or more generations older will (one is kept for the
+ * samples of the exec's own moment): that image's files and CFI go, so that a process that execs
+ * all through a long window does not pile up descriptors. */
+static void uproc_retire(int pid, uint32_t gen)
+{
+	if (gen < 2)
+		return;
+	bool newer = false; /* kept: while none is, the old image is what says the process is known */
+	for (size_t i = 0; i < nuprocs && !newer; i++)
+		newer = uprocs[i].pid == pid && uprocs[i].gen >= gen - 1;
+	if (!newer)
+		return;
+	uproc_drop(pid, false, gen - 1);
+	for (size_t i = 0; i < nuprocs; i++)
+		if (uprocs[i].pid == pid && uprocs[i].retired_below < gen - 1)
+			uprocs[i].retired_below = gen - 1;
 }
 
 static bool in_table(const struct maptable *t, uint64_t a)
@@ -567,6 +599,8 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
 	bool in_execve = (h->flags & SAMPLE_F_IN_EXECVE) != 0;
 	bool known;
+	if (!in_execve)
+		uproc_retire((int)h->tgid, h->gen);
 	struct uproc *u = in_execve ? NULL : uproc_for((int)h->tgid, h->gen, &known);
 	if (!in_execve && may_hold && (!u || !u->attached)) {
 		if (poll_messages)
