@@ -1,6 +1,6 @@
 // What a capture actually measured, read from the probe records of a ptop stream.
 import type { ProbeName, ProbeRecord, StackRecord, SummaryRecord } from "../protocol/profile-stream.ts";
-import { COLLECTOR_NOTE_CHARS, COLLECTOR_NOTES_MAX, type Instrumentation } from "../protocol/tunnel.ts";
+import { clipReason, COLLECTOR_NOTE_CHARS, COLLECTOR_NOTES_MAX, type Instrumentation } from "../protocol/tunnel.ts";
 
 /** Above this share of an axis in incomplete stacks, the capture's instrumentation says so. */
 export const INCOMPLETE_NOTICE_SHARE = 0.05;
@@ -46,7 +46,7 @@ export function instrumentationFromStream(stream: string, requested: readonly Pr
     const rec = probes.get(probe);
     // Attached but its program never ran: it measured nothing, so it counts as not attached.
     if (rec?.attached && notFired[probe] === undefined) attached.push(probe);
-    else notAttached.push({ probe, reason: notFired[probe] ?? rec?.reason ?? "the collector did not report this probe" });
+    else notAttached.push({ probe, reason: clipReason(notFired[probe] ?? rec?.reason ?? "the collector did not report this probe") });
   }
   const inc = Object.entries(incomplete)
     .map(([axis, v]) => ({ axis: axis as ProbeName, share: (totals.get(axis) ?? 0) > 0 ? v / totals.get(axis)! : 0 }))

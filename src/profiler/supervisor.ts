@@ -3,7 +3,7 @@
 // a capture order that arrived over the tunnel.
 
 import { createLogger } from "../log.ts";
-import type { ProfilerMessage, ServerMessage, CaptureOrder } from "../protocol/tunnel.ts";
+import { clipReason, type ProfilerMessage, type ServerMessage, type CaptureOrder } from "../protocol/tunnel.ts";
 import type { BootResult } from "./boot/boot-result.ts";
 import { runCapture, type CaptureAnswer } from "./capture.ts";
 import { enrol, EnrolError } from "./enrol-client.ts";
@@ -51,7 +51,7 @@ export async function runSupervisor(boot: BootResult): Promise<number> {
       onStarted: () => deliver({ type: "answer", request_id: order.request_id, answer: "running" }),
     })
       .then((answer) => deliver(resultMessage(order.request_id, answer)))
-      .catch((err: Error) => deliver({ type: "result", request_id: order.request_id, outcome: "failed", reason: `supervisor error: ${err.message}` }))
+      .catch((err: Error) => deliver({ type: "result", request_id: order.request_id, outcome: "failed", reason: clipReason(`supervisor error: ${err.message}`) }))
       .finally(() => {
         running.delete(order.request_id);
         log.info({ request_id: order.request_id }, "capture finished");
@@ -100,7 +100,7 @@ export async function runSupervisor(boot: BootResult): Promise<number> {
 function resultMessage(requestId: string, a: CaptureAnswer): ProfilerMessage {
   switch (a.outcome) {
     case "refused":
-      return { type: "answer", request_id: requestId, answer: "refused", reason: a.reason };
+      return { type: "answer", request_id: requestId, answer: "refused", reason: clipReason(a.reason) };
     case "pushed":
       return {
         type: "result",
@@ -111,7 +111,7 @@ function resultMessage(requestId: string, a: CaptureAnswer): ProfilerMessage {
         profile_gz_b64: Buffer.from(a.profileGz).toString("base64"),
       };
     default:
-      return { type: "result", request_id: requestId, outcome: a.outcome, reason: a.reason, instrumentation: a.instrumentation };
+      return { type: "result", request_id: requestId, outcome: a.outcome, reason: a.reason === undefined ? undefined : clipReason(a.reason), instrumentation: a.instrumentation };
   }
 }
 

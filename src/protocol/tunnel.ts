@@ -28,6 +28,14 @@ export function handshakeMessage(challenge: string, tenant: string, instanceId: 
   return new TextEncoder().encode([TUNNEL_SIGNING_CONTEXT, challenge, tenant, instanceId].join("\n"));
 }
 
+/** A capture's request id (a UUID) as a Profiler names it back. */
+const RequestId = Type.String({ maxLength: HELLO_REQUEST_ID_CHARS, pattern: "^[A-Za-z0-9-]*$" });
+/** Why a capture was refused or failed, as a Profiler says it: stored on the record and logged, so
+ *  bounded; the Profiler cuts a longer one (clipReason) rather than have its answer refused. */
+export const REASON_MAX_CHARS = 4000;
+const Reason = Type.String({ maxLength: REASON_MAX_CHARS });
+export const clipReason = (why: string): string => (why.length <= REASON_MAX_CHARS ? why : `${why.slice(0, REASON_MAX_CHARS - 1)}…`);
+
 const CaptureOrder = Type.Object({
   request_id: Type.String(),
   workload: Type.String(),
@@ -48,7 +56,7 @@ export const Instrumentation = Type.Object({
   /** Probes requested (M) and attached (N); "fully instrumented" when N = M. */
   requested: Type.Array(ProbeName),
   attached: Type.Array(ProbeName),
-  not_attached: Type.Array(Type.Object({ probe: ProbeName, reason: Type.String() })),
+  not_attached: Type.Array(Type.Object({ probe: ProbeName, reason: Reason })),
   /** Axes where more than 5% of the measured value is in stacks that could not be walked to their
    * root (ptop's `summary.incomplete`): callers and inclusive figures are incomplete there. */
   incomplete: Type.Optional(Type.Array(Type.Object({ axis: ProbeName, share: Type.Number() }))),
@@ -88,23 +96,23 @@ export const ProfilerMessage = Type.Union([
     /** ed25519, 64 bytes in base64 */
     signature: Type.String({ maxLength: 88 }),
     /** request ids this Profiler is still running (after a reconnect): the server must not fail them. */
-    running: Type.Optional(Type.Array(Type.String({ maxLength: HELLO_REQUEST_ID_CHARS, pattern: "^[A-Za-z0-9-]*$" }), { maxItems: HELLO_RUNNING_MAX })),
+    running: Type.Optional(Type.Array(RequestId, { maxItems: HELLO_RUNNING_MAX })),
   }),
   Type.Object({ type: Type.Literal("heartbeat"), at: Type.Number() }),
   // First answer to a capture order: refused (not in the list), nothing to push (not running here),
   // or running (ptop started).
   Type.Object({
     type: Type.Literal("answer"),
-    request_id: Type.String(),
+    request_id: RequestId,
     answer: Type.Union([Type.Literal("refused"), Type.Literal("nothing_to_push"), Type.Literal("running")]),
-    reason: Type.Optional(Type.String()),
+    reason: Type.Optional(Reason),
   }),
   // Final answer of a capture that ran.
   Type.Object({
     type: Type.Literal("result"),
-    request_id: Type.String(),
+    request_id: RequestId,
     outcome: Type.Union([Type.Literal("pushed"), Type.Literal("nothing_to_push"), Type.Literal("failed")]),
-    reason: Type.Optional(Type.String()),
+    reason: Type.Optional(Reason),
     instrumentation: Type.Optional(Instrumentation),
     /** the ptop stream, gzip, base64 */
     profile_gz_b64: Type.Optional(Type.String()),
@@ -114,6 +122,7 @@ export const ProfilerMessage = Type.Union([
     type: Type.Literal("local_capture"),
     id: Type.String(),
     authorization: Type.String(),
+    /** the sidecar's request body, read by the API's own rules (over 16 KiB: 413) */
     body: Type.String(),
   }),
 ]);

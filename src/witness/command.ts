@@ -1,7 +1,7 @@
 // `runner witness …`: fold, convert and diff profile files. File I/O lives here only; everything
 // below it (parse, codecs, diff, html) is pure and is what the control plane calls directly.
 
-import { parseArgs } from "node:util";
+import { CliUsageError, parseCommandLine as parseArgs, USAGE_EXIT } from "../cli-args.ts";
 import { writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename } from "node:path";
@@ -297,8 +297,8 @@ export async function witnessCommand(argv: string[]): Promise<number> {
     }
     throw new UsageError(`unknown subcommand "${sub}"`);
   } catch (e) {
-    const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+    const usage = e instanceof UsageError || e instanceof CliUsageError;
     process.stderr.write(`witness: ${e instanceof Error ? e.message : String(e)}\n${usage ? USAGE : ""}`);
-    return usage ? 2 : 1;
+    return usage ? USAGE_EXIT : 1;
   }
 }

@@ -1,4 +1,5 @@
-// One behaviour for a malformed command line in the roles that share src/cli-args.ts: the unknown
+// One behaviour for a malformed command line in the roles that share src/cli-args.ts (and the
+// Profiler's flag check, which uses its did-you-mean): the unknown
 // option named in one line (balanced quotes, the option meant when it is a typo), exit 2; and the
 // smaller messages a pipeline owner meets: a refused token says what is wrong with it, a 403 says
 // its reason once, a typo'd `runner server --data` names the new store it creates.
@@ -35,6 +36,8 @@ describe("usage errors exit 2 with one line naming the problem", () => {
     [["admin", "--data", dir, "captures", "list", "acme", "--jsno"], "runner admin: unknown option --jsno (did you mean --json?)"],
     [["server", "--dtaa", dir], "runner server: unknown option --dtaa (did you mean --data?)"],
     [["demo", "--kepp"], "runner demo: unknown option --kepp (did you mean --keep?)"],
+    [["witness", "diff", "--jsno"], "witness: unknown option --jsno (did you mean --json?)"],
+    [["doctor", "--jsno"], "runner doctor: unknown option --jsno (did you mean --json?)"],
     [["admin", "--data", dir, "migrate", "extra"], "runner admin: expected: runner admin --data DIR migrate, or with RUNNER_DATABASE_URL set: runner admin migrate"],
     [["server", "--listen", "nope", "--data", dir], 'runner server: --listen must be HOST:PORT (e.g. 127.0.0.1:8080), got "nope"'],
     [["server", "--tls-cert", "x.pem", "--data", dir], "runner server: --tls-cert and --tls-key go together"],

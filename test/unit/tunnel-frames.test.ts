@@ -2,7 +2,7 @@
 // the handshake gate and the rate-limited warnings (the compiled server: test/e2e/tunnel-before-hello.test.ts).
 import { describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
-import { HELLO_MAX_BYTES, HELLO_NAME_CHARS, HELLO_REQUEST_ID_CHARS, HELLO_RUNNING_MAX, ProfilerMessage } from "../../src/protocol/tunnel.ts";
+import { clipReason, HELLO_MAX_BYTES, HELLO_NAME_CHARS, HELLO_REQUEST_ID_CHARS, HELLO_RUNNING_MAX, ProfilerMessage, REASON_MAX_CHARS } from "../../src/protocol/tunnel.ts";
 import { gateCaps, HandshakeGate, openFilesLimit } from "../../src/server/tunnel/handshake-gate.ts";
 import { clipForLog, WarnLimiter } from "../../src/server/tunnel/warn-limiter.ts";
 import { FrameError, FrameReader, OP } from "../../src/server/tunnel/ws-frames.ts";
@@ -98,4 +98,17 @@ test("warnings a peer causes are rate-limited per kind, and the next minute says
   expect(lines.at(-1)![0]).toEqual({ suppressed_last_minute: 990 });
   expect(clipForLog("z".repeat(10_000))).toBe(`${"z".repeat(80)}… (10000 chars)`);
   expect(clipForLog({ nested: "z".repeat(10_000) })).toBe("(object)");
+});
+
+test("after welcome, request ids and reasons a Profiler sends are bounded too; the Profiler cuts a long reason to fit", () => {
+  const answer = (request_id: string, reason?: string) => ({ type: "answer", request_id, answer: "refused", ...(reason === undefined ? {} : { reason }) });
+  expect(Value.Check(ProfilerMessage, answer("01a21bf1-ca3f-718a-86f6-297c208fdf78", "r".repeat(REASON_MAX_CHARS)))).toBe(true);
+  // Logged by the dispatcher when unknown, stored on the record: never megabytes.
+  expect(Value.Check(ProfilerMessage, answer("x".repeat(HELLO_REQUEST_ID_CHARS + 1)))).toBe(false);
+  expect(Value.Check(ProfilerMessage, answer("a\u001b[2Kb"))).toBe(false);
+  expect(Value.Check(ProfilerMessage, answer("id", "r".repeat(REASON_MAX_CHARS + 1)))).toBe(false);
+  const cut = clipReason("r".repeat(10 * REASON_MAX_CHARS));
+  expect(cut.length).toBe(REASON_MAX_CHARS);
+  expect(Value.Check(ProfilerMessage, answer("id", cut))).toBe(true);
+  expect(clipReason("short")).toBe("short");
 });

@@ -20,7 +20,7 @@ export function readTokenSection(v: ReadTokenView): Html {
 <td>${v.manage && t.revokedAt === null ? html`<form method="post" action="/settings/read-tokens/revoke" class="inline" data-confirm="Revoke read token ${t.name}? Pipelines using it can no longer read verdicts; this cannot be undone.">${csrf}<input type="hidden" name="name" value="${t.name}"><button type="submit" aria-label="Revoke read token ${t.name}">Revoke</button></form>` : ""}</td></tr>`,
   );
   const form = v.manage
-    ? html`<form method="post" action="/settings/read-tokens" class="row">${csrf}<div><label for="read-token-name">Token name</label>
+    ? html`<form method="post" action="/settings/read-tokens" class="row">${csrf}<div><label for="read-token-name">Name of the read token</label>
 <input id="read-token-name" name="name" required maxlength="64" pattern="[A-Za-z0-9._\\-]{1,64}"></div>
 <div><label for="read-token-workloads">Workloads (optional)</label><input id="read-token-workloads" name="workloads" aria-describedby="read-token-help"></div>
 <div><button type="submit">Create read token</button></div></form>
