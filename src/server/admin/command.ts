@@ -2,7 +2,7 @@
 import { BOOTSTRAP_TOKEN_PREFIX, CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
 import { textProblem } from "../../protocol/names.ts";
 import { safe, terminalSafe } from "../../terminal-text.ts";
-import { need, out, printJson, UsageError } from "./output.ts";
+import { need, out, printJson, revokeCommand, tokenLine, tokenState, UsageError } from "./output.ts";
 import { parseCommandLine, USAGE_EXIT } from "../../cli-args.ts";
 import { READ_TOKEN_COMMANDS } from "./read-token-commands.ts";
 import { RETENTION_COMMANDS } from "./retention-commands.ts";
@@ -79,23 +79,13 @@ const COMMANDS: Record<string, Handler> = {
     out(safe`capture token "${name}" created for ${org}; it is shown once, store it now:`);
     out(token);
   },
-  "token revoke": async (store, args) => {
-    const [org, name] = need(args, 2, "token revoke ORG NAME");
-    await store.revokeCaptureToken(org!, name!);
-    out(safe`capture token "${name}" of ${org} revoked`);
-  },
+  "token revoke": revokeCommand("token", "capture token", (store, org, name) => store.revokeCaptureToken(org, name)),
   "token list": async (store, args, json) => {
     const [org] = need(args, 1, "token list ORG");
     const tokens = await store.listCaptureTokens(org!);
-    const rows = tokens.map((t) => ({
-      name: t.name,
-      active: t.revokedAt === null,
-      created_at: new Date(t.createdAt).toISOString(),
-      revoked_at: t.revokedAt === null ? null : new Date(t.revokedAt).toISOString(),
-    }));
-    if (json) return printJson(rows);
-    if (rows.length === 0) return out(safe`no capture tokens for ${org}`);
-    for (const r of rows) out(safe`${r.name}\t${r.active ? "active" : `revoked ${r.revoked_at}`}\tcreated ${r.created_at}`);
+    if (json) return printJson(tokens.map((t) => ({ name: t.name, ...tokenState(t) })));
+    if (tokens.length === 0) return out(safe`no capture tokens for ${org}`);
+    for (const t of tokens) out(tokenLine(t.name, tokenState(t)));
   },
   "bootstrap-token create": async (store, args) => {
     const [org] = need(args, 1, "bootstrap-token create ORG");

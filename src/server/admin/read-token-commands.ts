@@ -2,7 +2,7 @@
 import { generateToken, hashToken, READ_TOKEN_PREFIX } from "../../protocol/token-format.ts";
 import type { Handler } from "./handler.ts";
 import { safe } from "../../terminal-text.ts";
-import { need, out, printJson, UsageError } from "./output.ts";
+import { need, out, printJson, revokeCommand, tokenLine, tokenState, UsageError } from "./output.ts";
 import { checkTokenName, checkWorkloadScope } from "../tokens/read-token-rules.ts";
 
 export const READ_TOKEN_COMMANDS: Record<string, Handler> = {
@@ -17,24 +17,12 @@ export const READ_TOKEN_COMMANDS: Record<string, Handler> = {
     out(safe`read token "${name}" created for ${org} (${scope}); it reads capture status, outcome and verdict only. It is shown once, store it now:`);
     out(token);
   },
-  "read-token revoke": async (store, args) => {
-    const [org, name] = need(args, 2, "read-token revoke ORG NAME");
-    await store.revokeReadToken(org!, name!);
-    out(safe`read token "${name}" of ${org} revoked`);
-  },
+  "read-token revoke": revokeCommand("read-token", "read token", (store, org, name) => store.revokeReadToken(org, name)),
   "read-token list": async (store, args, json) => {
     const [org] = need(args, 1, "read-token list ORG");
-    const rows = (await store.listReadTokens(org!)).map((t) => ({
-      name: t.name,
-      workloads: t.workloads,
-      active: t.revokedAt === null,
-      created_at: new Date(t.createdAt).toISOString(),
-      revoked_at: t.revokedAt === null ? null : new Date(t.revokedAt).toISOString(),
-    }));
-    if (json) return printJson(rows);
-    if (rows.length === 0) return out(safe`no read tokens for ${org}`);
-    for (const r of rows) {
-      out(safe`${r.name}\t${r.active ? "active" : `revoked ${r.revoked_at}`}\t${r.workloads ? r.workloads.join(",") : "every workload"}\tcreated ${r.created_at}`);
-    }
+    const tokens = await store.listReadTokens(org!);
+    if (json) return printJson(tokens.map((t) => ({ name: t.name, workloads: t.workloads, ...tokenState(t) })));
+    if (tokens.length === 0) return out(safe`no read tokens for ${org}`);
+    for (const t of tokens) out(tokenLine(t.name, tokenState(t), t.workloads ? t.workloads.join(",") : "every workload"));
   },
 };

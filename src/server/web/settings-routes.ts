@@ -1,6 +1,6 @@
 // Settings: visible to every member; each action re-checks the role (owner/admin) on the server.
 import { Elysia } from "elysia";
-import { CAPTURE_TOKEN_PREFIX, generateToken, hashToken } from "../../protocol/token-format.ts";
+import { CAPTURE_TOKEN_PREFIX, generateToken, hashToken, type TokenPrefix } from "../../protocol/token-format.ts";
 import { StoreError } from "../store/types.ts";
 import { TOKEN_NAME, TOKEN_NAME_RULE } from "../tokens/token-name.ts";
 import { canManageSettings } from "../users/roles.ts";
@@ -37,6 +37,46 @@ export async function manager(deps: WebDeps, request: Request) {
   return r;
 }
 
+/** A kind of token a Settings form makes: how the page names it ("token", "read token") and how the log does. */
+export interface TokenKind {
+  page: string;
+  log: string;
+}
+
+type Form = { session: SignedIn; form: URLSearchParams };
+const capitalized = (s: string) => `${s[0]!.toUpperCase()}${s.slice(1)}`;
+
+/** Stores a new token (`add` is given its hash): its value shown in this answer only (201), or a 409 when an active one has that name. */
+export async function createToken(deps: WebDeps, r: Form, kind: TokenKind, name: string, prefix: TokenPrefix, add: (hash: string) => Promise<void>, shown: (created: { name: string; value: string }) => Partial<SettingsView>): Promise<Response> {
+  const value = generateToken(prefix);
+  try {
+    await add(hashToken(value));
+  } catch (err) {
+    if (err instanceof StoreError && err.code === "conflict") {
+      return render(deps, r.session, { message: flash("error", `An active ${kind.page} named "${name}" already exists; revoke it or pick another name.`) }, 409);
+    }
+    throw err;
+  }
+  deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, token_name: name }, `${kind.log} created in Settings`);
+  // Rendered directly (no redirect): the value exists only in this response.
+  return render(deps, r.session, shown({ name, value }), 201);
+}
+
+/** Revokes the token the form names: back to Settings saying so, or a 404 when no active one has that name. */
+export async function revokeToken(deps: WebDeps, r: Form, kind: TokenKind, revoke: (name: string) => Promise<void>): Promise<Response> {
+  const name = field(r.form, "name");
+  try {
+    await revoke(name);
+  } catch (err) {
+    if (err instanceof StoreError && err.code === "not_found") return render(deps, r.session, { message: flash("error", `No active ${kind.page} named "${name}".`) }, 404);
+    throw err;
+  }
+  deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, token_name: name }, `${kind.log} revoked in Settings`);
+  return redirect(`/settings?done=${encodeURIComponent(`${capitalized(kind.page)} "${name}" revoked.`)}`);
+}
+
+const CAPTURE_TOKEN: TokenKind = { page: "token", log: "capture token" };
+
 export function settingsRoutes(deps: WebDeps) {
   return new Elysia()
     .get("/settings", guarded(deps, pageSession, async (s, request) => {
@@ -60,36 +100,14 @@ export function settingsRoutes(deps: WebDeps) {
         if (!TOKEN_NAME.test(name)) {
           return render(deps, r.session, { message: flash("error", `A token name is ${TOKEN_NAME_RULE}.`) }, 400);
         }
-        const value = generateToken(CAPTURE_TOKEN_PREFIX);
-        try {
-          await deps.store.addCaptureToken(r.session.user.orgName, name, hashToken(value), deps.now());
-        } catch (err) {
-          if (err instanceof StoreError && err.code === "conflict") {
-            return render(deps, r.session, { message: flash("error", `An active token named "${name}" already exists; revoke it or pick another name.`) }, 409);
-          }
-          throw err;
-        }
-        deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, token_name: name }, "capture token created in Settings");
-        // Rendered directly (no redirect): the value exists only in this response.
-        return render(deps, r.session, { created: { name, value } }, 201);
+        const org = r.session.user.orgName;
+        return createToken(deps, r, CAPTURE_TOKEN, name, CAPTURE_TOKEN_PREFIX, (hash) => deps.store.addCaptureToken(org, name, hash, deps.now()), (created) => ({ created }));
       }),
       { parse: "none" },
     )
     .post(
       "/settings/tokens/revoke",
-      guarded(deps, manager, async (r) => {
-        const name = field(r.form, "name");
-        try {
-          await deps.store.revokeCaptureToken(r.session.user.orgName, name, deps.now());
-        } catch (err) {
-          if (err instanceof StoreError && err.code === "not_found") {
-            return render(deps, r.session, { message: flash("error", `No active token named "${name}".`) }, 404);
-          }
-          throw err;
-        }
-        deps.logger.info({ org: r.session.user.orgName, user_id: r.session.user.id, token_name: name }, "capture token revoked in Settings");
-        return redirect(`/settings?done=${encodeURIComponent(`Token "${name}" revoked.`)}`);
-      }),
+      guarded(deps, manager, (r) => revokeToken(deps, r, CAPTURE_TOKEN, (name) => deps.store.revokeCaptureToken(r.session.user.orgName, name, deps.now()))),
       { parse: "none" },
     );
 }
