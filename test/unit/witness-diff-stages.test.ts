@@ -217,6 +217,10 @@ describe("stage 6: verdict", () => {
     const none = overallVerdict([ax(null)], [], s, { share: 0.1, captures: 6, samples_times: 2, duration_sec: 120 });
     expect(none).toMatchObject({ verdict: "insufficient", needed: 6 });
     expect(none.reason).toContain("6 captures per version, or captures with 2× the samples (120 s each, or 2× the frequency) would decide");
+    // A promise on offcpu alone is no `unchanged` while cpu can promise nothing.
+    const offcpu = { ...ax(0.03), axis: "offcpu" } as AxisReport;
+    expect(overallVerdict([ax(null), offcpu], [], s, { share: 0.1, captures: 6, samples_times: null, duration_sec: null }).verdict).toBe("insufficient");
+    expect(overallVerdict([ax(0.03), { ...ax(null), axis: "syscalls" } as AxisReport], [], s, null).reason).toEndWith("; syscalls: too few samples to promise anything");
     const wide = overallVerdict([ax(0.05, false, ["step_2"])], [], s, { share: 0.05, captures: 5, samples_times: null, duration_sec: null });
     expect(wide.reason).toStartWith("nothing flagged, but on cpu step_2 could have changed by more than 10% (interval too wide); 5 captures per version would decide");
   });

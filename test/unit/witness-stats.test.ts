@@ -7,7 +7,7 @@ import { holmAdjust } from "../../src/witness/stats/multiple-testing.ts";
 import { detectabilityWeights, MAX_LEVEL_SHARE, WEIGHT_FLOOR } from "../../src/witness/stats/weights.ts";
 import { digamma, fitPrior, priorScale, squeeze, trigamma, trigammaInverse } from "../../src/witness/stats/squeeze.ts";
 import { dispersionMoM } from "../../src/witness/stats/rate-test.ts";
-import { medianRatioFactors } from "../../src/witness/stats/normalise.ts";
+import { unitRatioFactors, weightedMedian } from "../../src/witness/stats/normalise.ts";
 import { diffCaptures, type DiffResult } from "../../src/witness/diff.ts";
 import { parseFolded } from "../../src/witness/folded.ts";
 import type { Capture } from "../../src/witness/model.ts";
@@ -145,11 +145,14 @@ describe("dispersion estimate", () => {
     expect(est.alpha).toBeGreaterThan(alpha * 0.8);
     expect(est.alpha).toBeLessThan(alpha * 1.2);
   });
-  test("median-ratio size factors ignore one function that doubles", () => {
-    const rows = Array.from({ length: 20 }, (_, f) => new Float64Array([100 + f, (100 + f) * 2]));
-    rows[0] = new Float64Array([5000, 20000]); // one big function quadruples in capture 2
-    const s = medianRatioFactors(rows, 2)!;
+  test("median-ratio size factors (count-weighted, over call-tree units) ignore a unit that holds two fifths of the counts and quadruples", () => {
+    const units = Array.from({ length: 20 }, (_, f) => new Float64Array([100 + f, (100 + f) * 2]));
+    units[0] = new Float64Array([500, 4000]); // two fifths of the counts, quadrupled in capture 2
+    const s = unitRatioFactors(units, 2)!;
     expect(s[1]! / s[0]!).toBeCloseTo(2, 5);
+    // Weighted by count: the big unit is one vote per count, yet the unchanged work is the majority.
+    expect(weightedMedian([1, 2, 3, 10], [1, 1, 1, 2.9])).toBe(3);
+    expect(unitRatioFactors(units.slice(0, 4), 2)).toBeNull(); // fewer than 5 units
   });
 });
 

@@ -27,6 +27,8 @@ export interface CaptureView {
   alone: Array<{ flame: FlameAxis; top: TopRow[] }>;
   /** Axes this capture declared but never sampled (a locks probe on a process that took no contended lock): listed, not drawn. */
   unsampled: string[];
+  /** When retention pruned this capture's profile, and the baseline's its diff was compared with (null: not pruned). */
+  pruned: { self: number | null; baseline: number | null };
 }
 
 export async function captureView(store: Store, record: CaptureRecord): Promise<CaptureView> {
@@ -47,7 +49,11 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
     const before = await store.listPushedOfVersion(record.orgName, record.workload, record.env, diff.comparedWith.version);
     job.sides = { before: await storedProfiles(store, headFirst(before)), after: await storedProfiles(store, headFirst(await ofVersion())), axes: result.axes_compared, changes: result.changes };
   }
-  const parts = await runCaptureViewJobInWorker(job);
+  const [parts, prunedSelf, prunedBaseline] = await Promise.all([
+    runCaptureViewJobInWorker(job),
+    store.prunedAt(record.requestId),
+    diff?.comparedWith ? store.prunedAt(diff.comparedWith.requestId) : null,
+  ]);
   const drawn = typeof parts === "string" ? null : parts;
   const own = drawn?.own ?? null;
   const absent = new Map<string, string>();
@@ -66,6 +72,7 @@ export async function captureView(store: Store, record: CaptureRecord): Promise<
     profileError: typeof parts === "string" ? parts : parts.profileError,
     alone: own?.alone ?? [],
     unsampled: own?.unsampled ?? [],
+    pruned: { self: prunedSelf, baseline: prunedBaseline },
   };
 }
 

@@ -144,6 +144,8 @@ export interface Hypothesis {
   y: Float64Array;
   /** Index into the distinct count vectors: identical vectors are one test. */
   key: number;
+  /** The function's own count (it owns these samples), not an aggregate that happens to equal one. */
+  own: boolean;
 }
 
 export interface TestSet {
@@ -197,7 +199,8 @@ export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCo
         distinct.push(y);
         keyOf.set(k, key);
       }
-      hyps.push({ fn: f, kind, y, key });
+      const isOwn = kind === "self" && owns && sameCounts(y, own);
+      hyps.push({ fn: f, kind, y, key, own: isOwn });
       if (owns && sameCounts(y, own)) ownKeys.add(key);
     }
   }

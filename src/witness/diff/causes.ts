@@ -49,9 +49,13 @@ function prepare(m: AxisMatrix, index: Map<string, number>): Prepared[] {
   });
 }
 
-/** Where a test's function counts in a stack (−1: not in it): its leaf for a native self count, else its outermost frame. */
+/** Where a test's function counts in a stack (−1: not in it): the owner frame for an own count, the leaf for another self count, else its outermost frame. */
 function position(m: AxisMatrix, h: Hypothesis, fn: Int32Array, fr: number[], owner: number): number {
-  if (h.kind === "self" && m.interpreted[h.fn]) return owner === h.fn ? fr.findIndex((f) => fn[f] === h.fn) : -1;
+  if (h.own) {
+    if (owner !== h.fn) return -1;
+    for (let k = fr.length - 1; k >= 0; k--) if (fn[fr[k]!] === h.fn) return k;
+    return -1;
+  }
   if (h.kind === "self") return fn[fr[fr.length - 1]!] === h.fn ? fr.length - 1 : -1;
   return fr.findIndex((f) => fn[f] === h.fn);
 }
@@ -95,7 +99,7 @@ export function assignRoles(m: AxisMatrix, tests: TestSet, fit: NormalisationFit
     m,
     new Map(m.names.map((n, i) => [n, i])),
   );
-  const owners = new Set(cleared.filter((h) => tests.ownKeys.has(h.key) && h.kind === "self").map((h) => h.fn));
+  const owners = new Set(cleared.filter((h) => h.own).map((h) => h.fn));
   for (const f of owners) role.set(f, "cause");
   // Aggregate-only candidates, smallest first: a callee is smaller than its callers.
   const mass = (h: Hypothesis) => h.y.reduce((a, b) => a + b, 0);
@@ -123,7 +127,7 @@ function foldable(m: AxisMatrix, prepared: Prepared[], tests: TestSet, fit: Norm
   const dir = Math.sign(fit.tests[g.key]!.r.logRatio);
   const folded: number[] = [];
   for (const h of cleared) {
-    if (h.fn === g.fn || h.kind !== "self" || !tests.ownKeys.has(h.key) || role.get(h.fn) !== "cause") continue;
+    if (h.fn === g.fn || !h.own || role.get(h.fn) !== "cause") continue;
     if (Math.sign(fit.tests[h.key]!.r.logRatio) !== dir) continue;
     const { y, met } = residual(m, prepared, h, { owners: new Set(), below: new Set(), above: new Set([g.fn]) });
     if (!met.has(g.fn) || y.every((v) => v === 0) || stands(y, fit, h.key, run.level[h.key]!, minEffect, dir)) continue;
@@ -134,21 +138,22 @@ function foldable(m: AxisMatrix, prepared: Prepared[], tests: TestSet, fit: Norm
 
 /**
  * Fewest causes: a function called from several places whose own count changed only under one
- * caller (what it owns outside that caller did not move) changed *because of* that caller. The
- * cleared caller that explains the most such own-cost causes (two at least; the smaller caller on
- * a tie) becomes the cause and they secondary, until no caller explains two. A callee only ever
- * called from one caller is never folded (nothing outside to compare), so two siblings that
- * changed stay two causes.
+ * caller (what it owns outside that caller did not move) changed *because of* that caller — a
+ * new waiter calling the shared lock helper, a caller calling a shared helper more. The cleared
+ * caller that explains the most such own-cost causes (the smaller caller on a tie) becomes the
+ * cause and they secondary, until no caller explains one. A callee only ever called from one
+ * caller is never folded (nothing outside to compare), so a slower function stays the cause
+ * rather than its caller, and two siblings that changed stay two causes.
  */
 function foldUnderCallers(m: AxisMatrix, prepared: Prepared[], tests: TestSet, fit: NormalisationFit, run: HolmOutcome, minEffect: number, cleared: Hypothesis[], role: Roles["role"], explainedBy: Roles["explainedBy"]): void {
   const mass = (h: Hypothesis) => h.y.reduce((a, b) => a + b, 0);
-  const callers = cleared.filter((h) => h.kind === "inclusive" && !tests.ownKeys.has(h.key));
+  const callers = cleared.filter((h) => h.kind === "inclusive" && !h.own);
   for (let round = 0; round < callers.length; round++) {
     let best: { g: Hypothesis; folded: number[] } | null = null;
     for (const g of callers) {
-      if (role.get(g.fn) === "cause" && tests.ownKeys.has(g.key)) continue;
+      if (role.get(g.fn) === "cause" && cleared.some((h) => h.fn === g.fn && h.own)) continue;
       const folded = foldable(m, prepared, tests, fit, run, minEffect, cleared, role, g);
-      if (folded.length >= 2 && (!best || folded.length > best.folded.length || (folded.length === best.folded.length && mass(g) < mass(best.g)))) best = { g, folded };
+      if (folded.length >= 1 && (!best || folded.length > best.folded.length || (folded.length === best.folded.length && mass(g) < mass(best.g)))) best = { g, folded };
     }
     if (!best) return;
     const { g, folded } = best;

@@ -106,7 +106,7 @@ export function equivalence(w: AxisWork, share: number, effect: number): { equiv
   const bound = Math.log1p(effect);
   const wide = new Set<string>();
   for (const h of w.tests.hyps) {
-    if (h.kind !== "self" || !w.tests.ownKeys.has(h.key) || !isFocus(h.y, w.tests.sumT, share / FOCUS_MARGIN)) continue;
+    if (!h.own || !isFocus(h.y, w.tests.sumT, share / FOCUS_MARGIN)) continue;
     const r = w.verdict.tests[h.key]!.r;
     if (Math.abs(r.logRatio) + tQuantile(0.95, r.df) * r.se > bound) wide.add(w.matrix.names[h.fn]!);
   }

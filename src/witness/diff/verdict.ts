@@ -61,7 +61,10 @@ export function overallVerdict(
   const effect = `${Math.round(s.detectEffect * 100)}%`;
   const without = axes.filter((a) => a.promise.share === null).map((a) => a.axis);
   const wide = withPromise.filter((a) => !a.promise.equivalent);
-  if (withPromise.length > 0 && wide.length === 0) {
+  // cpu is where a version's cost is first looked for: without a promise there, a promise on a
+  // quieter axis (offcpu, syscalls) is no `unchanged`.
+  const cpuUnpromised = axes.some((a) => a.axis === "cpu" && a.promise.share === null);
+  if (withPromise.length > 0 && wide.length === 0 && !cpuUnpromised) {
     const promise = withPromise.map((a) => `${promised(a, s.detectEffect)} (a ${effect} change there is flagged with probability ${a.promise.power.toFixed(2)})`).join("; ");
     return { ...base, verdict: "unchanged", reason: `nothing changed: ${promise}${without.length ? `; ${without.join(", ")}: too few samples to promise anything` : ""}` };
   }

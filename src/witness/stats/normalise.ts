@@ -4,9 +4,10 @@
 //   share         s = axis total. Compositional: when one function grows, every other function's
 //                 share falls, so bystanders look like they shrank.
 //   rate          s = measured seconds. Honest about time, but moves with the offered load.
-//   median-ratio  s = median over functions of count / (geometric mean of that function's count
-//                 over all captures) — DESeq's estimator. A few functions changing (even a lot)
-//                 barely move the median, so bystanders stay put. The verdict uses this one.
+//   median-ratio  s = count-weighted median over call-tree units (diff/tree-units.ts) of count /
+//                 (geometric mean of that unit's count over all captures) — DESeq's estimator on
+//                 units of work. Changed work under half the axis barely moves it, so bystanders
+//                 stay put. The verdict uses this one.
 //   cpu           s = the capture's cpu axis total (alloc only): bytes allocated per unit of CPU,
 //                 which stays put when a version merely runs more (more load, more requests).
 
@@ -31,21 +32,6 @@ export function shareFactors(totals: number[]): number[] {
 export function rateFactors(seconds: (number | undefined)[]): number[] | null {
   if (seconds.some((s) => s === undefined || !(s > 0))) return null;
   return geomeanNormalise(seconds as number[]);
-}
-
-/**
- * Median-of-ratios over per-function self counts (one row per function, one column per capture).
- * Uses functions present with at least `minCount` in every capture; null when fewer than 5 qualify.
- */
-export function medianRatioFactors(rows: Float64Array[], nCaptures: number, minCount = 5): number[] | null {
-  const pick = (floor: number) => rows.filter((r) => r.every((v) => v >= floor));
-  let use = pick(minCount);
-  if (use.length < 5) use = pick(1);
-  if (use.length < 5) return null;
-  const logGeo = use.map((r) => r.reduce((t, v) => t + Math.log(v), 0) / nCaptures);
-  const s: number[] = [];
-  for (let c = 0; c < nCaptures; c++) s.push(median(use.map((r, i) => Math.exp(Math.log(r[c]!) - logGeo[i]!))));
-  return geomeanNormalise(s);
 }
 
 /** The fewest call-tree units median-ratio rests on. */

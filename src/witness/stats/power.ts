@@ -57,24 +57,6 @@ export function power(inp: PlanInput, nBefore: number, nAfter: number): number {
   return normalCdf(xiRef - normalQuantile(1 - level / 2));
 }
 
-/** Smallest n captures per version (equal on both sides) reaching `target`; null above 200. */
-export function replicatesNeeded(inp: PlanInput, target: number): number | null {
-  const ok = (n: number) => power(inp, n, n) >= target;
-  if (!ok(200)) return null;
-  let lo = 0;
-  let hi = 1;
-  while (!ok(hi)) {
-    lo = hi;
-    hi *= 2;
-  }
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (ok(mid)) hi = mid;
-    else lo = mid;
-  }
-  return Math.min(hi, 200);
-}
-
 /**
  * One tested change's own planning figures, from its standard error under the null (seNull), the
  * level its test gets as the only discovery (weighted Holm's first step) and the captures per

@@ -91,6 +91,14 @@ function replicateForm(session: SignedIn, v: CaptureView): Html {
 <p>More captures of ${r.version} narrow the noise floor and confirm suspect changes.</p><div><button type="submit">Queue a replicate of ${r.version}</button></div></form>`;
 }
 
+/** Retention removed this capture's profile, or its baseline's: said in words, not left as a missing graph. */
+function prunedNote(v: CaptureView): Html {
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  const self = v.pruned.self === null ? "" : html`<p class="flash" id="pruned" role="note">This capture's profile was pruned on ${day(v.pruned.self)} by the organization's retention policy: its record and its diff's verdict stay; its flame graphs and downloads are gone.</p>`;
+  const base = v.pruned.baseline === null ? "" : html`<p class="flash" id="baseline-pruned" role="note">Baseline pruned on ${day(v.pruned.baseline)} by the retention policy: the diff below was computed before; the baseline's flame graphs are gone.</p>`;
+  return html`${self}${base}`;
+}
+
 export function capturePage(session: SignedIn, v: CaptureView, now = Date.now(), choices: VersionChoice[] = []): Html {
   const r = v.record;
   // Something on this screen is still to come (the outcome, or the head's diff): the script
@@ -101,6 +109,6 @@ export function capturePage(session: SignedIn, v: CaptureView, now = Date.now(),
 <dl class="meta"><dt>Kind</dt><dd>${r.kind}</dd><dt>Requester</dt><dd>${requesterLabel(r.requester)}</dd>
 <dt>State</dt><dd id="state">${stateBadge(r)}${r.reason && !saidByInstrumentation(r) ? html` — <span id="reason">${r.reason}</span>` : ""}</dd>
 <dt>Requested</dt><dd>${isoTime(r.createdAt)}</dd><dt>Request id</dt><dd><code>${r.requestId}</code></dd></dl>
-${instrumentationBlock(r.instrumentation)}${replicateForm(session, v)}${v.profileError ? html`<p class="flash error" role="alert">Flame graphs and downloads unavailable: ${v.profileError}</p>` : ""}${diffSection(v, choices, now)}${aloneSection("This capture on its own", "own", v.alone, v.unsampled)}${downloads(v)}</div>`;
+${instrumentationBlock(r.instrumentation)}${replicateForm(session, v)}${prunedNote(v)}${v.profileError ? html`<p class="flash error" role="alert">Flame graphs and downloads unavailable: ${v.profileError}</p>` : ""}${diffSection(v, choices, now)}${aloneSection("This capture on its own", "own", v.alone, v.unsampled)}${downloads(v)}</div>`;
   return layout(`${r.workload} ${r.version}`, body, session, "profiling");
 }
