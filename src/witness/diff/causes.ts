@@ -82,6 +82,29 @@ function residual(m: AxisMatrix, prepared: Prepared[], h: Hypothesis, walk: Walk
   return { y, met };
 }
 
+/**
+ * Native functions met only beneath an interpreted frame: the interpreter's own machinery
+ * (_PyEval_EvalFrameDefault, long_and, PyLong_FromLong …) and the C code Python calls. What they do
+ * is what the Python code above them asks for, so when a Python function is a cause, their moves
+ * are its consequence — even when a Python helper shared by every step (a `work()` loop) owns
+ * their samples and hides which step asked.
+ */
+function interpreterMachinery(m: AxisMatrix, prepared: Prepared[]): Set<number> {
+  const inside = new Set<number>();
+  const outside = new Set<number>();
+  [...m.before, ...m.after].forEach((c, col) => {
+    const { fn } = prepared[col]!;
+    const p = c.axes[m.axis]!;
+    for (const s of p.stacks) {
+      const fr = s.frames;
+      let top = fr.findIndex((f) => m.interpreted[fn[f]!]);
+      if (top < 0) top = fr.length;
+      for (let k = 0; k < fr.length; k++) (k > top ? inside : outside).add(fn[fr[k]!]!);
+    }
+  });
+  return new Set([...inside].filter((f) => !outside.has(f) && !m.interpreted[f]));
+}
+
 /** Does the residual still clear the test's own bar (first-step level, minimum effect)? */
 function stands(y: Float64Array, fit: NormalisationFit, key: number, level: number, minEffect: number, direction: number): boolean {
   const t = fit.tests[key]!;
@@ -101,12 +124,14 @@ export function assignRoles(m: AxisMatrix, tests: TestSet, fit: NormalisationFit
   );
   const owners = new Set(cleared.filter((h) => h.own).map((h) => h.fn));
   for (const f of owners) role.set(f, "cause");
-  // Aggregate-only candidates, smallest first: a callee is smaller than its callers.
+  // Aggregate-only candidates, smallest first: a callee is smaller than its callers. The
+  // interpreter's machinery waits until the Python code above it has been judged.
   const mass = (h: Hypothesis) => h.y.reduce((a, b) => a + b, 0);
-  const rest = cleared.filter((h) => !owners.has(h.fn)).sort((a, b) => mass(a) - mass(b));
+  const machinery = interpreterMachinery(m, prepared);
+  const rest = cleared.filter((h) => !owners.has(h.fn) && !machinery.has(h.fn)).sort((a, b) => mass(a) - mass(b));
   const below = new Set<number>();
-  for (const h of rest) {
-    if (role.get(h.fn) === "cause") continue;
+  const judge = (h: Hypothesis) => {
+    if (role.get(h.fn) === "cause") return;
     const { y, met } = residual(m, prepared, h, { owners, below });
     const dir = Math.sign(fit.tests[h.key]!.r.logRatio);
     if (stands(y, fit, h.key, run.level[h.key]!, minEffect, dir)) {
@@ -116,6 +141,15 @@ export function assignRoles(m: AxisMatrix, tests: TestSet, fit: NormalisationFit
     } else if (!role.has(h.fn)) {
       role.set(h.fn, "secondary");
       explainedBy.set(h.fn, [...met]);
+    }
+  };
+  rest.forEach(judge);
+  const pythonCauses = [...role].filter(([f, r]) => r === "cause" && m.interpreted[f]).map(([f]) => f);
+  for (const h of cleared.filter((x) => machinery.has(x.fn) && !owners.has(x.fn)).sort((a, b) => mass(a) - mass(b))) {
+    if (pythonCauses.length === 0) judge(h);
+    else if (!role.has(h.fn)) {
+      role.set(h.fn, "secondary");
+      explainedBy.set(h.fn, pythonCauses);
     }
   }
   foldUnderCallers(m, prepared, tests, fit, run, minEffect, cleared, role, explainedBy);
