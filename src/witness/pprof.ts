@@ -117,20 +117,7 @@ export function toPprof(c: Capture, axes: string[] = Object.keys(c.axes)): Uint8
 
 /** Decodes gzipped (or raw) pprof bytes into a Capture. */
 export function parsePprof(bytes: Uint8Array, name?: string): Capture {
-  let raw = bytes;
-  if (isGzip(bytes)) {
-    try {
-      raw = gunzipProfileSync(bytes, "the gzip data");
-    } catch (err) {
-      throw err instanceof CorruptGzipError ? new PprofError("corrupt gzip data") : err;
-    }
-  }
-  let prof: Profile;
-  try {
-    prof = Profile.decode(raw);
-  } catch (e) {
-    throw new PprofError(`not a pprof profile (${e instanceof Error ? e.message : String(e)})`);
-  }
+  const prof = decodeProfile(bytes);
   const strings = prof.stringTable.strings;
   const str = (i: unknown): string => {
     const s = strings[Number(i)];
@@ -139,19 +126,63 @@ export function parsePprof(bytes: Uint8Array, name?: string): Capture {
   };
   const types = prof.sampleType.map((t) => ({ type: str(t.type), unit: str(t.unit) }));
   if (types.length === 0) throw new PprofError("profile has no sample types");
-  const has = (t: string) => types.some((x) => x.type === t);
+  const roles = columnRoles(types);
+  const locFrames = locationFrames(prof, str);
+  const builders = axisBuilders(types, roles, Number(prof.period) || undefined);
+  addSamples(prof, types.length, roles, builders, locFrames);
 
-  // Decide each column's role: primary axis, or derived (skipped / totalNs).
-  const roles = types.map((t) => {
+  const capture: Capture = { meta: { source: "pprof", partial: false }, axes: {}, missing: [] };
+  if (name !== undefined) capture.meta.name = name;
+  for (const [axis, b] of builders) capture.axes[axis] = b.profile;
+  const dur = Number(prof.durationNanos);
+  if (dur > 0) capture.meta.measuredSec = dur / 1e9;
+  const t0 = Number(prof.timeNanos);
+  if (t0 > 0) capture.meta.startedAtMs = Math.round(t0 / 1e6);
+  readComments(capture, prof, str);
+  return capture;
+}
+
+/** The profile.proto message inside gzipped (or raw) bytes. */
+function decodeProfile(bytes: Uint8Array): Profile {
+  let raw = bytes;
+  if (isGzip(bytes)) {
+    try {
+      raw = gunzipProfileSync(bytes, "the gzip data");
+    } catch (err) {
+      throw err instanceof CorruptGzipError ? new PprofError("corrupt gzip data") : err;
+    }
+  }
+  try {
+    return Profile.decode(raw);
+  } catch (e) {
+    throw new PprofError(`not a pprof profile (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
+/** A sample column's role: an axis's primary value, or derived from one (skipped, or its totalNs). */
+interface ColumnRole {
+  axis: string;
+  primary: boolean;
+  totalNs?: true;
+}
+
+function columnRoles(types: { type: string; unit: string }[]): ColumnRole[] {
+  const hasSamples = types.some((x) => x.type === "samples");
+  return types.map((t) => {
     if (t.type === "samples") return { axis: "cpu", primary: true };
-    if (t.type === "cpu" && t.unit === "nanoseconds" && has("samples")) return { axis: "cpu", primary: false };
+    if (t.type === "cpu" && t.unit === "nanoseconds" && hasSamples) return { axis: "cpu", primary: false };
     if (t.type === "syscall_time") return { axis: "syscalls", primary: false, totalNs: true };
     return { axis: t.type, primary: true };
   });
+}
 
-  const funcs = new Map<number, { name: string; module?: string }>();
+type PprofFrame = { name: string; module?: string };
+
+/** Each location id's frames: one, or several where calls were inlined. */
+function locationFrames(prof: Profile, str: (i: unknown) => string): Map<number, PprofFrame[]> {
+  const funcs = new Map<number, PprofFrame>();
   for (const f of prof.function) {
-    const entry: { name: string; module?: string } = { name: str(f.name) || `[unknown] fn#${String(f.id)}` };
+    const entry: PprofFrame = { name: str(f.name) || `[unknown] fn#${String(f.id)}` };
     const file = str(f.filename);
     if (file) entry.module = file;
     funcs.set(Number(f.id), entry);
@@ -159,7 +190,7 @@ export function parsePprof(bytes: Uint8Array, name?: string): Capture {
   const mappingFile = new Map<number, string>();
   for (const mp of prof.mapping) mappingFile.set(Number(mp.id), str(mp.filename));
   // One location may expand to several frames (inlining): lines are listed callee first.
-  const locFrames = new Map<number, { name: string; module?: string }[]>();
+  const locFrames = new Map<number, PprofFrame[]>();
   for (const loc of prof.location) {
     const frames = loc.line.map((l) => {
       const f = funcs.get(Number(l.functionId));
@@ -172,19 +203,26 @@ export function parsePprof(bytes: Uint8Array, name?: string): Capture {
     }
     locFrames.set(Number(loc.id), frames);
   }
+  return locFrames;
+}
 
+/** One builder per primary column's axis; its unit is the axis's own, else the column's (ns, bytes, or count). */
+function axisBuilders(types: { unit: string }[], roles: ColumnRole[], period: number | undefined): Map<string, AxisBuilder> {
   const builders = new Map<string, AxisBuilder>();
-  const period = Number(prof.period) || undefined;
   roles.forEach((r, i) => {
     if (r.primary && !builders.has(r.axis)) {
       const unit = AXIS_UNITS[r.axis] ?? ((types[i]!.unit === "nanoseconds" ? "nanoseconds" : types[i]!.unit === "bytes" ? "bytes" : "count") as AxisUnit);
       builders.set(r.axis, new AxisBuilder(r.axis, unit, r.axis === "cpu" ? period : undefined));
     }
   });
-  const tsCol = roles.findIndex((r) => "totalNs" in r);
+  return builders;
+}
 
+/** Adds every sample's positive primary values to their axes, root first. */
+function addSamples(prof: Profile, columns: number, roles: ColumnRole[], builders: Map<string, AxisBuilder>, locFrames: Map<number, PprofFrame[]>): void {
+  const tsCol = roles.findIndex((r) => "totalNs" in r);
   for (const s of prof.sample) {
-    if (s.value.length !== types.length) throw new PprofError("sample value count does not match sample types");
+    if (s.value.length !== columns) throw new PprofError("sample value count does not match sample types");
     for (let i = 0; i < roles.length; i++) {
       const r = roles[i]!;
       if (!r.primary) continue;
@@ -201,14 +239,10 @@ export function parsePprof(bytes: Uint8Array, name?: string): Capture {
       b.add(ids, v, totalNs);
     }
   }
+}
 
-  const capture: Capture = { meta: { source: "pprof", partial: false }, axes: {}, missing: [] };
-  if (name !== undefined) capture.meta.name = name;
-  for (const [axis, b] of builders) capture.axes[axis] = b.profile;
-  const dur = Number(prof.durationNanos);
-  if (dur > 0) capture.meta.measuredSec = dur / 1e9;
-  const t0 = Number(prof.timeNanos);
-  if (t0 > 0) capture.meta.startedAtMs = Math.round(t0 / 1e6);
+/** Capture metadata that pprof has no field for, from its "witness.key=value" comments. */
+function readComments(capture: Capture, prof: Profile, str: (i: unknown) => string): void {
   for (const ci of prof.comment) {
     const text = str(ci);
     const m = text.match(/^witness\.([a-z_]+)=(.*)$/s);
@@ -227,5 +261,4 @@ export function parsePprof(bytes: Uint8Array, name?: string): Capture {
       if (!capture.axes[axis]) capture.missing.push({ axis, reason: at > 0 ? val.slice(at + 2) : "not attached" });
     }
   }
-  return capture;
 }

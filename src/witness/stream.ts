@@ -5,7 +5,7 @@
 // dropped and marks the capture partial — exactly like a stream without its summary record.
 
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { STREAM_VERSION, StreamRecord, type FrameRecord, type SummaryRecord } from "../protocol/profile-stream.ts";
+import { STREAM_VERSION, StreamRecord, type FrameRecord, type StackRecord, type SummaryRecord } from "../protocol/profile-stream.ts";
 import { MAX_NAME_CHARS, MAX_RECORD_CHARS, MAX_STACK_DEPTH, MAX_STREAM_FRAMES, MAX_STREAM_STACKS } from "../protocol/profile-limits.ts";
 import { AxisBuilder, axisTotal, AXIS_UNITS, type Capture, type Frame } from "./model.ts";
 
@@ -32,20 +32,32 @@ export class StreamBoundError extends StreamError {
   }
 }
 
+/** One axis being built, and the map from the stream's frame ids to the axis's own frame indices. */
+interface AxisEntry {
+  b: AxisBuilder;
+  frameMap: Map<number, number>;
+}
+
+/** What has been read so far, record by record. */
+interface StreamState {
+  capture: Capture;
+  frames: Map<number, FrameRecord>;
+  builders: Map<string, AxisEntry>;
+  attached: Map<string, boolean>;
+  sawHeader: boolean;
+  sawSummary: boolean;
+  stackRecords: number;
+}
+
 export function parseStream(text: string, name?: string): Capture {
   const capture: Capture = { meta: { source: "stream", partial: false }, axes: {}, missing: [] };
   if (name !== undefined) capture.meta.name = name;
-  const frames = new Map<number, FrameRecord>();
-  const builders = new Map<string, { b: AxisBuilder; frameMap: Map<number, number> }>();
-  const attached = new Map<string, boolean>();
-  let sawHeader = false;
-  let sawSummary = false;
+  const state: StreamState = { capture, frames: new Map(), builders: new Map(), attached: new Map(), sawHeader: false, sawSummary: false, stackRecords: 0 };
   let truncated = false;
 
   // A line at a time, not split() whole: a stream of many stack records would otherwise be held
   // once more as an array of lines. A final empty string after the last "\n" is normal.
   let lineNo = 0;
-  let stackRecords = 0;
   for (let start = 0; start < text.length; ) {
     let nl = text.indexOf("\n", start);
     const last = nl < 0;
@@ -66,78 +78,94 @@ export function parseStream(text: string, name?: string): Capture {
       }
       throw new StreamError(`line ${lineNo}: not valid JSON`);
     }
-    if (!check.Check(rec)) throw new StreamError(`line ${lineNo}: invalid record${schemaError(rec)}`);
-    if (!sawHeader && rec.type !== "header") throw new StreamError(`line ${lineNo}: the first record must be the header`);
-    if (sawSummary) throw new StreamError(`line ${lineNo}: record after the summary`);
-    switch (rec.type) {
-      case "header": {
-        if (sawHeader) throw new StreamError(`line ${lineNo}: a second header`);
-        sawHeader = true;
-        const m = capture.meta;
-        m.workload = rec.workload;
-        m.probesRequested = [...rec.probes_requested];
-        m.frequencyHz = rec.frequency_hz;
-        m.startedAtMs = rec.started_at_ms;
-        m.measuredSec = rec.duration_sec; // replaced by the summary's measured_sec when present
-        break;
-      }
-      case "probe":
-        attached.set(rec.name, rec.attached);
-        if (!rec.attached) capture.missing.push({ axis: rec.name, reason: rec.reason ?? "probe did not attach (no reason given)" });
-        break;
-      case "axis":
-        if (attached.get(rec.name) === false) throw new StreamError(`line ${lineNo}: axis "${rec.name}" declared for a probe that did not attach`);
-        if (builders.has(rec.name)) throw new StreamError(`line ${lineNo}: axis "${rec.name}" declared twice`);
-        builders.set(rec.name, { b: new AxisBuilder(rec.name, rec.unit, rec.period_ns), frameMap: new Map() });
-        break;
-      case "process":
-        (capture.meta.processes ??= []).push({ pid: rec.pid, comm: rec.comm, ...(rec.nspid !== undefined ? { nspid: rec.nspid } : {}) });
-        break;
-      case "frame":
-        if (frames.size >= MAX_STREAM_FRAMES) throw new StreamBoundError(lineNo, `more than ${MAX_STREAM_FRAMES} frame records`);
-        if ((rec.function?.length ?? 0) > MAX_NAME_CHARS || (rec.module?.length ?? 0) > MAX_NAME_CHARS) throw new StreamBoundError(lineNo, `a function or module name of more than ${MAX_NAME_CHARS} characters`);
-        if (frames.has(rec.id)) throw new StreamError(`line ${lineNo}: frame id ${rec.id} defined twice`);
-        frames.set(rec.id, rec);
-        break;
-      case "stack": {
-        if (++stackRecords > MAX_STREAM_STACKS) throw new StreamBoundError(lineNo, `more than ${MAX_STREAM_STACKS} stack records`);
-        if (rec.frames.length > MAX_STACK_DEPTH) throw new StreamBoundError(lineNo, `a stack of ${rec.frames.length} frames (ptop's deepest is ${MAX_STACK_DEPTH})`);
-        if (attached.get(rec.axis) === false) throw new StreamError(`line ${lineNo}: stack on axis "${rec.axis}" whose probe did not attach`);
-        let entry = builders.get(rec.axis);
-        if (!entry) {
-          // Tolerate a collector that omits the axis record: the unit is implied by the axis name.
-          entry = { b: new AxisBuilder(rec.axis, AXIS_UNITS[rec.axis] ?? "count"), frameMap: new Map() };
-          builders.set(rec.axis, entry);
-        }
-        const ids: number[] = new Array(rec.frames.length);
-        for (let k = 0; k < rec.frames.length; k++) {
-          const fid = rec.frames[k]!;
-          let local = entry.frameMap.get(fid);
-          if (local === undefined) {
-            const fr = frames.get(fid);
-            if (!fr) throw new StreamError(`line ${lineNo}: stack references undefined frame id ${fid}`);
-            local = entry.b.frame(toFrame(fr));
-            entry.frameMap.set(fid, local);
-          }
-          ids[k] = local;
-        }
-        entry.b.add(ids, rec.value, rec.total_ns);
-        break;
-      }
-      case "summary":
-        sawSummary = true;
-        applySummary(capture, rec, builders);
-        break;
-    }
+    readRecord(state, rec, lineNo);
   }
-  if (!sawHeader) throw new StreamError("empty stream: no header record");
-  if (!sawSummary) {
+  return finishCapture(state, truncated);
+}
+
+/** Validates one parsed line against the schema and the stream's order, and takes it in. */
+function readRecord(state: StreamState, rec: unknown, lineNo: number): void {
+  if (!check.Check(rec)) throw new StreamError(`line ${lineNo}: invalid record${schemaError(rec)}`);
+  if (!state.sawHeader && rec.type !== "header") throw new StreamError(`line ${lineNo}: the first record must be the header`);
+  if (state.sawSummary) throw new StreamError(`line ${lineNo}: record after the summary`);
+  const { capture, frames, builders, attached } = state;
+  switch (rec.type) {
+    case "header": {
+      if (state.sawHeader) throw new StreamError(`line ${lineNo}: a second header`);
+      state.sawHeader = true;
+      const m = capture.meta;
+      m.workload = rec.workload;
+      m.probesRequested = [...rec.probes_requested];
+      m.frequencyHz = rec.frequency_hz;
+      m.startedAtMs = rec.started_at_ms;
+      m.measuredSec = rec.duration_sec; // replaced by the summary's measured_sec when present
+      break;
+    }
+    case "probe":
+      attached.set(rec.name, rec.attached);
+      if (!rec.attached) capture.missing.push({ axis: rec.name, reason: rec.reason ?? "probe did not attach (no reason given)" });
+      break;
+    case "axis":
+      if (attached.get(rec.name) === false) throw new StreamError(`line ${lineNo}: axis "${rec.name}" declared for a probe that did not attach`);
+      if (builders.has(rec.name)) throw new StreamError(`line ${lineNo}: axis "${rec.name}" declared twice`);
+      builders.set(rec.name, { b: new AxisBuilder(rec.name, rec.unit, rec.period_ns), frameMap: new Map() });
+      break;
+    case "process":
+      (capture.meta.processes ??= []).push({ pid: rec.pid, comm: rec.comm, ...(rec.nspid !== undefined ? { nspid: rec.nspid } : {}) });
+      break;
+    case "frame":
+      if (frames.size >= MAX_STREAM_FRAMES) throw new StreamBoundError(lineNo, `more than ${MAX_STREAM_FRAMES} frame records`);
+      if ((rec.function?.length ?? 0) > MAX_NAME_CHARS || (rec.module?.length ?? 0) > MAX_NAME_CHARS) throw new StreamBoundError(lineNo, `a function or module name of more than ${MAX_NAME_CHARS} characters`);
+      if (frames.has(rec.id)) throw new StreamError(`line ${lineNo}: frame id ${rec.id} defined twice`);
+      frames.set(rec.id, rec);
+      break;
+    case "stack":
+      addStack(state, rec, lineNo);
+      break;
+    case "summary":
+      state.sawSummary = true;
+      applySummary(capture, rec, builders);
+      break;
+  }
+}
+
+/** Adds one stack record to its axis, interning the frames it references on first use. */
+function addStack(state: StreamState, rec: StackRecord, lineNo: number): void {
+  if (++state.stackRecords > MAX_STREAM_STACKS) throw new StreamBoundError(lineNo, `more than ${MAX_STREAM_STACKS} stack records`);
+  if (rec.frames.length > MAX_STACK_DEPTH) throw new StreamBoundError(lineNo, `a stack of ${rec.frames.length} frames (ptop's deepest is ${MAX_STACK_DEPTH})`);
+  if (state.attached.get(rec.axis) === false) throw new StreamError(`line ${lineNo}: stack on axis "${rec.axis}" whose probe did not attach`);
+  let entry = state.builders.get(rec.axis);
+  if (!entry) {
+    // Tolerate a collector that omits the axis record: the unit is implied by the axis name.
+    entry = { b: new AxisBuilder(rec.axis, AXIS_UNITS[rec.axis] ?? "count"), frameMap: new Map() };
+    state.builders.set(rec.axis, entry);
+  }
+  const ids: number[] = new Array(rec.frames.length);
+  for (let k = 0; k < rec.frames.length; k++) {
+    const fid = rec.frames[k]!;
+    let local = entry.frameMap.get(fid);
+    if (local === undefined) {
+      const fr = state.frames.get(fid);
+      if (!fr) throw new StreamError(`line ${lineNo}: stack references undefined frame id ${fid}`);
+      local = entry.b.frame(toFrame(fr));
+      entry.frameMap.set(fid, local);
+    }
+    ids[k] = local;
+  }
+  entry.b.add(ids, rec.value, rec.total_ns);
+}
+
+/** The Capture once the last record is read: partial if the summary never came, absent probes listed. */
+function finishCapture(state: StreamState, truncated: boolean): Capture {
+  const { capture, attached } = state;
+  if (!state.sawHeader) throw new StreamError("empty stream: no header record");
+  if (!state.sawSummary) {
     capture.meta.partial = true;
     capture.meta.partialReason = truncated
       ? "stream truncated mid-record (collector killed)"
       : "stream has no summary record (collector died before the end of the window)";
   }
-  for (const [axis, { b }] of builders) capture.axes[axis] = b.profile;
+  for (const [axis, { b }] of state.builders) capture.axes[axis] = b.profile;
   // A requested probe with neither a probe record nor data is also absent.
   for (const p of capture.meta.probesRequested ?? []) {
     if (!capture.axes[p] && !capture.missing.some((m) => m.axis === p) && attached.get(p) !== true) {
