@@ -21,7 +21,6 @@ function policyFrom(opts: HandlerOptions): RetentionPolicy {
   return { headDays: days(opts.headDays, "--head-days"), replicateDays: days(opts.replicateDays, "--replicate-days"), keepVersions: keep };
 }
 
-
 const reportLine = (r: PruneReport) =>
   !r.policy
     ? `${r.org}: no retention policy, nothing pruned (${r.kept} profiles kept)`

@@ -5,7 +5,7 @@ import { checkTokenName, checkWorkloadScope } from "../tokens/read-token-rules.t
 import { guarded, type WebDeps } from "./context.ts";
 import { field } from "./form.ts";
 import { flash } from "./layout.ts";
-import { createToken, manager, render, revokeToken, type TokenKind } from "./settings-routes.ts";
+import { capitalized, createToken, manager, render, revokeToken, type TokenKind } from "./settings-routes.ts";
 
 const READ_TOKEN: TokenKind = { page: "read token", log: "read token" };
 
@@ -17,7 +17,7 @@ export function readTokenRoutes(deps: WebDeps) {
         const name = field(r.form, "name");
         const workloads = field(r.form, "workloads").split(",").map((w) => w.trim()).filter((w) => w !== "");
         const bad = checkTokenName(name) ?? checkWorkloadScope(workloads);
-        if (bad) return render(deps, r.session, { message: flash("error", `${bad[0]!.toUpperCase()}${bad.slice(1)}.`) }, 400);
+        if (bad) return render(deps, r.session, { message: flash("error", `${capitalized(bad)}.`) }, 400);
         const scope = workloads.length ? [...new Set(workloads)] : null;
         const org = r.session.user.orgName;
         return createToken(deps, r, READ_TOKEN, name, READ_TOKEN_PREFIX, (hash) => deps.store.addReadToken(org, name, hash, scope, deps.now()), (createdRead) => ({ createdRead }));

@@ -11,7 +11,6 @@ import { flash } from "./layout.ts";
 import { settingsPage, type SettingsView, type TokenRow } from "./pages/settings.ts";
 import { page, plain, redirect } from "./respond.ts";
 
-
 async function tokenRows(deps: WebDeps, org: string): Promise<TokenRow[]> {
   const tokens = await deps.store.listCaptureTokens(org);
   return Promise.all(
@@ -44,7 +43,7 @@ export interface TokenKind {
 }
 
 type Form = { session: SignedIn; form: URLSearchParams };
-const capitalized = (s: string) => `${s[0]!.toUpperCase()}${s.slice(1)}`;
+export const capitalized = (s: string) => `${s[0]!.toUpperCase()}${s.slice(1)}`;
 
 /** Stores a new token (`add` is given its hash): its value shown in this answer only (201), or a 409 when an active one has that name. */
 export async function createToken(deps: WebDeps, r: Form, kind: TokenKind, name: string, prefix: TokenPrefix, add: (hash: string) => Promise<void>, shown: (created: { name: string; value: string }) => Partial<SettingsView>): Promise<Response> {
