@@ -199,9 +199,9 @@ export function selectHypotheses(m: AxisMatrix, floor: { minShare: number; minCo
         distinct.push(y);
         keyOf.set(k, key);
       }
-      const isOwn = kind === "self" && owns && sameCounts(y, own);
-      hyps.push({ fn: f, kind, y, key, own: isOwn });
-      if (owns && sameCounts(y, own)) ownKeys.add(key);
+      const ownVector = owns && sameCounts(y, own);
+      hyps.push({ fn: f, kind, y, key, own: kind === "self" && ownVector });
+      if (ownVector) ownKeys.add(key);
     }
   }
   return { hyps, distinct, ownKeys, untested, sumT };

@@ -40,13 +40,21 @@ interface Prepared {
   owner: Int32Array;
 }
 
-function prepare(m: AxisMatrix, index: Map<string, number>): Prepared[] {
-  return [...m.before, ...m.after].map((c) => {
+/** Per matrix: assignRoles runs once per round of verdict-run.ts on the same matrix, whose stacks do not change. */
+const preparedOf = new WeakMap<AxisMatrix, Prepared[]>();
+
+function prepare(m: AxisMatrix): Prepared[] {
+  const cached = preparedOf.get(m);
+  if (cached) return cached;
+  const index = new Map(m.names.map((n, i) => [n, i]));
+  const prepared = [...m.before, ...m.after].map((c) => {
     const p = c.axes[m.axis]!;
     const fn = Int32Array.from(p.frames, (f) => index.get(functionIdentity(f))!);
     const owner = Int32Array.from(p.stacks, (s) => (s.frames.length ? fn[ownerFrame(p, s.frames)]! : -1));
     return { fn, owner };
   });
+  preparedOf.set(m, prepared);
+  return prepared;
 }
 
 /** Where a test's function counts in a stack (−1: not in it): the owner frame for an own count, the leaf for another self count, else its outermost frame. */
@@ -118,10 +126,7 @@ export function assignRoles(m: AxisMatrix, tests: TestSet, fit: NormalisationFit
   const explainedBy = new Map<number, number[]>();
   const cleared = tests.hyps.filter((h) => run.flagged[h.key]);
   if (cleared.length === 0) return { role, explainedBy };
-  const prepared = prepare(
-    m,
-    new Map(m.names.map((n, i) => [n, i])),
-  );
+  const prepared = prepare(m);
   const owners = new Set(cleared.filter((h) => h.own).map((h) => h.fn));
   for (const f of owners) role.set(f, "cause");
   // Aggregate-only candidates, smallest first: a callee is smaller than its callers. The
