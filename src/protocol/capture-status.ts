@@ -68,9 +68,8 @@ export function gateOf(s: CaptureStatusBody): Gate {
   if (s.outcome !== "pushed") return "failed";
   const d = s.diff;
   if (!d || d.baseline === "error") return "failed";
-  if (d.verdict === null) return "insufficient";
+  if (d.verdict === null || d.verdict === "insufficient") return "insufficient";
   if (d.verdict === "unchanged") return "unchanged";
-  if (d.verdict === "insufficient") return "insufficient";
   const ups = d.changes.filter((c) => c.direction === "up");
   if (ups.some((c) => c.confirmation === "confirmed")) return "regression";
   if (ups.length > 0) return "insufficient";

@@ -79,8 +79,9 @@ export class FrameReader {
     }
     if (opcode >= OP.close) {
       if (!(b0 & 0x80) || length > 125) throw new FrameError(CLOSE.protocolError, "control frames must be whole and at most 125 bytes");
-    } else if (this.fragmentBytes + length > this.limit()) {
-      throw new FrameError(CLOSE.tooBig, `a message of more than ${this.limit()} bytes is not accepted here`);
+    } else {
+      const limit = this.limit();
+      if (this.fragmentBytes + length > limit) throw new FrameError(CLOSE.tooBig, `a message of more than ${limit} bytes is not accepted here`);
     }
     return { fin: (b0 & 0x80) !== 0, opcode, headerBytes, length };
   }
