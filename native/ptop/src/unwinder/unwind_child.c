@@ -598,19 +598,19 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		return;
 	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
 	bool in_execve = (h->flags & SAMPLE_F_IN_EXECVE) != 0;
-	struct uproc *u = NULL; /* in execve: no image, no user stack */
-	if (!in_execve) {
-		bool known;
+	bool known;
+	if (!in_execve)
 		uproc_retire((int)h->tgid, h->gen);
+	struct uproc *u = in_execve ? NULL : uproc_for((int)h->tgid, h->gen, &known);
+	if (!in_execve && may_hold && (!u || !u->attached)) {
+		if (poll_messages)
+			poll_messages(); /* its mappings may be in flight */
 		u = uproc_for((int)h->tgid, h->gen, &known);
-		if (may_hold && (!u || !u->attached)) {
-			if (poll_messages)
-				poll_messages(); /* its mappings may be in flight */
-			u = uproc_for((int)h->tgid, h->gen, &known);
-		}
+	}
+	if (!in_execve && !u && known) {
 		/* A newer image than any table yet: held until one comes; at the end, or past the bound,
 		 * it has no image to be unwound in (an earlier one's addresses may name other code). */
-		if (!u && known && may_hold) {
+		if (may_hold) {
 			if (park_hold((int)h->tgid, h->gen, data, size))
 				return;
 			samples_unheld[axis]++;
