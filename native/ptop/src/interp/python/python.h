@@ -3,6 +3,7 @@
  * records. Plain fixed-size structs: the same bytes are read by both sides. */
 #ifndef PTOP_PYTHON_H
 #define PTOP_PYTHON_H
+#include "interp_section.h"
 
 #define PY_MAX_FRAMES 64    /* scratch array size (a power of two for the verifier's masks) */
 #define PY_MAX_THREADS 256  /* thread states searched per sample for the current thread */
@@ -32,14 +33,6 @@ struct py_proc {
 	struct py_walk_offsets off;
 };
 
-/* Start of an interpreter-frames section (README "Sample record and unwinding design"): the
- * bytes interp_collect() writes and interp_merge() reads. */
-struct interp_section_hdr {
-	__u16 kind;    /* INTERP_CPYTHON */
-	__u16 nframes; /* struct py_frame records that follow */
-	__u32 len;     /* bytes, header included */
-};
-#define INTERP_CPYTHON 1
 
 struct py_frame {
 	__u64 code;        /* PyCodeObject address in the target */
