@@ -13,6 +13,8 @@
  * third of its samples to [truncated]: those taken between its exec and the parent's next look at
  * its maps. */
 #include "unwind_child.h"
+#include "delta_walk.h"
+#include "delta_table.h"
 #include "gen_pick.h"
 #include "unwind_park.h"
 #include "unwind_wire.h"
@@ -67,6 +69,10 @@ struct uproc {
 };
 
 static bool debug; /* PTOP_DEBUG: why a stack ended early, or a file gave no CFI, on stderr */
+/* PTOP_UNWIND_CHECK: every sample the stack deltas walk is unwound by libdwfl too, and a
+ * difference counted (and printed with PTOP_DEBUG); libdwfl's frames are kept. */
+static bool check_deltas;
+static uint64_t delta_walked, delta_fell_back, delta_differed;
 static struct uproc *uprocs;
 static size_t nuprocs;
 /* Out of memory: what could not be kept is dropped and counted, never half-written (uwc_dropped). */
@@ -135,6 +141,7 @@ static void uproc_drop(int pid, bool all, uint32_t below)
 			i++;
 			continue;
 		}
+		delta_release(u->dwfl);
 		if (u->dwfl)
 			dwfl_end(u->dwfl); /* and the files it was given */
 		free(u->table.v);
@@ -581,6 +588,62 @@ static void on_table(struct uproc *u)
 	park_release(u->pid, u->gen, unwind_held);
 }
 
+static void unwind_libdwfl(struct uproc *u, const struct sample_hdr *h)
+{
+	cur.n = 0;
+	cur.truncated = false;
+	int rc = dwfl_getthread_frames(u->dwfl, (pid_t)h->tid, frame_cb, NULL);
+	if (rc != 0) {
+		if (debug && !cur.truncated)
+			fprintf(stderr, "ptop: unwinder: pid %u after %u frames (last pc %#lx): %s\n", h->tgid, cur.n,
+				cur.n ? (unsigned long)cur.pcs[cur.n - 1] : 0ul, dwfl_errmsg(-1));
+		cur.truncated = true;
+	}
+}
+
+static uint32_t first_difference(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
+{
+	uint32_t i = 0;
+	while (i < na && i < nb && a[i] == b[i])
+		i++;
+	return i;
+}
+
+static bool mapped_in_cur(uint64_t pc, const void *t)
+{
+	return in_table(t, pc);
+}
+
+/* The stack deltas' walk (delta_walk.h); false when the sample needs libdwfl. */
+static bool walk_deltas(struct uproc *u, const struct sample_hdr *h)
+{
+	const uint64_t *r = (const uint64_t *)h->regs;
+	struct delta_snapshot s = { cur.stack, cur.sp, h->stack_len, r[PTOP_REG_PC], r[PTOP_REG_SP], r[PTOP_REG_FP],
+				    cur.from_caller, cur.leaf_pc };
+	uint32_t n;
+	bool truncated;
+	if (delta_walk(u->dwfl, &s, mapped_in_cur, cur.t, cur.pcs, PTOP_MAX_UNWIND_DEPTH, &n, &truncated) != DELTA_WALK_DONE) {
+		delta_fell_back++;
+		return false;
+	}
+	delta_walked++;
+	cur.n = n;
+	cur.truncated = truncated;
+	if (!check_deltas)
+		return true;
+	static uint64_t pcs[PTOP_MAX_UNWIND_DEPTH];
+	memcpy(pcs, cur.pcs, n * sizeof(*pcs));
+	unwind_libdwfl(u, h);
+	if (cur.n != n || cur.truncated != truncated || memcmp(pcs, cur.pcs, n * sizeof(*pcs)) != 0) {
+		delta_differed++;
+		if (debug)
+			fprintf(stderr, "ptop: unwinder: pid %u: stack deltas gave %u frames%s, libdwfl %u%s (first difference at %u)\n",
+				h->tgid, n, truncated ? " truncated" : "", cur.n, cur.truncated ? " truncated" : "",
+				first_difference(pcs, n, cur.pcs, cur.n));
+	}
+	return true;
+}
+
 static void unwind_record(const void *data, size_t size, bool may_hold)
 {
 	if (size < sizeof(struct sample_hdr))
@@ -640,13 +703,8 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	if (in_execve) {
 		/* no user stack: the report names it (its kernel frames, under [in execve]) */
 	} else if (u && u->attached && h->stack_len > 0) {
-		int rc = dwfl_getthread_frames(u->dwfl, (pid_t)h->tid, frame_cb, NULL);
-		if (rc != 0) {
-			if (debug && !cur.truncated)
-				fprintf(stderr, "ptop: unwinder: pid %u after %u frames (last pc %#lx): %s\n", h->tgid, cur.n,
-					cur.n ? (unsigned long)cur.pcs[cur.n - 1] : 0ul, dwfl_errmsg(-1));
-			cur.truncated = true;
-		}
+		if (!walk_deltas(u, h))
+			unwind_libdwfl(u, h);
 		if (cur.n == 0)
 			unwind_failed++;
 	} else {
@@ -735,6 +793,11 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 		memcpy(e->key, &h, sizeof(h));
 		emit(e->key, e->klen, arg);
 	}
+	if (debug || check_deltas)
+		fprintf(stderr, "ptop: unwinder: %llu samples walked by stack deltas, %llu by libdwfl%s%llu%s\n",
+			(unsigned long long)delta_walked, (unsigned long long)delta_fell_back,
+			check_deltas ? "; checked against libdwfl: " : "", (unsigned long long)(check_deltas ? delta_differed : 0),
+			check_deltas ? " differed" : "");
 	struct unwind_trailer t;
 	uwc_dropped(&t, NULL, NULL, NULL);
 	uint8_t rec[sizeof(struct unwound_hdr) + UNWIND_TRAILER_COUNTS * 8];
@@ -744,6 +807,7 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 int uwc_init(bool dbg, void (*poll)(void))
 {
 	debug = dbg;
+	check_deltas = getenv("PTOP_UNWIND_CHECK") != NULL;
 	poll_messages = poll;
 	if (!pend)
 		pend = calloc(PEND_SLOTS, sizeof(*pend));
@@ -766,6 +830,7 @@ void uwc_reset(void)
 	slots = NULL;
 	nslots = 0;
 	unwind_failed = maps_dropped = 0;
+	delta_walked = delta_fell_back = delta_differed = 0;
 	memset(agg_lost, 0, sizeof(agg_lost));
 	memset(samples_oom, 0, sizeof(samples_oom));
 	memset(samples_unheld, 0, sizeof(samples_unheld));
@@ -790,4 +855,11 @@ void uwc_dropped(struct unwind_trailer *t, uint64_t *full_total, uint64_t *no_me
 		*no_memory_total = oom;
 	if (mappings_no_memory)
 		*mappings_no_memory = maps_dropped;
+}
+
+void uwc_delta_counts(uint64_t *walked, uint64_t *fell_back, uint64_t *differed)
+{
+	*walked = delta_walked;
+	*fell_back = delta_fell_back;
+	*differed = delta_differed;
 }
