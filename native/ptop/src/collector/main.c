@@ -2,6 +2,7 @@
  * profile stream (src/protocol/profile-stream.ts) to stdout. Exit codes: README.md. */
 #include "alloc.h"
 #include "args.h"
+#include "budget.h"
 #include "caps.h"
 #include "kernel_features.h"
 #include "monoclock.h"
@@ -134,8 +135,10 @@ static void wait_rescanning(double until)
 		refresh_mappings(first, false);
 		register_new(first);
 		alloc_retry(&probes);
-		if (header_done)
+		if (header_done) {
 			emit_new_processes();
+			budget_tick(&probes);
+		}
 	}
 }
 
@@ -253,11 +256,13 @@ static int measure(const struct options *o, double *measured, char *msg, size_t 
 	double start = now_mono();
 	emit_preamble(o, now_ms());
 	phase("window open (header written)");
+	budget_begin(&probes, probes.attached[P_CPU] ? o->frequency_hz : 0);
 	wait_rescanning(start + o->duration_sec);
 	/* The window ends when the kernel side stops counting: detaching the probes takes time of
 	 * its own (tens of ms per link on a loaded host) that is not part of the measurement. */
 	*measured = now_mono() - start;
 	probes_end_window(&probes);
+	budget_end();
 	phase("window closed, probes detached");
 	refresh_mappings(scan.n, true);
 	unwind_stop();

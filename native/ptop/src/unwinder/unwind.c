@@ -72,6 +72,14 @@ void unwind_send_process(int pid, bool first, uint64_t read_ns, uint32_t gen)
 	}
 }
 
+void unwind_send_weight(uint64_t from_ns, double weight)
+{
+	if (sock < 0)
+		return;
+	struct umsg m = { .type = MSG_WEIGHT, .read_ns = from_ns, .off = (uint64_t)(weight * UMSG_WEIGHT_ONE + 0.5) };
+	send_msg(&m, -1);
+}
+
 void unwind_stop(void)
 {
 	if (sock < 0)

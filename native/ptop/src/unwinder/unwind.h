@@ -36,6 +36,8 @@ int unwind_start(struct probes *p, char *err, size_t len);
  * ns (monoclock.h) taken before symbolize.c last read pid's maps: the child uses a table only for
  * samples of the image that was running then; gen: that image's exec generation (bpf/ptop.h). */
 void unwind_send_process(int pid, bool first, uint64_t read_ns, uint32_t gen);
+/* The cpu samples taken from from_ns (CLOCK_MONOTONIC ns) on count for weight each (budget.h). */
+void unwind_send_weight(uint64_t from_ns, double weight);
 /* The window ended: the child drains the ring buffer and writes its aggregate. */
 void unwind_stop(void);
 struct unwind_trailer;

@@ -77,6 +77,23 @@ static struct uproc *uprocs;
 static size_t nuprocs;
 /* Out of memory: what could not be kept is dropped and counted, never half-written (uwc_dropped). */
 static uint64_t maps_dropped, samples_oom[P__COUNT];
+/* What a cpu sample counts for from a time on (MSG_WEIGHT, budget.h): the budget keeps one sample in
+ * weight from then on; a few changes a window at most, the last kept past the bound. */
+#define MAX_WEIGHTS 64
+static struct {
+	uint64_t from_ns;
+	double weight;
+} weights[MAX_WEIGHTS];
+static size_t nweights;
+
+static double cpu_weight(uint64_t time_ns)
+{
+	double w = 1;
+	for (size_t i = 0; i < nweights && weights[i].from_ns <= time_ns; i++)
+		w = weights[i].weight;
+	return w;
+}
+
 /* Samples of an exec'd process that could not be held (park_hold: bound or memory): unwound at once. */
 static uint64_t samples_unheld[P__COUNT];
 
@@ -722,7 +739,8 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	}
 	entries[e].events += entries[e].events < VALUE_MAX;
 	if (axis == P_CPU) {
-		entries[e].value += entries[e].value < VALUE_MAX;
+		double v = entries[e].value + cpu_weight(h->time_ns);
+		entries[e].value = v < VALUE_MAX ? v : VALUE_MAX;
 	} else if (axis == P_ALLOC || axis == P_LOCKS) {
 		/* alloc: bytes since the previous sample (alloc.bpf.c); locks: ns waited, timed in the kernel */
 		add_capped(&entries[e].value, h->value);
@@ -769,6 +787,13 @@ bool uwc_message(const void *buf, size_t n, int fd)
 			u->next_ready = false;
 		}
 		break;
+	case MSG_WEIGHT: /* in time order: the budget only ever keeps fewer */
+		if (m.off > 0 && (nweights == 0 || m.read_ns >= weights[nweights - 1].from_ns)) {
+			size_t i = nweights < MAX_WEIGHTS ? nweights++ : MAX_WEIGHTS - 1;
+			weights[i].from_ns = m.read_ns;
+			weights[i].weight = (double)m.off / UMSG_WEIGHT_ONE;
+		}
+		break;
 	case MSG_MAPS_END:
 		if (m.gen <= UINT32_MAX && (u = uproc_get(m.pid, (uint32_t)m.gen, false)) && u->filling_next) {
 			u->filling_next = false;
@@ -794,10 +819,10 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 		emit(e->key, e->klen, arg);
 	}
 	if (debug || check_deltas)
-		fprintf(stderr, "ptop: unwinder: %llu samples walked by stack deltas, %llu by libdwfl%s%llu%s\n",
-			(unsigned long long)delta_walked, (unsigned long long)delta_fell_back,
-			check_deltas ? "; checked against libdwfl: " : "", (unsigned long long)(check_deltas ? delta_differed : 0),
-			check_deltas ? " differed" : "");
+		fprintf(stderr, "ptop: unwinder: %llu samples walked by stack deltas, %llu by libdwfl\n",
+			(unsigned long long)delta_walked, (unsigned long long)delta_fell_back);
+	if (check_deltas)
+		fprintf(stderr, "ptop: unwinder: checked against libdwfl: %llu differed\n", (unsigned long long)delta_differed);
 	struct unwind_trailer t;
 	uwc_dropped(&t, NULL, NULL, NULL);
 	uint8_t rec[sizeof(struct unwound_hdr) + UNWIND_TRAILER_COUNTS * 8];
@@ -831,6 +856,7 @@ void uwc_reset(void)
 	nslots = 0;
 	unwind_failed = maps_dropped = 0;
 	delta_walked = delta_fell_back = delta_differed = 0;
+	nweights = 0;
 	memset(agg_lost, 0, sizeof(agg_lost));
 	memset(samples_oom, 0, sizeof(samples_oom));
 	memset(samples_unheld, 0, sizeof(samples_unheld));
