@@ -21,58 +21,59 @@ export interface StoreParts {
 /** What the modules serve: every method of `Store` but the store's own ping and close. */
 export type StoreMethods = Omit<Store, "ping" | "close">;
 
-const SERVED_BY = {
-  orgs: ["createOrg", "getOrg", "setProfilerEnabled"],
-  tokens: [
-    "addCaptureToken",
-    "findCaptureToken",
-    "revokeCaptureToken",
-    "listCaptureTokens",
-    "addBootstrapToken",
-    "findBootstrapToken",
-  ],
-  readTokens: ["addReadToken", "findReadToken", "revokeReadToken", "listReadTokens"],
-  retention: [
-    "setRetentionPolicy",
-    "getRetentionPolicy",
-    "listRetentionOrgs",
-    "listStoredProfiles",
-    "pruneProfiles",
-    "prunedAt",
-    "storageUsage",
-  ],
-  captures: ["queueCapture", "getCapture", "listCaptures", "markCaptureRunning", "completeCapture"],
-  profilers: [
-    "enrolInstance",
-    "findInstance",
-    "saveProfile",
-    "getProfile",
-    "saveDiff",
-    "getDiff",
-    "listDiffSummaries",
-    "findBaseline",
-    "listPushedOfVersion",
-    "listInstances",
-    "queryCaptures",
-    "captureFacets",
-    "lastRequestBy",
-  ],
-  users: [
-    "createUser",
-    "findUserCredentials",
-    "listUsers",
-    "createSession",
-    "findSession",
-    "deleteSession",
-    "pruneSessions",
-    "claimSignInAttempt",
-    "clearSignInFailures",
-  ],
-} as const satisfies { [P in keyof StoreParts]: readonly (keyof StoreParts[P])[] };
+/** The parts that have method M. */
+type PartsWith<M extends PropertyKey> = { [P in keyof StoreParts]: M extends keyof StoreParts[P] ? P : never }[keyof StoreParts];
 
-/** The methods of StoreMethods that SERVED_BY leaves out: none, or tsc fails at `everyMethodServed`. */
-type Unserved = Exclude<keyof StoreMethods, (typeof SERVED_BY)[keyof StoreParts][number]>;
-const everyMethodServed: [Unserved] extends [never] ? true : Unserved = true;
+/** The module that serves each method: tsc fails on a method left out or given to a module without it. */
+const PART_OF: { [M in keyof StoreMethods]: PartsWith<M> } = {
+  createOrg: "orgs",
+  getOrg: "orgs",
+  setProfilerEnabled: "orgs",
+  addCaptureToken: "tokens",
+  findCaptureToken: "tokens",
+  revokeCaptureToken: "tokens",
+  listCaptureTokens: "tokens",
+  addBootstrapToken: "tokens",
+  findBootstrapToken: "tokens",
+  addReadToken: "readTokens",
+  findReadToken: "readTokens",
+  revokeReadToken: "readTokens",
+  listReadTokens: "readTokens",
+  setRetentionPolicy: "retention",
+  getRetentionPolicy: "retention",
+  listRetentionOrgs: "retention",
+  listStoredProfiles: "retention",
+  pruneProfiles: "retention",
+  prunedAt: "retention",
+  storageUsage: "retention",
+  queueCapture: "captures",
+  getCapture: "captures",
+  listCaptures: "captures",
+  markCaptureRunning: "captures",
+  completeCapture: "captures",
+  enrolInstance: "profilers",
+  findInstance: "profilers",
+  saveProfile: "profilers",
+  getProfile: "profilers",
+  saveDiff: "profilers",
+  getDiff: "profilers",
+  listDiffSummaries: "profilers",
+  findBaseline: "profilers",
+  listPushedOfVersion: "profilers",
+  listInstances: "profilers",
+  queryCaptures: "profilers",
+  captureFacets: "profilers",
+  lastRequestBy: "profilers",
+  createUser: "users",
+  findUserCredentials: "users",
+  listUsers: "users",
+  createSession: "users",
+  findSession: "users",
+  deleteSession: "users",
+  pruneSessions: "users",
+  claimSignInAttempt: "users",
+  clearSignInFailures: "users",
+};
 
 type AnyMethod = (...a: unknown[]) => Promise<unknown>;
 
@@ -82,8 +83,8 @@ type AnyMethod = (...a: unknown[]) => Promise<unknown>;
  */
 export function forwardToParts(store: StoreMethods, parts: StoreParts, around: (call: AnyMethod) => AnyMethod = (call) => call): void {
   const target = store as unknown as Record<string, AnyMethod>;
-  for (const part of Object.keys(SERVED_BY) as (keyof StoreParts)[]) {
+  for (const [name, part] of Object.entries(PART_OF)) {
     const module = parts[part] as unknown as Record<string, AnyMethod>;
-    for (const name of SERVED_BY[part]) target[name] = around((...a) => module[name]!(...a));
+    target[name] = around((...a) => module[name]!(...a));
   }
 }
