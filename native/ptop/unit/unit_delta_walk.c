@@ -103,7 +103,8 @@ static void unwind_snapshot(uint32_t len, uint64_t *walked, uint64_t *differed)
 {
 	struct sample_hdr *h = (struct sample_hdr *)rec;
 	memset(h, 0, sizeof(*h));
-	h->kind = SAMPLE_CPU;
+	h->kind = P_CPU;
+	h->value = 1; /* a cpu sample counts one (cpu.bpf.c) */
 	h->tgid = h->tid = PID;
 	h->kstack = -1;
 	h->time_ns = 2;

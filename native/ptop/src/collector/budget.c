@@ -93,7 +93,7 @@ static void thin(unsigned every, uint64_t now)
 	b.last_change_ns = now;
 	b.every = every;
 	probes_set_cpu_thinning(b.p, every);
-	unwind_send_weight(now, every);
+	unwind_send_weight(P_CPU, now, every);
 }
 
 void budget_tick(struct probes *p)
@@ -107,12 +107,12 @@ void budget_tick(struct probes *p)
 			return;
 		b.stretch_ns = now;
 		b.cpu_ns = own_cpu_ns();
-		b.samples = probes_stat(b.p, STAT_CPU_SAMPLES);
+		b.samples = probes_stat(b.p, PTOP_STAT(P_CPU, STAT_SAMPLES));
 		return;
 	}
 	if (now - b.stretch_ns < STRETCH_NS)
 		return;
-	uint64_t cpu = own_cpu_ns(), samples = probes_stat(b.p, STAT_CPU_SAMPLES);
+	uint64_t cpu = own_cpu_ns(), samples = probes_stat(b.p, PTOP_STAT(P_CPU, STAT_SAMPLES));
 	double secs = (double)(now - b.stretch_ns) / 1e9;
 	double use = (double)(cpu - b.cpu_ns) / 1e9 / secs; /* cores */
 	double busy = (double)(samples - b.samples) / secs / hz_now(); /* target CPUs on CPU */

@@ -72,11 +72,11 @@ void unwind_send_process(int pid, bool first, uint64_t read_ns, uint32_t gen)
 	}
 }
 
-void unwind_send_weight(uint64_t from_ns, double weight)
+void unwind_send_weight(int axis, uint64_t from_ns, double weight)
 {
 	if (sock < 0)
 		return;
-	struct umsg m = { .type = MSG_WEIGHT, .read_ns = from_ns, .off = (uint64_t)(weight * UMSG_WEIGHT_ONE + 0.5) };
+	struct umsg m = { .type = MSG_WEIGHT, .pid = axis, .read_ns = from_ns, .off = (uint64_t)(weight * UMSG_WEIGHT_ONE + 0.5) };
 	send_msg(&m, -1);
 }
 
@@ -111,7 +111,7 @@ int unwind_collect(void (*fn)(const struct unwound_hdr *, const uint64_t *, cons
 		/* The child parsed target files: everything it says is checked before use. */
 		struct unwound_hdr h;
 		int kind = trailer ? UNWIND_REC_BAD : unwind_check_result(buf, (size_t)n, &h, counts); /* the trailer is last */
-		if (kind == UNWIND_REC_BAD)
+		if (kind == UNWIND_REC_BAD || (kind == UNWIND_REC_STACK && !PROBES[h.axis].unwinds))
 			break;
 		if (kind == UNWIND_REC_TRAILER) {
 			trailer = true;

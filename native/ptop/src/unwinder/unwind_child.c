@@ -77,16 +77,18 @@ static struct uproc *uprocs;
 static size_t nuprocs;
 /* Out of memory: what could not be kept is dropped and counted, never half-written (uwc_dropped). */
 static uint64_t maps_dropped, samples_oom[P__COUNT];
-/* What a cpu sample counts for from a time on (MSG_WEIGHT, budget.h): the budget keeps one sample in
- * weight from then on; a few changes a window at most, the last kept past the bound. */
+/* What a sample of the weighted axis counts for from a time on (MSG_WEIGHT, budget.h): the budget
+ * keeps one of its samples in weight from then on; a few changes a window at most, the last kept
+ * past the bound. */
 #define MAX_WEIGHTS 64
 static struct {
 	uint64_t from_ns;
 	double weight;
 } weights[MAX_WEIGHTS];
 static size_t nweights;
+static uint32_t weighted_axis = UINT32_MAX;
 
-static double cpu_weight(uint64_t time_ns)
+static double sample_weight(uint64_t time_ns)
 {
 	double w = 1;
 	for (size_t i = 0; i < nweights && weights[i].from_ns <= time_ns; i++)
@@ -472,6 +474,7 @@ struct entry {
 	uint32_t klen;
 	double value;
 	double events;
+	bool awaits_wake; /* its records' values come with wake records (SAMPLE_F_AWAITS_WAKE) */
 };
 
 static struct entry *entries;
@@ -538,7 +541,7 @@ static int32_t agg_find(const uint8_t *key, uint32_t klen, bool *oom)
 		return -1;
 	}
 	entries_cap = cap;
-	entries[nentries] = (struct entry){ k, klen, 0, 0 };
+	entries[nentries] = (struct entry){ k, klen, 0, 0, false };
 	memcpy(k, key, klen);
 	slots[j] = (int32_t)nentries;
 	return (int32_t)nentries++;
@@ -570,7 +573,7 @@ static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_
 	 * record, and everything after it, otherwise). */
 	int32_t kstack = h->kstack < PTOP_MAX_STACKS ? h->kstack : -1;
 	struct unwound_hdr k = { axis, h->tgid, kstack, cur.truncated, cur.n, h->interp_len, cur.in_execve ? 0 : h->gen,
-				 cur.in_execve, axis == P_LOCKS ? h->seq : 0, 0, 0 };
+				 cur.in_execve, (h->flags & SAMPLE_F_SEQ_IN_KEY) ? h->seq : 0, 0, 0 };
 	memcpy(keybuf, &k, sizeof(k));
 	/* leaf first as unwound; the parent reverses */
 	memcpy(keybuf + sizeof(k), cur.pcs, cur.n * 8ull);
@@ -666,17 +669,18 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	if (size < sizeof(struct sample_hdr))
 		return;
 	const struct sample_hdr *h = data;
-	if (h->kind == SAMPLE_OFFCPU_WAKE) {
-		struct pend *p = pend_slot(h->tid);
+	if (h->flags & SAMPLE_F_WAKE) {
+		/* tid 0 marks a free slot, never a blocked thread */
+		struct pend *p = h->tid ? pend_slot(h->tid) : NULL;
 		if (p && p->tid == h->tid && p->seq == h->seq && p->entry >= 0) {
 			add_capped(&entries[p->entry].value, h->value); /* ns blocked */
 			p->entry = -1;
 		}
 		return;
 	}
-	if (h->interp_len > PTOP_INTERP_MAX || sizeof(*h) + (size_t)h->interp_len + h->stack_len > size)
+	if (h->kind >= P__COUNT || h->interp_len > PTOP_INTERP_MAX || sizeof(*h) + (size_t)h->interp_len + h->stack_len > size)
 		return;
-	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
+	uint32_t axis = h->kind; /* the probe that sent it: its flags say how it adds up (ptop.h) */
 	bool in_execve = (h->flags & SAMPLE_F_IN_EXECVE) != 0;
 	bool known;
 	if (!in_execve)
@@ -706,7 +710,7 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	cur.u = u;
 	cur.stack = (const uint8_t *)data + sizeof(*h);
 	cur.sp = h->regs[PTOP_REG_SP];
-	cur.from_caller = h->kind == SAMPLE_ALLOC && h->stack_len >= 8;
+	cur.from_caller = (h->flags & SAMPLE_F_AT_ENTRY) && h->stack_len >= 8;
 	cur.leaf_pc = h->regs[PTOP_REG_PC];
 	cur.t = NULL;
 	if (u) {
@@ -738,16 +742,17 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		return;
 	}
 	entries[e].events += entries[e].events < VALUE_MAX;
-	if (axis == P_CPU) {
-		double v = entries[e].value + cpu_weight(h->time_ns);
-		entries[e].value = v < VALUE_MAX ? v : VALUE_MAX;
-	} else if (axis == P_ALLOC || axis == P_LOCKS) {
-		/* alloc: bytes since the previous sample (alloc.bpf.c); locks: ns waited, timed in the kernel */
-		add_capped(&entries[e].value, h->value);
-	} else {
+	if (h->flags & SAMPLE_F_AWAITS_WAKE) {
+		entries[e].awaits_wake = true;
 		struct pend *p = pend_slot(h->tid);
 		if (p)
 			*p = (struct pend){ h->tid, h->seq, e };
+	} else if (axis == weighted_axis) {
+		/* one of the samples the budget kept, standing for those it did not (budget.h) */
+		double v = entries[e].value + (double)h->value * sample_weight(h->time_ns);
+		entries[e].value = v < VALUE_MAX ? v : VALUE_MAX;
+	} else {
+		add_capped(&entries[e].value, h->value);
 	}
 }
 
@@ -787,8 +792,9 @@ bool uwc_message(const void *buf, size_t n, int fd)
 			u->next_ready = false;
 		}
 		break;
-	case MSG_WEIGHT: /* in time order: the budget only ever keeps fewer */
-		if (m.off > 0 && (nweights == 0 || m.read_ns >= weights[nweights - 1].from_ns)) {
+	case MSG_WEIGHT: /* in time order: the budget only ever keeps fewer; pid: the axis */
+		if (m.off > 0 && m.pid >= 0 && (nweights == 0 || m.read_ns >= weights[nweights - 1].from_ns)) {
+			weighted_axis = (uint32_t)m.pid;
 			size_t i = nweights < MAX_WEIGHTS ? nweights++ : MAX_WEIGHTS - 1;
 			weights[i].from_ns = m.read_ns;
 			weights[i].weight = (double)m.off / UMSG_WEIGHT_ONE;
@@ -811,7 +817,7 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 		struct entry *e = &entries[i];
 		struct unwound_hdr h;
 		memcpy(&h, e->key, sizeof(h));
-		if (h.axis == P_OFFCPU && e->value <= 0)
+		if (e->awaits_wake && e->value <= 0)
 			continue; /* blocked and never woken within the window */
 		h.value = e->value;
 		h.events = e->events;
@@ -857,6 +863,7 @@ void uwc_reset(void)
 	unwind_failed = maps_dropped = 0;
 	delta_walked = delta_fell_back = delta_differed = 0;
 	nweights = 0;
+	weighted_axis = UINT32_MAX;
 	memset(agg_lost, 0, sizeof(agg_lost));
 	memset(samples_oom, 0, sizeof(samples_oom));
 	memset(samples_unheld, 0, sizeof(samples_unheld));

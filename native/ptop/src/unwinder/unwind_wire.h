@@ -13,8 +13,8 @@
 /* GONE: a fresh process state, its table follows (MAPs). MAPS_BEGIN .. MAPS_END: a new table for
  * a known process, read at read_ns, of the image of exec generation gen; within that image the
  * child switches to it only for the samples taken after read_ns (unwind_child.c, "Tables and
- * execve"). WEIGHT: the cpu samples taken from read_ns on count for off / 65536 each (the budget
- * keeps one sample in N: budget.h). */
+ * execve"). WEIGHT: the samples of axis `pid` taken from read_ns on count for off / 65536 each
+ * (the budget keeps one sample in N: budget.h). */
 enum { MSG_MAP = 1, MSG_GONE = 2, MSG_STOP = 3, MSG_MAPS_BEGIN = 4, MSG_MAPS_END = 5, MSG_WEIGHT = 6 };
 #define UMSG_WEIGHT_ONE 65536.0
 
