@@ -1,0 +1,46 @@
+/* Types shared by the V8 frame walker (v8.bpf.c) and user space (v8frames.c): the per-process layout
+ * user space pushes into `v8_procs`, and the JavaScript frames the walker records. Plain fixed-size
+ * structs: the same bytes are read by both sides. */
+#ifndef PTOP_V8_H
+#define PTOP_V8_H
+#include "interp_section.h"
+
+#define V8_MAX_PROCS 1024
+#define V8_MAX_LINKS 96    /* frame-pointer links followed per sample (JS and other frames) */
+#define V8_SECTION_FRAMES 31 /* JS frames recorded: 8-byte header + 32 per frame <= PTOP_INTERP_MAX */
+#define V8_FRAMES_CAP 32   /* scratch array size (a power of two for the verifier's masks) */
+
+/* The layout the walker needs, every value from the target's own v8dbg_* metadata (v8elf.c). Tags
+ * and the SMI encoding are not here: the helper accepts only the 64-bit layout without pointer
+ * compression (tag 1 in the low two bits of a heap pointer, SMI tag 0 in bit 0). */
+struct v8_proc {
+	__s32 fp_function;   /* v8dbg_off_fp_function: the JSFunction slot below a JS frame's fp */
+	__s32 fp_context;    /* v8dbg_off_fp_context: a context (heap object) or a frame-type marker (SMI) */
+	__u32 map;           /* HeapObject::map */
+	__u32 map_type;      /* Map::instance_type (u16) */
+	__u32 fn_shared;     /* JSFunction::shared */
+	__u32 sfi_name;      /* SharedFunctionInfo::name_or_scope_info */
+	__u32 sfi_script;    /* SharedFunctionInfo::script_or_debug_info */
+	__u16 type_fn_first; /* JS_FUNCTION_TYPE */
+	__u16 type_fn_end;   /* the next instance type the metadata names: JSFunction's subtypes lie between */
+	__u16 type_sfi;      /* SHARED_FUNCTION_INFO_TYPE */
+	__u16 pad[3];
+};
+
+/* One JavaScript frame, as seen at sample time. The two fields are kept so that user space, reading
+ * the SharedFunctionInfo at the window's end, can tell whether it is still the same function (the
+ * GC moves objects): a function whose fields changed is marked unknown, never misnamed. */
+struct v8_frame {
+	__u64 sfi;    /* SharedFunctionInfo, tagged pointer */
+	__u64 pc;     /* the pc executing in this frame (the sample's pc, else the callee's return address) */
+	__u64 name;   /* its name_or_scope_info field, as read then */
+	__u64 script; /* its script_or_debug_info field, as read then */
+};
+
+/* A whole section: innermost frame first. */
+struct v8_stack {
+	struct interp_section_hdr hdr;
+	struct v8_frame frames[V8_FRAMES_CAP];
+};
+
+#endif
