@@ -95,13 +95,13 @@ static size_t stack_frames(const struct report *r, const struct stack_count *sc,
 	}
 	if (sc->interp_len && v8_section(sc->interp, sc->interp_len)) {
 		/* JavaScript frames where V8's code frames stand, matched by pc (v8frames.c) */
-		int merged[PTOP_MAX_UNWIND_DEPTH + 1 + V8_FRAMES_CAP];
+		int merged[PTOP_MAX_UNWIND_DEPTH + 1 + PY_MAX_FRAMES]; /* within STACK_IDS_MAX, as Python's */
 		uint64_t pcs[PTOP_MAX_UNWIND_DEPTH + 1];
 		size_t nn = n - first_user;
 		for (size_t i = 0; i < nn; i++)
 			pcs[i] = i < nn - user_depth ? 0 : sc->pcs[nn - 1 - i];
 		size_t m = v8_merge((int)k->tgid, sc->interp, sc->interp_len, &ids[first_user], pcs, nn, merged,
-				    PTOP_MAX_UNWIND_DEPTH + 1 + V8_FRAMES_CAP);
+				    PTOP_MAX_UNWIND_DEPTH + 1 + PY_MAX_FRAMES);
 		memcpy(&ids[first_user], merged, m * sizeof(int));
 		n = first_user + m;
 	} else if (sc->interp_len) {

@@ -46,6 +46,25 @@ static __always_inline __u16 v8_type(const struct v8_proc *vp, __u64 tagged)
 	return t;
 }
 
+/* The function's Code, when pc runs in it: its inlining positions then say which functions were
+ * inlined at pc (user space). */
+static __always_inline void v8_code(const struct v8_proc *vp, __u64 fn, __u64 pc, struct v8_frame *f)
+{
+	__u64 istart = 0;
+	__u32 isize = 0;
+	__u64 code = v8_read_tagged(fn - V8_HEAP_TAG + vp->fn_code);
+	f->code = 0;
+	f->istart = 0;
+	if (!vp->fn_code || !code || v8_type(vp, code) != vp->type_code ||
+	    bpf_probe_read_user(&istart, 8, (const void *)(code - V8_HEAP_TAG + vp->code_istart)) ||
+	    bpf_probe_read_user(&isize, 4, (const void *)(code - V8_HEAP_TAG + vp->code_isize)))
+		return;
+	if (pc < istart || pc - istart >= isize)
+		return;
+	f->code = code;
+	f->istart = istart;
+}
+
 struct v8_walk_ctx {
 	__u64 fp, pc;
 	__u32 tgid;
@@ -75,13 +94,14 @@ static long v8_walk_step(__u64 i, void *arg)
 		__u16 ft = v8_type(vp, fn);
 		__u64 sfi = ft >= vp->type_fn_first && ft < vp->type_fn_end ? v8_read_tagged(fn - V8_HEAP_TAG + vp->fn_shared) : 0;
 		if (sfi && v8_type(vp, sfi) == vp->type_sfi) {
-			struct v8_frame *f = &st->frames[n & (V8_FRAMES_CAP - 1)];
+			struct v8_frame *f = &st->frames[n]; /* n < V8_SECTION_FRAMES, checked above */
 			f->sfi = sfi;
 			f->pc = c->pc;
 			f->name = 0;
 			f->script = 0;
 			bpf_probe_read_user(&f->name, 8, (const void *)(sfi - V8_HEAP_TAG + vp->sfi_name));
 			bpf_probe_read_user(&f->script, 8, (const void *)(sfi - V8_HEAP_TAG + vp->sfi_script));
+			v8_code(vp, fn, c->pc, f);
 			st->hdr.nframes = n + 1;
 		}
 	}

@@ -7,8 +7,8 @@
 
 #define V8_MAX_PROCS 1024
 #define V8_MAX_LINKS 96    /* frame-pointer links followed per sample (JS and other frames) */
-#define V8_SECTION_FRAMES 31 /* JS frames recorded: 8-byte header + 32 per frame <= PTOP_INTERP_MAX */
-#define V8_FRAMES_CAP 32   /* scratch array size (a power of two for the verifier's masks) */
+#define V8_SECTION_FRAMES 21 /* JS frames recorded: 8-byte header + 48 per frame <= PTOP_INTERP_MAX */
+#define V8_FRAMES_CAP V8_SECTION_FRAMES /* scratch array size: the walker bounds its index by it */
 
 /* The layout the walker needs, every value from the target's own v8dbg_* metadata (v8elf.c). Tags
  * and the SMI encoding are not here: the helper accepts only the 64-bit layout without pointer
@@ -24,7 +24,11 @@ struct v8_proc {
 	__u16 type_fn_first; /* JS_FUNCTION_TYPE */
 	__u16 type_fn_end;   /* the next instance type the metadata names: JSFunction's subtypes lie between */
 	__u16 type_sfi;      /* SHARED_FUNCTION_INFO_TYPE */
-	__u16 pad[3];
+	__u16 type_code;     /* CODE_TYPE */
+	__u32 fn_code;       /* JSFunction::code: the function's current code */
+	__u32 code_istart;   /* Code: its instructions' start address */
+	__u32 code_isize;    /* Code: their size (u32) */
+	__u32 pad;
 };
 
 /* One JavaScript frame, as seen at sample time. The two fields are kept so that user space, reading
@@ -35,6 +39,11 @@ struct v8_frame {
 	__u64 pc;     /* the pc executing in this frame (the sample's pc, else the callee's return address) */
 	__u64 name;   /* its name_or_scope_info field, as read then */
 	__u64 script; /* its script_or_debug_info field, as read then */
+	/* The function's Code and its instructions' start when pc lies in them (optimised or baseline
+	 * code): user space finds the functions inlined at pc from the code's inlining positions. 0
+	 * otherwise (interpreted, on-stack-replaced code, a function whose code changed since). */
+	__u64 code;
+	__u64 istart;
 };
 
 /* A whole section: innermost frame first. */

@@ -9,7 +9,10 @@
 #define V8_SYM_NAMES(field, name, alt) { name, alt },
 static const struct {
 	const char *name, *alt;
-} SYMS[] = { V8_LAYOUT_FIELDS(V8_SYM_NAMES) };
+} SYMS[] = { V8_LAYOUT_FIELDS(V8_SYM_NAMES) V8_LAYOUT_OPTIONAL(V8_SYM_NAMES) };
+#define V8_COUNT(field, name, alt) +1
+enum { NREQUIRED = 0 V8_LAYOUT_FIELDS(V8_COUNT) };
+#undef V8_COUNT
 #undef V8_SYM_NAMES
 #define NSYMS (sizeof(SYMS) / sizeof(SYMS[0]))
 
@@ -85,6 +88,24 @@ static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const unsig
 	}
 }
 
+/* V8 11.x (Node.js 20) exports neither JSFunction::code nor Code's instruction start and size. Its
+ * JSFunction has one pointer slot between raw_feedback_cell and prototype_or_initial_map: the code.
+ * Its Code follows deoptimization_data with source_position_table, then the instruction stream,
+ * the instructions' start, 8 bytes of flags and the instructions' size. Taken only where the
+ * exported neighbours have that shape; the walker then checks, at every sample, that the object is
+ * a Code and that the pc lies inside the instructions, or records no code. */
+static void derive_code_fields(struct v8_layout *l)
+{
+	if (!l->fn_code && l->fn_proto - l->fn_feedback == 16)
+		l->fn_code = l->fn_feedback + 8;
+	if (!l->code_istart && !l->code_isize && l->code_positions - l->code_deopt == 8) {
+		l->code_istart = l->code_positions + 16;
+		l->code_isize = l->code_istart + 16;
+	}
+	if (!l->fn_code || !l->code_istart || !l->code_isize)
+		l->fn_code = l->code_istart = l->code_isize = 0;
+}
+
 int v8_layout_check(const struct v8_layout *l)
 {
 	if (l->pointer_size != 8 || l->smi_shift + l->smi_value_shift != 32)
@@ -98,15 +119,19 @@ int v8_layout_check(const struct v8_layout *l)
 	const int32_t offs[] = { l->map, l->map_type, l->fn_shared, l->sfi_name, l->sfi_script, l->script_name,
 				 l->script_source, l->script_line_ends, l->string_length, l->seq_one_chars,
 				 l->seq_two_chars, l->cons_first, l->cons_second, l->thin_actual, l->sliced_parent,
-				 l->sliced_offset, l->array_length, l->array_data };
+				 l->sliced_offset, l->array_length, l->array_data, l->fn_feedback, l->fn_proto,
+				 l->code_deopt, l->code_positions, l->fn_code, l->code_istart, l->code_isize };
 	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
 		if (offs[i] < 0 || offs[i] > 512)
 			return V8WHY_RANGE;
+	if (l->deopt_literals < 0 || l->deopt_literals > 32 || l->deopt_inlining < 0 || l->deopt_inlining > 32)
+		return V8WHY_RANGE;
 	if (l->scope_ncontextlocals < 0 || l->scope_ncontextlocals > 16 || l->scope_first_vars < 0 ||
 	    l->scope_first_vars > 16)
 		return V8WHY_RANGE;
 	const int32_t types[] = { l->type_fn, l->type_fn_end, l->type_sfi, l->type_script, l->type_scope_info,
-				  l->type_fixed_array, l->first_nonstring };
+				  l->type_fixed_array, l->first_nonstring, l->type_byte_array, l->type_weak_array,
+				  l->type_code };
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (types[i] <= 0 || types[i] > 0xffff)
 			return V8WHY_RANGE;
@@ -142,6 +167,10 @@ void v8_elf_analyze(const void *buf, size_t len, struct v8_elf_info *out)
 	out->status = V8ELF_UNSUPPORTED;
 	int32_t *vals = (int32_t *)&out->layout;
 	for (size_t i = 0; i < NSYMS; i++) {
+		if (!s.found[i] && i >= NREQUIRED) {
+			vals[i] = 0;
+			continue;
+		}
 		if (!s.found[i]) {
 			out->why = V8WHY_MISSING;
 			out->missing = (int32_t)i;
@@ -154,6 +183,7 @@ void v8_elf_analyze(const void *buf, size_t len, struct v8_elf_info *out)
 		if (s.types[i] > out->layout.type_fn && (end == 0 || s.types[i] < end))
 			end = s.types[i];
 	out->layout.type_fn_end = end;
+	derive_code_fields(&out->layout);
 	out->why = v8_layout_check(&out->layout);
 	if (out->why == V8WHY_NONE)
 		out->status = V8ELF_SUPPORTED;

@@ -68,11 +68,33 @@ enum v8_elf_why {
 	X(type_sfi, "type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", NULL)                              \
 	X(type_script, "type_Script__SCRIPT_TYPE", NULL)                                                     \
 	X(type_scope_info, "type_ScopeInfo__SCOPE_INFO_TYPE", NULL)                                          \
-	X(type_fixed_array, "type_FixedArray__FIXED_ARRAY_TYPE", NULL)
+	X(type_fixed_array, "type_FixedArray__FIXED_ARRAY_TYPE", NULL)                                      \
+	X(type_byte_array, "type_ByteArray__BYTE_ARRAY_TYPE", NULL)                                          \
+	X(type_weak_array, "type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE", NULL)                               \
+	X(type_code, "type_Code__CODE_TYPE", NULL)                                                           \
+	X(fn_feedback, "class_JSFunction__raw_feedback_cell__FeedbackCell",                                  \
+	  "class_JSFunction__raw_feedback_cell__Tagged_FeedbackCell_")                                       \
+	X(fn_proto, "class_JSFunction__prototype_or_initial_map__HeapObject",                                \
+	  "class_JSFunction__prototype_or_initial_map__Tagged_HeapObject_")                                  \
+	X(code_deopt, "class_Code__deoptimization_data__FixedArray",                                         \
+	  "class_Code__deoptimization_data__Tagged_FixedArray_")                                             \
+	X(code_positions, "class_Code__source_position_table__ByteArray",                                    \
+	  "class_Code__source_position_table__Tagged_ByteArray_")                                            \
+	X(deopt_literals, "DeoptimizationDataLiteralArrayIndex", NULL)                                       \
+	X(deopt_inlining, "DeoptimizationDataInliningPositionsIndex", NULL)
+
+/* Values some V8 versions export and others do not (V8 11.x dropped them from its metadata); where
+ * absent, v8_elf_analyze derives them from their exported neighbours (README "JavaScript frames"),
+ * and the walker confirms them at every sample. 0 = unknown: no inlined frames. */
+#define V8_LAYOUT_OPTIONAL(X)                                                                                \
+	X(fn_code, "class_JSFunction__code__Code", "class_JSFunction__code__Tagged_Code_")                  \
+	X(code_istart, "class_Code__instruction_start__uintptr_t", "class_Code__instruction_start__Address") \
+	X(code_isize, "class_Code__instruction_size__int", "class_Code__instruction_size__uint32_t")
 
 #define V8_LAYOUT_MEMBER(field, name, alt) int32_t field;
 struct v8_layout {
 	V8_LAYOUT_FIELDS(V8_LAYOUT_MEMBER)
+	V8_LAYOUT_OPTIONAL(V8_LAYOUT_MEMBER)
 	int32_t type_fn_end; /* the smallest instance type the metadata names above JS_FUNCTION_TYPE */
 };
 #undef V8_LAYOUT_MEMBER

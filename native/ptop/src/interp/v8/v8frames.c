@@ -112,6 +112,8 @@ void v8_attach(const struct interp_handle *h, int pid)
 		.map_type = (__u32)l->map_type, .fn_shared = (__u32)l->fn_shared, .sfi_name = (__u32)l->sfi_name,
 		.sfi_script = (__u32)l->sfi_script, .type_fn_first = (__u16)l->type_fn,
 		.type_fn_end = (__u16)l->type_fn_end, .type_sfi = (__u16)l->type_sfi,
+		.type_code = (__u16)l->type_code, .fn_code = (__u32)l->fn_code, .code_istart = (__u32)l->code_istart,
+		.code_isize = (__u32)l->code_isize,
 	};
 	uint32_t key = (uint32_t)pid;
 	if (bpf_map__update_elem(h->procs, &key, sizeof(key), &vp, sizeof(vp), BPF_ANY)) {
@@ -149,18 +151,25 @@ static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
 }
 
-static int js_frame(struct v8_target *t, const struct v8_frame *f)
+/* The frame id of a function: fields non-NULL, checked against what the walker read (its own frame);
+ * NULL, read now (an inlined function, which its code vouches for). */
+static int function_frame(struct v8_target *t, uint64_t sfi, const uint64_t *fields)
 {
 	char key[80];
-	snprintf(key, sizeof(key), "%" PRIx64 ":%" PRIx64 ":%" PRIx64, (uint64_t)f->sfi, (uint64_t)f->name,
-		 (uint64_t)f->script);
+	if (fields)
+		snprintf(key, sizeof(key), "%" PRIx64 ":%" PRIx64 ":%" PRIx64, sfi, fields[0], fields[1]);
+	else
+		snprintf(key, sizeof(key), "i:%" PRIx64, sfi);
 	int id = strmap_get(&t->frames, key);
 	if (id >= 0)
 		return id;
 	struct v8_fn_info fn;
 	struct frame_info fi = { .kind = "jit" };
 	char anon[V8_FILE_MAX + 32];
-	if (t->memfd >= 0 && v8_function_read(&t->layout, mem_read, &t->memfd, f->sfi, f->name, f->script, &fn) == 0) {
+	int got = t->memfd < 0 ? -1 :
+		  fields ? v8_function_read(&t->layout, mem_read, &t->memfd, sfi, fields[0], fields[1], &fn) :
+			   v8_function_read_now(&t->layout, mem_read, &t->memfd, sfi, &fn);
+	if (got == 0) {
 		const char *slash = strrchr(fn.file, '/');
 		const char *base = slash ? slash + 1 : fn.file;
 		if (!fn.name[0]) { /* anonymous: named by its file and line */
@@ -175,11 +184,25 @@ static int js_frame(struct v8_target *t, const struct v8_frame *f)
 	} else {
 		/* moved or gone by the end of the window: said so, never guessed */
 		fi.function = "[js] <function gone>";
-		fi.address = f->sfi;
+		fi.address = sfi;
 	}
 	id = out_frame_id(&fi);
 	strmap_put(&t->frames, key, id);
 	return id;
+}
+
+/* One recorded frame's ids, root first: its own function, then those inlined at its pc. */
+static size_t js_frames(struct v8_target *t, const struct v8_frame *f, int leaf, int *ids)
+{
+	const uint64_t fields[2] = { f->name, f->script };
+	uint64_t inl[V8_INLINE_MAX];
+	size_t n = 0, ni = 0;
+	ids[n++] = function_frame(t, f->sfi, fields);
+	if (f->code && t->memfd >= 0)
+		ni = v8_inlined_read(&t->layout, mem_read, &t->memfd, f->code, f->istart, f->pc, leaf, inl, V8_INLINE_MAX);
+	for (size_t j = ni; j-- > 0;)
+		ids[n++] = function_frame(t, inl[j], NULL);
+	return n;
 }
 
 bool v8_section(const void *section, size_t len)
@@ -197,9 +220,11 @@ size_t v8_merge(int pid, const void *section, size_t len, const int *native, con
 	struct v8_target *t = find_target(pid);
 	struct interp_section_hdr h;
 	size_t o = 0;
-	int js[V8_FRAMES_CAP];
+	int js[V8_FRAMES_CAP * (1 + V8_INLINE_MAX)];
 	uint64_t jpc[V8_FRAMES_CAP];
+	size_t jat[V8_FRAMES_CAP + 1]; /* record k's ids: js[jat[k] .. jat[k + 1]) */
 	size_t m = 0;
+	jat[0] = 0;
 	if (t && v8_section(section, len)) {
 		memcpy(&h, section, sizeof(h));
 		if (h.len <= len && h.nframes <= V8_SECTION_FRAMES && h.len >= sizeof(h) + (size_t)h.nframes * sizeof(struct v8_frame))
@@ -207,7 +232,10 @@ size_t v8_merge(int pid, const void *section, size_t len, const int *native, con
 				struct v8_frame f;
 				memcpy(&f, (const unsigned char *)section + sizeof(h) + j * sizeof(f), sizeof(f));
 				jpc[m] = f.pc;
-				js[m++] = js_frame(t, &f);
+				/* the sample's own pc is the native leaf's; every other is a return address */
+				int leaf = n > 0 && f.pc == pcs[n - 1];
+				jat[m + 1] = jat[m] + js_frames(t, &f, leaf, &js[jat[m]]);
+				m++;
 			}
 	}
 	size_t next = 0, insert_at = 0;
@@ -218,7 +246,7 @@ size_t v8_merge(int pid, const void *section, size_t len, const int *native, con
 	if (!any) {
 		/* The native unwind shows none of them (it ended before V8's frames): the JS frames first,
 		 * then what the native unwind found, as for Python. */
-		for (size_t j = 0; j < m && o < cap; j++)
+		for (size_t j = 0; j < jat[m] && o < cap; j++)
 			out[o++] = js[j];
 		for (size_t i = 0; i < n && o < cap; i++)
 			out[o++] = native[i];
@@ -233,19 +261,20 @@ size_t v8_merge(int pid, const void *section, size_t len, const int *native, con
 				out[o++] = native[i];
 			continue;
 		}
-		for (; next <= k && o < cap; next++)
-			out[o++] = js[next];
+		for (size_t j = jat[next]; j < jat[k + 1] && o < cap; j++)
+			out[o++] = js[j];
+		next = k + 1;
 		insert_at = o;
 	}
 	/* inner JS frames whose pc the native unwind did not show (a native leaf without a frame of its
 	 * own was called from them): just leafward of the last one placed */
 	if (next > 0 && next < m) {
-		size_t extra = m - next;
+		size_t extra = jat[m] - jat[next];
 		if (o + extra > cap)
 			extra = cap - o;
 		memmove(&out[insert_at + extra], &out[insert_at], (o - insert_at) * sizeof(int));
 		for (size_t j = 0; j < extra; j++)
-			out[insert_at + j] = js[next + j];
+			out[insert_at + j] = js[jat[next] + j];
 		o += extra;
 	}
 	return o;

@@ -176,8 +176,8 @@ static int is_function_range(const struct reader *r, uint64_t script, int64_t st
 /* The name and source range in a ScopeInfo. Its fixed slots (flags, parameter count, context-local
  * count) and where its variable part begins are in the metadata; the variable part's optional
  * members are not: after the context locals' names and infos, the first string is the function's
- * name (its function-variable or inferred name), and its start and end positions are the first two
- * SMIs after it that the Script confirms as a function's range. */
+ * name (its function-variable or inferred name; empty: anonymous), and its start and end positions
+ * are the first two consecutive SMIs there that the Script confirms as a function's range. */
 static void scope_info(const struct reader *r, uint64_t scope, uint64_t script, struct v8_fn_info *out, int64_t *start)
 {
 	const struct v8_layout *l = r->l;
@@ -187,13 +187,17 @@ static void scope_info(const struct reader *r, uint64_t scope, uint64_t script, 
 	uint64_t ncl = slot[l->scope_ncontextlocals];
 	if (!is_smi(ncl) || smi(ncl) < 0 || smi(ncl) > SCOPE_MAX_LOCALS)
 		return;
-	size_t i = (size_t)l->scope_first_vars + 2 * (size_t)smi(ncl);
-	for (; i < SCOPE_SLOTS && !out->name[0]; i++) {
+	size_t first = (size_t)l->scope_first_vars + 2 * (size_t)smi(ncl);
+	/* the first string: an empty one is an anonymous function's (later strings are other scopes') */
+	for (size_t i = first; i < SCOPE_SLOTS; i++) {
 		int t = is_heap(slot[i]) ? type_of(r, slot[i]) : -1;
-		if (t >= 0 && t < l->first_nonstring && read_string(r, slot[i], out->name, sizeof(out->name)))
+		if (t < 0 || t >= l->first_nonstring)
+			continue;
+		if (read_string(r, slot[i], out->name, sizeof(out->name)))
 			out->name[0] = 0;
+		break;
 	}
-	for (; i + 1 < SCOPE_SLOTS; i++)
+	for (size_t i = first; i + 1 < SCOPE_SLOTS; i++)
 		if (is_smi(slot[i]) && is_smi(slot[i + 1]) && is_function_range(r, script, smi(slot[i]), smi(slot[i + 1]))) {
 			*start = smi(slot[i]);
 			return;
@@ -228,4 +232,115 @@ int v8_function_read(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64
 	if (start >= 0)
 		out->line = line_of(&r, script, start);
 	return 0;
+}
+
+int v8_function_read_now(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t sfi, struct v8_fn_info *out)
+{
+	struct reader r = { l, rd, ctx };
+	uint64_t name, script;
+	if (read_u64(&r, sfi - 1 + (uint64_t)l->sfi_name, &name) || read_u64(&r, sfi - 1 + (uint64_t)l->sfi_script, &script))
+		return -1;
+	return v8_function_read(l, rd, ctx, sfi, name, script, out);
+}
+
+#define POSITIONS_MAX (1u << 20) /* source position table bytes read */
+#define INLINING_MAX 4096        /* inlining positions */
+
+/* A ByteArray or FixedArray-like object of type `type`: its length (elements) and data address. */
+static int array_of(const struct reader *r, uint64_t obj, int type, uint64_t *data, int64_t *len)
+{
+	uint64_t n;
+	if (type_of(r, obj) != type || read_u64(r, obj - 1 + (uint64_t)r->l->array_length, &n) || !is_smi(n) ||
+	    smi(n) < 0)
+		return -1;
+	*len = smi(n);
+	*data = obj - 1 + (uint64_t)r->l->array_data;
+	return 0;
+}
+
+/* One VLQ-coded, zigzag-signed value of V8's source position table. */
+static int vlq(const unsigned char *p, size_t len, size_t *at, int64_t *out)
+{
+	uint64_t u = 0;
+	for (unsigned shift = 0; shift < 64 && *at < len; shift += 7) {
+		unsigned char b = p[(*at)++];
+		u |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The source position in force at code offset `off`: the last entry at or before it. V8's table is
+ * pairs (code offset delta, with a negative sign for non-statement positions; position delta). */
+static int position_at(const unsigned char *p, size_t len, int64_t off, uint64_t *pos)
+{
+	size_t at = 0;
+	int64_t code = 0, sp = 0;
+	int found = -1;
+	while (at < len) {
+		int64_t dc, dp;
+		if (vlq(p, len, &at, &dc) || vlq(p, len, &at, &dp))
+			return -1;
+		code += dc >= 0 ? dc : -(dc + 1);
+		sp += dp;
+		if (code > off)
+			break;
+		*pos = (uint64_t)sp;
+		found = 0;
+	}
+	return found;
+}
+
+/* SourcePosition: bit 0 external, 1-30 script offset, 31-46 inlining id + 1 (0: not inlined). */
+static int inlining_id(uint64_t pos)
+{
+	return (int)((pos >> 31) & 0xffff) - 1;
+}
+
+size_t v8_inlined_read(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t code, uint64_t istart, uint64_t pc,
+		       int leaf, uint64_t *sfis, size_t cap)
+{
+	struct reader r = { l, rd, ctx };
+	uint64_t now, deopt, ddata, table, tdata, inl, idata, lits, ldata;
+	int64_t tlen, dlen, ilen, llen;
+	if (!l->code_istart || type_of(&r, code) != l->type_code || read_u64(&r, code - 1 + (uint64_t)l->code_istart, &now) ||
+	    now != istart || pc < istart || pc - istart > (1u << 30))
+		return 0;
+	int64_t off = (int64_t)(pc - istart) - (leaf ? 0 : 1); /* a return address follows its call */
+	if (read_u64(&r, code - 1 + (uint64_t)l->code_positions, &table) ||
+	    array_of(&r, table, l->type_byte_array, &tdata, &tlen) || tlen == 0 || tlen > (int64_t)POSITIONS_MAX ||
+	    read_u64(&r, code - 1 + (uint64_t)l->code_deopt, &deopt) ||
+	    array_of(&r, deopt, l->type_fixed_array, &ddata, &dlen) ||
+	    dlen <= l->deopt_inlining || dlen <= l->deopt_literals ||
+	    read_u64(&r, ddata + 8 * (uint64_t)l->deopt_inlining, &inl) ||
+	    read_u64(&r, ddata + 8 * (uint64_t)l->deopt_literals, &lits) ||
+	    array_of(&r, inl, l->type_byte_array, &idata, &ilen) || ilen > INLINING_MAX * 16 ||
+	    array_of(&r, lits, l->type_weak_array, &ldata, &llen))
+		return 0;
+	static unsigned char buf[POSITIONS_MAX];
+	uint64_t pos;
+	if (rd(ctx, tdata, buf, (size_t)tlen) || position_at(buf, (size_t)tlen, off, &pos))
+		return 0;
+	size_t n = 0;
+	/* each inlining position: where the inlined call stands in its caller, and which function */
+	for (int id = inlining_id(pos); id >= 0 && n < cap; n++) {
+		struct {
+			uint64_t position;
+			int32_t function;
+			int32_t pad;
+		} ip;
+		uint64_t sfi;
+		if ((int64_t)(id + 1) * 16 > ilen || rd(ctx, idata + 16 * (uint64_t)id, &ip, sizeof(ip)) || ip.function < 0 ||
+		    ip.function >= llen || read_u64(&r, ldata + 8 * (uint64_t)ip.function, &sfi))
+			return 0;
+		sfi &= ~(uint64_t)2; /* a weak reference's tag */
+		if (type_of(&r, sfi) != l->type_sfi)
+			return 0;
+		sfis[n] = sfi;
+		id = inlining_id(ip.position); /* the caller's; the loop is bounded by cap */
+	}
+	return n;
 }

@@ -26,4 +26,17 @@ struct v8_fn_info {
  * an object moved or reused by the end of the window is refused (-1), never named as another. */
 int v8_function_read(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t sfi, uint64_t name_field,
 		     uint64_t script_field, struct v8_fn_info *out);
+/* The same for a SharedFunctionInfo read now (an inlined function: no sample-time fields to check;
+ * the Code that names it is checked instead, v8_inlined_read). */
+int v8_function_read_now(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t sfi, struct v8_fn_info *out);
+
+#define V8_INLINE_MAX 8 /* inlined functions named per frame, innermost first */
+
+/* The functions inlined at pc in the optimised Code `code` (tagged) whose instructions start at
+ * istart (what the walker saw: a Code moved or replaced since is refused), innermost first, from its
+ * source position table and deoptimization data: writes their SharedFunctionInfos (tagged) to sfis,
+ * returns the count (0: none, or nothing that validates). leaf: pc is the sample's own pc, not a
+ * return address. */
+size_t v8_inlined_read(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t code, uint64_t istart, uint64_t pc,
+		       int leaf, uint64_t *sfis, size_t cap);
 #endif
