@@ -96,9 +96,14 @@ static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const unsig
  * a Code and that the pc lies inside the instructions, or records no code. */
 static void derive_code_fields(struct v8_layout *l)
 {
-	if (!l->fn_code && l->fn_proto - l->fn_feedback == 16)
+	/* the values are the target's: in 64 bits, and within the range v8_layout_check accepts */
+	if (l->fn_feedback < 0 || l->fn_feedback > 512 || l->code_positions < 0 || l->code_positions > 512) {
+		l->fn_code = l->code_istart = l->code_isize = 0;
+		return;
+	}
+	if (!l->fn_code && (int64_t)l->fn_proto - l->fn_feedback == 16)
 		l->fn_code = l->fn_feedback + 8;
-	if (!l->code_istart && !l->code_isize && l->code_positions - l->code_deopt == 8) {
+	if (!l->code_istart && !l->code_isize && (int64_t)l->code_positions - l->code_deopt == 8) {
 		l->code_istart = l->code_positions + 16;
 		l->code_isize = l->code_istart + 16;
 	}
@@ -108,7 +113,7 @@ static void derive_code_fields(struct v8_layout *l)
 
 int v8_layout_check(const struct v8_layout *l)
 {
-	if (l->pointer_size != 8 || l->smi_shift + l->smi_value_shift != 32)
+	if (l->pointer_size != 8 || (int64_t)l->smi_shift + l->smi_value_shift != 32)
 		return V8WHY_COMPRESSED;
 	if (l->heap_tag != 1 || l->heap_tag_mask != 3 || l->smi_tag != 0 || l->smi_tag_mask != 1)
 		return V8WHY_TAGS;

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include "v8.h"
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,16 @@ struct v8_target {
 	struct strmap frames; /* "sfi:name:script" -> frame id */
 };
 
+/* The helper's answer per file: a service of many node processes reads its 100 MB binary once. */
+struct v8_known_file {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	struct v8_elf_info info;
+};
+
+static struct v8_known_file *files;
+static size_t nfiles;
 static struct v8_target *targets;
 static size_t ntargets;
 static char *notes[V8_MAX_NOTES];
@@ -76,6 +87,29 @@ static void candidate_line(const struct maps_line *l, void *arg)
 	f->found = true;
 }
 
+/* The helper's answer for the file fd (closed here); 0 when there is one that names V8. */
+static int analyze(int fd, struct v8_elf_info *info)
+{
+	struct stat st;
+	bool stated = fstat(fd, &st) == 0;
+	for (size_t i = 0; stated && i < nfiles; i++)
+		if (files[i].dev == st.st_dev && files[i].ino == st.st_ino && files[i].mtime.tv_sec == st.st_mtim.tv_sec &&
+		    files[i].mtime.tv_nsec == st.st_mtim.tv_nsec) {
+			close(fd);
+			*info = files[i].info;
+			return info->status == V8ELF_NOT_V8 ? -1 : 0;
+		}
+	int asked = elfhelper_v8(fd, info);
+	close(fd);
+	if (asked)
+		return -1;
+	if (stated) {
+		files = xrealloc(files, nfiles + 1, sizeof(*files));
+		files[nfiles++] = (struct v8_known_file){ st.st_dev, st.st_ino, st.st_mtim, *info };
+	}
+	return info->status == V8ELF_NOT_V8 ? -1 : 0;
+}
+
 void v8_attach(const struct interp_handle *h, int pid)
 {
 	if (!h->procs)
@@ -96,9 +130,7 @@ void v8_attach(const struct interp_handle *h, int pid)
 	if (fd < 0)
 		return;
 	struct v8_elf_info info;
-	int asked = elfhelper_v8(fd, &info);
-	close(fd);
-	if (asked || info.status == V8ELF_NOT_V8)
+	if (analyze(fd, &info))
 		return;
 	/* the helper's answer is checked again: only a layout that passes reaches the walker */
 	int why = info.status == V8ELF_SUPPORTED ? v8_layout_check(&info.layout) : info.why;
