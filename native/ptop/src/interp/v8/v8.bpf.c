@@ -65,6 +65,14 @@ static __always_inline void v8_code(const struct v8_proc *vp, __u64 fn, __u64 pc
 	f->istart = istart;
 }
 
+/* Whether the frame at fp is interpreted: its bytecode slot holds a BytecodeArray. Then the
+ * sample's pc, in a bytecode handler or the interpreter's entry, runs this function. */
+static __always_inline bool v8_interpreted(const struct v8_proc *vp, __u64 fp)
+{
+	__u64 bc = v8_read_tagged(fp + vp->fp_bytecode);
+	return bc && v8_type(vp, bc) == vp->type_bytecode;
+}
+
 struct v8_walk_ctx {
 	__u64 fp, pc;
 	__u32 tgid;
@@ -102,6 +110,8 @@ static long v8_walk_step(__u64 i, void *arg)
 			bpf_probe_read_user(&f->name, 8, (const void *)(sfi - V8_HEAP_TAG + vp->sfi_name));
 			bpf_probe_read_user(&f->script, 8, (const void *)(sfi - V8_HEAP_TAG + vp->sfi_script));
 			v8_code(vp, fn, c->pc, f);
+			if (i == 0 && !f->code && !v8_interpreted(vp, fp))
+				f->pc = 0;
 			st->hdr.nframes = n + 1;
 		}
 	}

@@ -16,6 +16,7 @@
 struct v8_proc {
 	__s32 fp_function;   /* v8dbg_off_fp_function: the JSFunction slot below a JS frame's fp */
 	__s32 fp_context;    /* v8dbg_off_fp_context: a context (heap object) or a frame-type marker (SMI) */
+	__s32 fp_bytecode;   /* v8dbg_off_fp_bytecode_array: an interpreted (or baseline) frame's bytecode */
 	__u32 map;           /* HeapObject::map */
 	__u32 map_type;      /* Map::instance_type (u16) */
 	__u32 fn_shared;     /* JSFunction::shared */
@@ -25,10 +26,11 @@ struct v8_proc {
 	__u16 type_fn_end;   /* the next instance type the metadata names: JSFunction's subtypes lie between */
 	__u16 type_sfi;      /* SHARED_FUNCTION_INFO_TYPE */
 	__u16 type_code;     /* CODE_TYPE */
+	__u16 type_bytecode; /* BYTECODE_ARRAY_TYPE */
+	__u16 pad16;
 	__u32 fn_code;       /* JSFunction::code: the function's current code */
 	__u32 code_istart;   /* Code: its instructions' start address */
 	__u32 code_isize;    /* Code: their size (u32) */
-	__u32 pad;
 };
 
 /* One JavaScript frame, as seen at sample time. The two fields are kept so that user space, reading
@@ -36,7 +38,9 @@ struct v8_proc {
  * GC moves objects): a function whose fields changed is marked unknown, never misnamed. */
 struct v8_frame {
 	__u64 sfi;    /* SharedFunctionInfo, tagged pointer */
-	__u64 pc;     /* the pc executing in this frame (the sample's pc, else the callee's return address) */
+	__u64 pc;     /* the pc executing in this frame: the callee's return address, or the sample's pc when
+		       * it runs in the function's code or in the interpreter for it; 0 when the sample's
+		       * pc is a frameless callee's (a builtin, a prologue): its caller's pc is unknown */
 	__u64 name;   /* its name_or_scope_info field, as read then */
 	__u64 script; /* its script_or_debug_info field, as read then */
 	/* The function's Code and its instructions' start when pc lies in them (optimised or baseline

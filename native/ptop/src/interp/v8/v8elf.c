@@ -119,7 +119,7 @@ int v8_layout_check(const struct v8_layout *l)
 		return V8WHY_TAGS;
 	/* fp slots: below fp, within the fixed part of a frame */
 	if (l->fp_function >= 0 || l->fp_function < -64 || l->fp_context >= 0 || l->fp_context < -64 ||
-	    (l->fp_function & 7) || (l->fp_context & 7))
+	    l->fp_bytecode >= 0 || l->fp_bytecode < -64 || (l->fp_function & 7) || (l->fp_context & 7) || (l->fp_bytecode & 7))
 		return V8WHY_RANGE;
 	const int32_t offs[] = { l->map, l->map_type, l->fn_shared, l->sfi_name, l->sfi_script, l->script_name,
 				 l->script_source, l->script_line_ends, l->string_length, l->seq_one_chars,
@@ -136,7 +136,7 @@ int v8_layout_check(const struct v8_layout *l)
 		return V8WHY_RANGE;
 	const int32_t types[] = { l->type_fn, l->type_fn_end, l->type_sfi, l->type_script, l->type_scope_info,
 				  l->type_fixed_array, l->first_nonstring, l->type_byte_array, l->type_weak_array,
-				  l->type_code };
+				  l->type_code, l->type_bytecode };
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (types[i] <= 0 || types[i] > 0xffff)
 			return V8WHY_RANGE;

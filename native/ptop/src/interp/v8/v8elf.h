@@ -33,6 +33,7 @@ enum v8_elf_why {
 	X(smi_value_shift, "SmiValueShift", NULL)                                                            \
 	X(fp_function, "off_fp_function", NULL)                                                              \
 	X(fp_context, "off_fp_context", "off_fp_context_or_frame_type")                                     \
+	X(fp_bytecode, "off_fp_bytecode_array", NULL)                                                        \
 	X(map, "class_HeapObject__map__Map", "class_HeapObject__map__Tagged_Map_")                          \
 	X(map_type, "class_Map__instance_type__uint16_t", NULL)                                              \
 	X(fn_shared, "class_JSFunction__shared__SharedFunctionInfo",                                         \
@@ -72,6 +73,7 @@ enum v8_elf_why {
 	X(type_byte_array, "type_ByteArray__BYTE_ARRAY_TYPE", NULL)                                          \
 	X(type_weak_array, "type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE", NULL)                               \
 	X(type_code, "type_Code__CODE_TYPE", NULL)                                                           \
+	X(type_bytecode, "type_BytecodeArray__BYTECODE_ARRAY_TYPE", NULL)                                    \
 	X(fn_feedback, "class_JSFunction__raw_feedback_cell__FeedbackCell",                                  \
 	  "class_JSFunction__raw_feedback_cell__Tagged_FeedbackCell_")                                       \
 	X(fn_proto, "class_JSFunction__prototype_or_initial_map__HeapObject",                                \

@@ -25,6 +25,8 @@ struct v8_target {
 	struct v8_layout layout;
 	int memfd;
 	struct strmap frames; /* "sfi:name:script" -> frame id */
+	size_t disagree;      /* frames the perf map names otherwise than V8's metadata (its name kept) */
+	char example[300];
 };
 
 /* The helper's answer per file: a service of many node processes reads its 100 MB binary once. */
@@ -140,11 +142,11 @@ void v8_attach(const struct interp_handle *h, int pid)
 	}
 	const struct v8_layout *l = &info.layout;
 	struct v8_proc vp = {
-		.fp_function = l->fp_function, .fp_context = l->fp_context, .map = (__u32)l->map,
+		.fp_function = l->fp_function, .fp_context = l->fp_context, .fp_bytecode = l->fp_bytecode, .map = (__u32)l->map,
 		.map_type = (__u32)l->map_type, .fn_shared = (__u32)l->fn_shared, .sfi_name = (__u32)l->sfi_name,
 		.sfi_script = (__u32)l->sfi_script, .type_fn_first = (__u16)l->type_fn,
 		.type_fn_end = (__u16)l->type_fn_end, .type_sfi = (__u16)l->type_sfi,
-		.type_code = (__u16)l->type_code, .fn_code = (__u32)l->fn_code, .code_istart = (__u32)l->code_istart,
+		.type_code = (__u16)l->type_code, .type_bytecode = (__u16)l->type_bytecode, .fn_code = (__u32)l->fn_code, .code_istart = (__u32)l->code_istart,
 		.code_isize = (__u32)l->code_isize,
 	};
 	uint32_t key = (uint32_t)pid;
@@ -237,6 +239,29 @@ static size_t js_frames(struct v8_target *t, const struct v8_frame *f, int leaf,
 	return n;
 }
 
+/* Whether the target's perf map named this native frame (then its name is kept). Where V8's
+ * metadata names the function otherwise, the disagreement is counted for a note saying which source
+ * named the frame. */
+static bool perfmap_named(struct v8_target *t, int native, int js)
+{
+	const char *module = out_frame_module(native), *pm = out_frame_function(native), *v8 = out_frame_function(js);
+	if (!module || strcmp(module, "[jit]") || !pm)
+		return false;
+	/* perf-basic-prof names a function `JS:*name file:line`: it agrees when V8's name is in it */
+	if (v8 && v8[0] != '(' && v8[0] != '[' && !strstr(pm, v8)) {
+		if (t->disagree++ == 0)
+			snprintf(t->example, sizeof(t->example), "perf map `%.150s`, V8 `%.100s`", pm, v8);
+	}
+	return true;
+}
+
+/* The walker's pc (the sample's, or a return address) against the unwinder's (the sample's, or a
+ * return address less one: its call instruction, unwind_child.c). */
+static bool same_pc(uint64_t walker, uint64_t unwinder)
+{
+	return walker == unwinder || walker == unwinder + 1;
+}
+
 bool v8_section(const void *section, size_t len)
 {
 	struct interp_section_hdr h;
@@ -246,74 +271,125 @@ bool v8_section(const void *section, size_t len)
 	return h.kind == INTERP_V8;
 }
 
+/* The section's JS frames, root first: record k's ids are ids[at[k] .. at[k + 1]) (its function, then
+ * those inlined at its pc), its pc pcs[k]. Returns the records' count. */
+struct js_records {
+	int ids[V8_FRAMES_CAP * (1 + V8_INLINE_MAX)];
+	uint64_t pcs[V8_FRAMES_CAP];
+	size_t at[V8_FRAMES_CAP + 1];
+	size_t m;
+};
+
+static void read_records(struct v8_target *t, const void *section, size_t len, uint64_t leaf_pc, struct js_records *r)
+{
+	struct interp_section_hdr h;
+	r->m = 0;
+	r->at[0] = 0;
+	memcpy(&h, section, sizeof(h));
+	if (h.len > len || h.nframes > V8_SECTION_FRAMES || h.len < sizeof(h) + (size_t)h.nframes * sizeof(struct v8_frame))
+		return;
+	for (size_t j = h.nframes; j-- > 0;) { /* the section is innermost first */
+		struct v8_frame f;
+		memcpy(&f, (const unsigned char *)section + sizeof(h) + j * sizeof(f), sizeof(f));
+		r->pcs[r->m] = f.pc;
+		/* the sample's own pc is the native leaf's; every other is a return address */
+		r->at[r->m + 1] = r->at[r->m] + js_frames(t, &f, f.pc && f.pc == leaf_pc, &r->ids[r->at[r->m]]);
+		r->m++;
+	}
+}
+
+struct merge_out {
+	int *out;
+	size_t o, cap;
+};
+
+static void put(struct merge_out *mo, int id)
+{
+	if (mo->o < mo->cap)
+		mo->out[mo->o++] = id;
+}
+
+static void put_record(struct merge_out *mo, const struct js_records *r, size_t k)
+{
+	for (size_t j = r->at[k]; j < r->at[k + 1]; j++)
+		put(mo, r->ids[j]);
+}
+
+static bool is_anon(int id)
+{
+	const char *module = out_frame_module(id);
+	return module && !strcmp(module, "[anon]");
+}
+
+/* Native frames [a, b) and the records [ra, rb) between two matched pairs: the records take the
+ * places of the unnamed JIT frames ([anon]: code V8 runs for them, on-stack-replaced or entered
+ * at a prologue) in order; those left go just after the last one placed, else first. */
+static void put_segment(struct merge_out *mo, const int *native, size_t a, size_t b, const struct js_records *r, size_t ra,
+			size_t rb)
+{
+	size_t anon = 0;
+	for (size_t i = a; i < b; i++)
+		anon += is_anon(native[i]);
+	size_t replace = anon < rb - ra ? anon : rb - ra, placed = 0;
+	if (replace == 0)
+		for (size_t k = ra; k < rb; k++)
+			put_record(mo, r, k);
+	for (size_t i = a; i < b; i++) {
+		if (placed < replace && is_anon(native[i])) {
+			put_record(mo, r, ra + placed++);
+			if (placed == replace)
+				for (size_t k = ra + replace; k < rb; k++)
+					put_record(mo, r, k);
+			continue;
+		}
+		put(mo, native[i]);
+	}
+}
+
 size_t v8_merge(int pid, const void *section, size_t len, const int *native, const uint64_t *pcs, size_t n, int *out,
 		size_t cap)
 {
 	struct v8_target *t = find_target(pid);
-	struct interp_section_hdr h;
-	size_t o = 0;
-	int js[V8_FRAMES_CAP * (1 + V8_INLINE_MAX)];
-	uint64_t jpc[V8_FRAMES_CAP];
-	size_t jat[V8_FRAMES_CAP + 1]; /* record k's ids: js[jat[k] .. jat[k + 1]) */
-	size_t m = 0;
-	jat[0] = 0;
-	if (t && v8_section(section, len)) {
-		memcpy(&h, section, sizeof(h));
-		if (h.len <= len && h.nframes <= V8_SECTION_FRAMES && h.len >= sizeof(h) + (size_t)h.nframes * sizeof(struct v8_frame))
-			for (size_t j = h.nframes; j-- > 0;) { /* the section is innermost first */
-				struct v8_frame f;
-				memcpy(&f, (const unsigned char *)section + sizeof(h) + j * sizeof(f), sizeof(f));
-				jpc[m] = f.pc;
-				/* the sample's own pc is the native leaf's; every other is a return address */
-				int leaf = n > 0 && f.pc == pcs[n - 1];
-				jat[m + 1] = jat[m] + js_frames(t, &f, leaf, &js[jat[m]]);
-				m++;
-			}
-	}
-	size_t next = 0, insert_at = 0;
-	bool any = false;
-	for (size_t i = 0; i < n && m > 0; i++)
-		for (size_t k = 0; k < m; k++)
-			any |= jpc[k] == pcs[i];
-	if (!any) {
-		/* The native unwind shows none of them (it ended before V8's frames): the JS frames first,
-		 * then what the native unwind found, as for Python. */
-		for (size_t j = 0; j < jat[m] && o < cap; j++)
-			out[o++] = js[j];
-		for (size_t i = 0; i < n && o < cap; i++)
-			out[o++] = native[i];
-		return o;
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t k = next;
-		while (k < m && jpc[k] != pcs[i])
-			k++;
-		if (k == m) {
-			if (o < cap)
-				out[o++] = native[i];
+	struct merge_out mo = { out, 0, cap };
+	static struct js_records r;
+	r.m = 0;
+	r.at[0] = 0;
+	if (t && v8_section(section, len))
+		read_records(t, section, len, n ? pcs[n - 1] : 0, &r);
+	/* Each record pairs with the native frame of the same pc, root first, in order. */
+	size_t i0 = 0, k0 = 0;
+	for (size_t k = 0; k < r.m; k++) {
+		size_t i = i0;
+		while (i < n && !(r.pcs[k] && same_pc(r.pcs[k], pcs[i])))
+			i++;
+		if (i == n)
 			continue;
-		}
-		for (size_t j = jat[next]; j < jat[k + 1] && o < cap; j++)
-			out[o++] = js[j];
-		next = k + 1;
-		insert_at = o;
+		put_segment(&mo, native, i0, i, &r, k0, k);
+		/* the frame itself: the perf map's name where it has one (it wins), else V8's; then the
+		 * functions inlined there */
+		put(&mo, perfmap_named(t, native[i], r.ids[r.at[k]]) ? native[i] : r.ids[r.at[k]]);
+		for (size_t j = r.at[k] + 1; j < r.at[k + 1]; j++)
+			put(&mo, r.ids[j]);
+		i0 = i + 1;
+		k0 = k + 1;
 	}
-	/* inner JS frames whose pc the native unwind did not show (a native leaf without a frame of its
-	 * own was called from them): just leafward of the last one placed */
-	if (next > 0 && next < m) {
-		size_t extra = jat[m] - jat[next];
-		if (o + extra > cap)
-			extra = cap - o;
-		memmove(&out[insert_at + extra], &out[insert_at], (o - insert_at) * sizeof(int));
-		for (size_t j = 0; j < extra; j++)
-			out[insert_at + j] = js[jat[next] + j];
-		o += extra;
-	}
-	return o;
+	put_segment(&mo, native, i0, n, &r, k0, r.m);
+	return mo.o;
 }
 
 size_t v8_notes(const char **out, size_t cap)
 {
+	for (size_t i = 0; i < ntargets; i++) {
+		if (!targets[i].disagree)
+			continue;
+		char buf[512];
+		snprintf(buf, sizeof(buf), "js frames: pid %d has a perf map, whose names are kept for the code it names; "
+			 "in %zu stacks V8's own metadata named such a frame otherwise (e.g. %s)", targets[i].pid,
+			 targets[i].disagree, targets[i].example);
+		targets[i].disagree = 0;
+		if (nnotes < V8_MAX_NOTES)
+			notes[nnotes++] = strdup(buf);
+	}
 	size_t n = 0;
 	for (size_t i = 0; i < nnotes && n < cap; i++)
 		out[n++] = notes[i];

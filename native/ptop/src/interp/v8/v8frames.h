@@ -17,10 +17,11 @@ void v8_attach(const struct interp_handle *h, int pid);
 void v8_prepare(void);
 /* Whether a section is the V8 walker's (else interp_merge's). */
 bool v8_section(const void *section, size_t len);
-/* native ids and their pcs, root first (pcs as the unwinder gave them: the leaf's pc, then return
- * addresses). Each JS frame replaces the native frame with its pc (V8's code for it: the
+/* native ids and their pcs, root first (pcs as the unwinder gave them: the leaf's pc, then call
+ * sites, a return address less one). Each JS frame replaces the native frame with its pc (V8's code for it: the
  * interpreter's entry, baseline or optimised code, a builtin); one whose pc is not among them goes
- * just leafward of the last one placed. Writes at most cap ids, returns the count. */
+ * just leafward of the last one placed. Where the target's perf map named the native frame, its name
+ * is kept (and a disagreement with V8's counted for a note); the inlined frames follow it. Writes at most cap ids, returns the count. */
 size_t v8_merge(int pid, const void *section, size_t len, const int *native, const uint64_t *pcs, size_t n, int *out,
 		size_t cap);
 /* Notes ("js frames: node (pid 42) not walked: …"); returns the count. */
