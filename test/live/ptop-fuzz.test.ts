@@ -3,7 +3,7 @@
 // list, the CPython recogniser and code-object reader, the V8 recogniser and function namer, the demangler, the unwinder child's inputs
 // and the parent's check of its output) under libFuzzer with
 // AddressSanitizer and UBSan, for a fixed number of runs from seed inputs: bounded, and run in CI.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";

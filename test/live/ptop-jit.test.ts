@@ -1,6 +1,6 @@
 // JIT symbols through perf maps read inside the target's mount namespace (/proc/PID/root/tmp):
 // a JVM (Java 17, `jcmd PID Compiler.perfmap`) and node with --perf-basic-prof, both non-root.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
