@@ -19,7 +19,6 @@ struct probes {
 	bool requested[P__COUNT];
 	bool attached[P__COUNT];
 	char reason[P__COUNT][512];
-	bool locks_waitv; /* futex_waitv is covered too (its tracepoints exist: Linux 5.16+) */
 	struct interp_handle python; /* the CPython walker's maps */
 };
 

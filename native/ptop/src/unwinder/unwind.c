@@ -113,7 +113,7 @@ int unwind_collect(void (*fn)(const struct unwound_hdr *, const uint64_t *, cons
 		/* The child parsed target files: everything it says is checked before use. */
 		struct unwound_hdr h;
 		int kind = trailer ? UNWIND_REC_BAD : unwind_check_result(buf, (size_t)n, &h, counts); /* the trailer is last */
-		if (kind == UNWIND_REC_BAD)
+		if (kind == UNWIND_REC_BAD || (kind == UNWIND_REC_STACK && !PROBES[h.axis].unwinds))
 			break;
 		if (kind == UNWIND_REC_TRAILER) {
 			trailer = true;

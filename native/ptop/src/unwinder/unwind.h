@@ -17,7 +17,7 @@
 /* One aggregated stack as the child sends it. pcs are lookup addresses (a return address minus
  * one: the call), leaf first. */
 struct unwound_hdr {
-	uint32_t axis; /* P_CPU, P_OFFCPU, P_LOCKS or P_ALLOC */
+	uint32_t axis; /* the number of the probe whose samples these are (probe_table.h) */
 	uint32_t tgid;
 	int32_t kstack;
 	uint32_t truncated;
@@ -25,7 +25,7 @@ struct unwound_hdr {
 	uint32_t interp_len;
 	uint32_t gen;       /* the samples' exec generation: which image of tgid names the pcs (gen_pick.h) */
 	uint32_t in_execve; /* 1: taken inside execve, no user stack (SAMPLE_F_IN_EXECVE); npcs 0 */
-	uint64_t lock;  /* locks: the futex address waited on (part of the key); 0 otherwise */
+	uint64_t lock;  /* the samples' seq when it is part of their key (SAMPLE_F_SEQ_IN_KEY; locks: the futex address); 0 otherwise */
 	double value;
 	double events;  /* samples / waits aggregated into value */
 };

@@ -516,6 +516,7 @@ struct entry {
 	uint32_t klen;
 	double value;
 	double events;
+	bool awaits_wake; /* its records' values come with wake records (SAMPLE_F_AWAITS_WAKE) */
 };
 
 static struct entry *entries;
@@ -582,7 +583,7 @@ static int32_t agg_find(const uint8_t *key, uint32_t klen, bool *oom)
 		return -1;
 	}
 	entries_cap = cap;
-	entries[nentries] = (struct entry){ k, klen, 0, 0 };
+	entries[nentries] = (struct entry){ k, klen, 0, 0, false };
 	memcpy(k, key, klen);
 	slots[j] = (int32_t)nentries;
 	return (int32_t)nentries++;
@@ -619,7 +620,7 @@ static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_
 	 * record, and everything after it, otherwise). */
 	int32_t kstack = h->kstack < PTOP_MAX_STACKS ? h->kstack : -1;
 	struct unwound_hdr k = { axis, h->tgid, kstack, cur.truncated, cur.n, interp_len, cur.in_execve ? 0 : h->gen,
-				 cur.in_execve, axis == P_LOCKS ? h->seq : 0, 0, 0 };
+				 cur.in_execve, (h->flags & SAMPLE_F_SEQ_IN_KEY) ? h->seq : 0, 0, 0 };
 	memcpy(keybuf, &k, sizeof(k));
 	/* leaf first as unwound; the parent reverses */
 	memcpy(keybuf + sizeof(k), cur.pcs, cur.n * 8ull);
@@ -659,17 +660,18 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	if (size < sizeof(struct sample_hdr))
 		return;
 	const struct sample_hdr *h = data;
-	if (h->kind == SAMPLE_OFFCPU_WAKE) {
-		struct pend *p = pend_slot(h->tid);
+	if (h->flags & SAMPLE_F_WAKE) {
+		/* tid 0 marks a free slot, never a blocked thread */
+		struct pend *p = h->tid ? pend_slot(h->tid) : NULL;
 		if (p && p->tid == h->tid && p->seq == h->seq && p->entry >= 0) {
 			add_capped(&entries[p->entry].value, h->value); /* ns blocked */
 			p->entry = -1;
 		}
 		return;
 	}
-	if (h->interp_len > PTOP_INTERP_MAX || sizeof(*h) + (size_t)h->interp_len + h->stack_len > size)
+	if (h->kind >= P__COUNT || h->interp_len > PTOP_INTERP_MAX || sizeof(*h) + (size_t)h->interp_len + h->stack_len > size)
 		return;
-	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
+	uint32_t axis = h->kind; /* the probe that sent it: its flags say how it adds up (ptop.h) */
 	bool in_execve = (h->flags & SAMPLE_F_IN_EXECVE) != 0;
 	bool known;
 	if (!in_execve)
@@ -699,7 +701,7 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	cur.u = u;
 	cur.stack = (const uint8_t *)data + sizeof(*h);
 	cur.sp = h->regs[PTOP_REG_SP];
-	cur.from_caller = h->kind == SAMPLE_ALLOC && h->stack_len >= 8;
+	cur.from_caller = (h->flags & SAMPLE_F_AT_ENTRY) && h->stack_len >= 8;
 	cur.leaf_pc = h->regs[PTOP_REG_PC];
 	cur.t = NULL;
 	cur.jvm = u ? hs_child_proc((int)h->tgid) : NULL;
@@ -738,15 +740,13 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		return;
 	}
 	entries[e].events += entries[e].events < VALUE_MAX;
-	if (axis == P_CPU) {
-		entries[e].value += entries[e].value < VALUE_MAX;
-	} else if (axis == P_ALLOC || axis == P_LOCKS) {
-		/* alloc: bytes since the previous sample (alloc.bpf.c); locks: ns waited, timed in the kernel */
-		add_capped(&entries[e].value, h->value);
-	} else {
+	if (h->flags & SAMPLE_F_AWAITS_WAKE) {
+		entries[e].awaits_wake = true;
 		struct pend *p = pend_slot(h->tid);
 		if (p)
 			*p = (struct pend){ h->tid, h->seq, e };
+	} else {
+		add_capped(&entries[e].value, h->value);
 	}
 }
 
@@ -808,7 +808,7 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 		struct entry *e = &entries[i];
 		struct unwound_hdr h;
 		memcpy(&h, e->key, sizeof(h));
-		if (h.axis == P_OFFCPU && e->value <= 0)
+		if (e->awaits_wake && e->value <= 0)
 			continue; /* blocked and never woken within the window */
 		h.value = e->value;
 		h.events = e->events;
