@@ -1,14 +1,15 @@
 // Every parser ptop runs on bytes it did not write (ELF symbol reader, perf-map parser, the /proc
 // text (comm, cmdline, status, maps) and pod namespace file it reads while privileged, the target
-// list, the CPython recogniser and code-object reader, the HotSpot readers, the demangler, the unwinder child's inputs
+// list, the CPython recogniser and code-object reader, the HotSpot readers, the V8 recogniser and function namer, the demangler, the unwinder child's inputs
 // and the parent's check of its output) under libFuzzer with
 // AddressSanitizer and UBSan, for a fixed number of runs from seed inputs: bounded, and run in CI.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
 import { addMiniDebugInfo, cleanup, sharedTempDir } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { v8NameSeed } from "./ptop-v8-seeds.ts";
 
 const haveClang = Bun.which("clang") !== null;
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
@@ -237,6 +238,23 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     writeFileSync(join(corpus, "libjvm"), Buffer.concat([Buffer.from([3, 0, 0, 0, 0, 0, 0, 0]), readFileSync(so)]));
     fuzz("fuzz_hotspot", corpus, 200000);
   }, 180_000);
+
+  test("V8 recogniser (v8elf): 20000 runs from a small object with Node 20's v8dbg_ metadata", () => {
+    const corpus = join(dir, "v8elf");
+    mkdirSync(corpus);
+    const so = join(corpus, "libnode-layout.so");
+    const cc = Bun.spawnSync(["clang", "-shared", "-fPIC", "-O1", join(PTOP_DIR, "fuzz/v8_seed_layout.c"), "-o", so], { stderr: "pipe" });
+    expect(cc.exitCode).toBe(0);
+    copyFileSync("/bin/true", join(corpus, "true"));
+    fuzz("fuzz_v8elf", corpus, 20000);
+  }, 120_000);
+
+  test("V8 function namer (v8name): 200000 runs from a Node 20-shaped heap (ScopeInfo name, Script, inlined code)", () => {
+    const corpus = join(dir, "v8name");
+    mkdirSync(corpus);
+    writeFileSync(join(corpus, "node20"), v8NameSeed());
+    fuzz("fuzz_v8name", corpus, 200000);
+  }, 120_000);
 
   test("demangler: 200000 runs from C++ and Rust symbols", () => {
     const corpus = join(dir, "demangle");

@@ -2,7 +2,7 @@
 // node with --perf-basic-prof, non-root; and a JVM given the old way out (Java 17,
 // -XX:+PreserveFramePointer, `jcmd PID Compiler.perfmap`), whose compiled frames are now named by
 // ptop's HotSpot walker (kind "java") rather than its perf map (ptop-java.test.ts: no flag at all).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";

@@ -2,7 +2,7 @@
 // perf map while privileged, then drops every capability and sets no_new_privs, and only then
 // reads a single byte of them. Its Python helper (a child) drops everything before it reads the
 // interpreter files the parent passes it; the parent reads the target's memory only after its drop.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT, liveAvailable } from "../helpers/runner-bin.ts";

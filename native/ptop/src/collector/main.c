@@ -11,6 +11,7 @@
 #include "procscan.h"
 #include "pyframes.h"
 #include "hotspot.h"
+#include "v8frames.h"
 #include "elfhelper.h"
 #include "report.h"
 #include "symbolize.h"
@@ -78,6 +79,7 @@ static void register_new(size_t first)
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
 		else {
 			py_attach(&probes.python, scan.procs[i].pid); /* a CPython: its layout for the BPF walker */
+			v8_attach(&probes.v8, scan.procs[i].pid);     /* a node: its V8 layout for the BPF walker */
 			alloc_attach(&probes, scan.procs[i].pid); /* its libc's (or Go's) allocation entry points */
 		}
 	}
@@ -280,6 +282,7 @@ static int write_report(const struct options *o, double measured, char *msg, siz
 	/* Everything a target controls is opened by now (refresh_mappings, at the window's end), while
 	 * privileged, and parsed only after the drop. */
 	py_prepare();
+	v8_prepare();
 	elfhelper_stop();
 	if (caps_drop_all(msg, len)) {
 		fprintf(stderr, "ptop: %s; refusing to parse target files with privileges\n", msg);
