@@ -1,6 +1,5 @@
 /* ptop: measure one listed workload with eBPF, drop every capability, symbolize, write the
  * profile stream (src/protocol/profile-stream.ts) to stdout. Exit codes: README.md. */
-#include "alloc.h"
 #include "args.h"
 #include "caps.h"
 #include "kernel_features.h"
@@ -80,7 +79,9 @@ static void register_new(size_t first)
 		else {
 			py_attach(&probes.python, scan.procs[i].pid); /* a CPython: its layout for the BPF walker */
 			v8_attach(&probes.v8, scan.procs[i].pid);     /* a node: its V8 layout for the BPF walker */
-			alloc_attach(&probes, scan.procs[i].pid); /* its libc's (or Go's) allocation entry points */
+			for (int p = 0; p < P__COUNT; p++) /* a probe's own per-process attach (alloc: its libc's uprobes) */
+				if (PROBES[p].on_target)
+					PROBES[p].on_target(&probes, scan.procs[i].pid);
 		}
 	}
 }
@@ -137,7 +138,9 @@ static void wait_rescanning(double until)
 		 * is known (and an exec'd image's are held back until then). */
 		refresh_mappings(first, false);
 		register_new(first);
-		alloc_retry(&probes);
+		for (int p = 0; p < P__COUNT; p++)
+			if (PROBES[p].on_rescan)
+				PROBES[p].on_rescan(&probes);
 		if (header_done)
 			emit_new_processes();
 	}
@@ -227,17 +230,11 @@ static int start_probes(const struct options *o, char *msg, size_t len)
 		fprintf(stderr, "ptop: no process of workload \"%s\" is running on this host\n", o->workload);
 		return EXIT_NOT_RUNNING;
 	}
-	/* alloc counts as attached only with a uprobe in some target (processes found later get theirs too).
-	 * A target that has just started may not have mapped its libc yet: up to 1 s for it. */
-	for (int i = 0; i < 10 && probes.attached[P_ALLOC] && alloc_uprobes() == 0 && alloc_retry(&probes) > 0; i++) {
-		struct timespec ts = { 0, 100000000 };
-		nanosleep(&ts, NULL);
-	}
-	if (probes.attached[P_ALLOC] && alloc_uprobes() == 0) {
-		probes.attached[P_ALLOC] = false;
-		snprintf(probes.reason[P_ALLOC], sizeof(probes.reason[0]), "%s", alloc_why_none());
-		fprintf(stderr, "ptop: probe alloc not attached: %s\n", probes.reason[P_ALLOC]);
-	}
+	for (int i = 0; i < P__COUNT; i++)
+		if (probes.attached[i] && PROBES[i].settle && !PROBES[i].settle(&probes, i)) {
+			probes.attached[i] = false;
+			fprintf(stderr, "ptop: probe %s not attached: %s\n", probe_name(i), probes.reason[i]);
+		}
 	return -1;
 }
 
