@@ -9,6 +9,7 @@
 #include "probes.h"
 #include "procscan.h"
 #include "pyframes.h"
+#include "hotspot.h"
 #include "v8frames.h"
 #include "elfhelper.h"
 #include "report.h"
@@ -72,6 +73,7 @@ static void register_new(size_t first)
 		uint32_t gen;
 		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid, &gen);
 		unwind_send_process(scan.procs[i].pid, true, read_ns, gen);
+		hs_attach(scan.procs[i].pid); /* a JVM: its libjvm.so and memory for the unwinder's Java walk */
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
 		else {
