@@ -43,6 +43,8 @@ export const FrameKind = Type.Union([
   Type.Literal("syscall"),
   /** A CPython function, read from the interpreter's frame chain: `module` is its file. */
   Type.Literal("python"),
+  /** A Java method, read from the JVM's own frames (interpreted, compiled or inlined): `module` is `[java]`. */
+  Type.Literal("java"),
   Type.Literal("unknown"),
 ]);
 export type FrameKind = Static<typeof FrameKind>;

@@ -4,7 +4,7 @@
 // reads — for version 1.0.0, then 1.1.0 (the demo's regression in apply_discounts), then 1.1.1, the
 // same binary again (an A/A). `runner capture --wait` must exit 3 on the regression, which fails
 // the script, and 0 on the A/A.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

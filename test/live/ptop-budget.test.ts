@@ -4,7 +4,7 @@
 // the window's steady stretch, and the summary states the effective frequency. A test build whose
 // budget is 0.01% of a core (`make smallbudget`) goes over it: the record says it kept one sample in
 // N, at what average frequency, and the stacks' values count each kept sample N times.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";

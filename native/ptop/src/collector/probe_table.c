@@ -20,6 +20,9 @@ char *locks_summary_json(void);
 bool alloc_load(struct probes *p, int probe, bool want);
 void alloc_attach_probe(struct probes *p, int probe, int frequency_hz);
 void alloc_detach(void);
+int alloc_attach(struct probes *p, int pid);
+size_t alloc_retry(struct probes *p);
+bool alloc_settle(struct probes *p, int probe);
 size_t alloc_notes(const struct report *r, const struct probes *p, const char **notes);
 
 /* The default set is the Profiler's too (src/config/probe-set.ts DEFAULT_PROBES): cpu, offcpu,
@@ -58,7 +61,8 @@ const struct probe_desc PROBES[P__COUNT] = {
 		      .total_stat = STAT_ALLOC_BYTES, .samples_include_lost = true,
 		      .lost_other = "had no readable user registers",
 		      .unwinds = true, .by_default = false, .programs = { "on_alloc" }, .load = alloc_load,
-		      .attach = alloc_attach_probe, .detach = alloc_detach, .notes = alloc_notes },
+		      .attach = alloc_attach_probe, .on_target = alloc_attach, .on_rescan = alloc_retry,
+		      .settle = alloc_settle, .detach = alloc_detach, .notes = alloc_notes },
 };
 
 const char *probe_name(int i)

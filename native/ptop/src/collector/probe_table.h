@@ -46,6 +46,12 @@ struct probe_desc {
 	bool (*load)(struct probes *p, int probe, bool want);
 	/* After the load, when load said yes: attaches, setting p->attached or p->reason. */
 	void (*attach)(struct probes *p, int probe, int frequency_hz);
+	/* For a probe attached per target process (NULL: none): each target found, then each /proc
+	 * rescan (to retry what failed; their results are the probe's own), and once the first targets
+	 * are found, before the window: false (its reason written) when it covers none of them. */
+	int (*on_target)(struct probes *p, int pid);
+	size_t (*on_rescan)(struct probes *p);
+	bool (*settle)(struct probes *p, int probe);
 	/* At the window's end: releases the links it keeps itself (NULL: it keeps none). */
 	void (*detach)(void);
 	/* Resolve stage, for an axis whose values are not unwound stacks (NULL: the unwinder's stacks). */

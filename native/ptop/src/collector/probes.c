@@ -160,6 +160,7 @@ int probes_start(struct probes *p, int mask, int freq)
 		return -1;
 	}
 	p->python = (struct interp_handle){ .procs = p->skel->maps.py_procs };
+	p->v8 = (struct interp_handle){ .procs = p->skel->maps.v8_procs };
 	for (int i = 0; i < P__COUNT; i++)
 		if (load[i])
 			PROBES[i].attach(p, i, freq);

@@ -20,6 +20,7 @@ struct probes {
 	bool attached[P__COUNT];
 	char reason[P__COUNT][512];
 	struct interp_handle python; /* the CPython walker's maps */
+	struct interp_handle v8;     /* the V8 walker's maps */
 };
 
 /* Loads and attaches. Returns 0 when at least one probe is attached. */

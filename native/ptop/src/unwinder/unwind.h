@@ -39,6 +39,9 @@ void unwind_send_process(int pid, bool first, uint64_t read_ns, uint32_t gen);
 /* The samples of axis (a probe's number) taken from from_ns (CLOCK_MONOTONIC ns) on count for
  * weight each (budget.h). */
 void unwind_send_weight(int axis, uint64_t from_ns, double weight);
+/* A JVM's libjvm.so (mapped at start from file offset off) and /proc/PID/mem, for its Java frames
+ * (hotspot.h); after unwind_send_process(pid, true, …). The descriptors stay the caller's. */
+void unwind_send_jvm(int pid, int libfd, uint64_t start, uint64_t off, int memfd);
 /* The window ended: the child drains the ring buffer and writes its aggregate. */
 void unwind_stop(void);
 struct unwind_trailer;
