@@ -1,6 +1,7 @@
 /* ptop: measure one listed workload with eBPF, drop every capability, symbolize, write the
  * profile stream (src/protocol/profile-stream.ts) to stdout. Exit codes: README.md. */
 #include "args.h"
+#include "budget.h"
 #include "caps.h"
 #include "kernel_features.h"
 #include "monoclock.h"
@@ -141,8 +142,10 @@ static void wait_rescanning(double until)
 		for (int p = 0; p < P__COUNT; p++)
 			if (PROBES[p].on_rescan)
 				PROBES[p].on_rescan(&probes);
-		if (header_done)
+		if (header_done) {
 			emit_new_processes();
+			budget_tick(&probes);
+		}
 	}
 }
 
@@ -254,11 +257,13 @@ static int measure(const struct options *o, double *measured, char *msg, size_t 
 	double start = now_mono();
 	emit_preamble(o, now_ms());
 	phase("window open (header written)");
+	budget_begin(&probes, probes.attached[P_CPU] ? o->frequency_hz : 0);
 	wait_rescanning(start + o->duration_sec);
 	/* The window ends when the kernel side stops counting: detaching the probes takes time of
 	 * its own (tens of ms per link on a loaded host) that is not part of the measurement. */
 	*measured = now_mono() - start;
 	probes_end_window(&probes);
+	budget_end();
 	phase("window closed, probes detached");
 	refresh_mappings(scan.n, true);
 	unwind_stop();

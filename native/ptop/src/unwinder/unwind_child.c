@@ -13,6 +13,8 @@
  * third of its samples to [truncated]: those taken between its exec and the parent's next look at
  * its maps. */
 #include "unwind_child.h"
+#include "delta_walk.h"
+#include "delta_table.h"
 #include "gen_pick.h"
 #include "hs_child.h"
 #include "unwind_park.h"
@@ -68,10 +70,33 @@ struct uproc {
 };
 
 static bool debug; /* PTOP_DEBUG: why a stack ended early, or a file gave no CFI, on stderr */
+/* PTOP_UNWIND_CHECK: every sample the stack deltas walk is unwound by libdwfl too, and a
+ * difference counted (and printed with PTOP_DEBUG); libdwfl's frames are kept. */
+static bool check_deltas;
+static uint64_t delta_walked, delta_fell_back, delta_differed;
 static struct uproc *uprocs;
 static size_t nuprocs;
 /* Out of memory: what could not be kept is dropped and counted, never half-written (uwc_dropped). */
 static uint64_t maps_dropped, samples_oom[P__COUNT];
+/* What a sample of the weighted axis counts for from a time on (MSG_WEIGHT, budget.h): the budget
+ * keeps one of its samples in weight from then on; a few changes a window at most, the last kept
+ * past the bound. */
+#define MAX_WEIGHTS 64
+static struct {
+	uint64_t from_ns;
+	double weight;
+} weights[MAX_WEIGHTS];
+static size_t nweights;
+static uint32_t weighted_axis = UINT32_MAX;
+
+static double sample_weight(uint64_t time_ns)
+{
+	double w = 1;
+	for (size_t i = 0; i < nweights && weights[i].from_ns <= time_ns; i++)
+		w = weights[i].weight;
+	return w;
+}
+
 /* Samples of an exec'd process that could not be held (park_hold: bound or memory): unwound at once. */
 static uint64_t samples_unheld[P__COUNT];
 
@@ -136,6 +161,7 @@ static void uproc_drop(int pid, bool all, uint32_t below)
 			i++;
 			continue;
 		}
+		delta_release(u->dwfl);
 		if (u->dwfl)
 			dwfl_end(u->dwfl); /* and the files it was given */
 		free(u->table.v);
@@ -655,6 +681,67 @@ static void on_table(struct uproc *u)
 	park_release(u->pid, u->gen, unwind_held);
 }
 
+static void unwind_libdwfl(struct uproc *u, const struct sample_hdr *h)
+{
+	cur.n = 0;
+	cur.truncated = false;
+	int rc = unwind_user(u);
+	if (rc != 0) {
+		if (debug && !cur.truncated)
+			fprintf(stderr, "ptop: unwinder: pid %u after %u frames (last pc %#lx): %s\n", h->tgid, cur.n,
+				cur.n ? (unsigned long)cur.pcs[cur.n - 1] : 0ul, dwfl_errmsg(-1));
+		cur.truncated = true;
+	}
+}
+
+static uint32_t first_difference(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
+{
+	uint32_t i = 0;
+	while (i < na && i < nb && a[i] == b[i])
+		i++;
+	return i;
+}
+
+static bool mapped_in_cur(uint64_t pc, const void *t)
+{
+	return in_table(t, pc);
+}
+
+/* The stack deltas' walk (delta_walk.h); false when the sample needs libdwfl (in a JVM, too: the
+ * HotSpot walker takes its Java frames from libdwfl's walk, unwind_user). */
+static bool walk_deltas(struct uproc *u, const struct sample_hdr *h)
+{
+	if (cur.jvm) {
+		delta_fell_back++;
+		return false;
+	}
+	const uint64_t *r = (const uint64_t *)h->regs;
+	struct delta_snapshot s = { cur.stack, cur.sp, h->stack_len, r[PTOP_REG_PC], r[PTOP_REG_SP], r[PTOP_REG_FP],
+				    cur.from_caller, cur.leaf_pc };
+	uint32_t n;
+	bool truncated;
+	if (delta_walk(u->dwfl, &s, mapped_in_cur, cur.t, cur.pcs, PTOP_MAX_UNWIND_DEPTH, &n, &truncated) != DELTA_WALK_DONE) {
+		delta_fell_back++;
+		return false;
+	}
+	delta_walked++;
+	cur.n = n;
+	cur.truncated = truncated;
+	if (!check_deltas)
+		return true;
+	static uint64_t pcs[PTOP_MAX_UNWIND_DEPTH];
+	memcpy(pcs, cur.pcs, n * sizeof(*pcs));
+	unwind_libdwfl(u, h);
+	if (cur.n != n || cur.truncated != truncated || memcmp(pcs, cur.pcs, n * sizeof(*pcs)) != 0) {
+		delta_differed++;
+		if (debug)
+			fprintf(stderr, "ptop: unwinder: pid %u: stack deltas gave %u frames%s, libdwfl %u%s (first difference at %u)\n",
+				h->tgid, n, truncated ? " truncated" : "", cur.n, cur.truncated ? " truncated" : "",
+				first_difference(pcs, n, cur.pcs, cur.n));
+	}
+	return true;
+}
+
 static void unwind_record(const void *data, size_t size, bool may_hold)
 {
 	if (size < sizeof(struct sample_hdr))
@@ -717,13 +804,8 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	if (in_execve) {
 		/* no user stack: the report names it (its kernel frames, under [in execve]) */
 	} else if (u && u->attached && h->stack_len > 0) {
-		int rc = unwind_user(u);
-		if (rc != 0) {
-			if (debug && !cur.truncated)
-				fprintf(stderr, "ptop: unwinder: pid %u after %u frames (last pc %#lx): %s\n", h->tgid, cur.n,
-					cur.n ? (unsigned long)cur.pcs[cur.n - 1] : 0ul, dwfl_errmsg(-1));
-			cur.truncated = true;
-		}
+		if (!walk_deltas(u, h))
+			unwind_libdwfl(u, h);
 		if (cur.n == 0)
 			unwind_failed++;
 	} else {
@@ -745,6 +827,10 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		struct pend *p = pend_slot(h->tid);
 		if (p)
 			*p = (struct pend){ h->tid, h->seq, e };
+	} else if (axis == weighted_axis) {
+		/* one of the samples the budget kept, standing for those it did not (budget.h) */
+		double v = entries[e].value + (double)h->value * sample_weight(h->time_ns);
+		entries[e].value = v < VALUE_MAX ? v : VALUE_MAX;
 	} else {
 		add_capped(&entries[e].value, h->value);
 	}
@@ -791,6 +877,14 @@ bool uwc_message(const void *buf, size_t n, int fd)
 			u->next_ready = false;
 		}
 		break;
+	case MSG_WEIGHT: /* in time order: the budget only ever keeps fewer; pid: the axis */
+		if (m.off > 0 && m.pid >= 0 && (nweights == 0 || m.read_ns >= weights[nweights - 1].from_ns)) {
+			weighted_axis = (uint32_t)m.pid;
+			size_t i = nweights < MAX_WEIGHTS ? nweights++ : MAX_WEIGHTS - 1;
+			weights[i].from_ns = m.read_ns;
+			weights[i].weight = (double)m.off / UMSG_WEIGHT_ONE;
+		}
+		break;
 	case MSG_MAPS_END:
 		if (m.gen <= UINT32_MAX && (u = uproc_get(m.pid, (uint32_t)m.gen, false)) && u->filling_next) {
 			u->filling_next = false;
@@ -815,6 +909,11 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 		memcpy(e->key, &h, sizeof(h));
 		emit(e->key, e->klen, arg);
 	}
+	if (debug || check_deltas)
+		fprintf(stderr, "ptop: unwinder: %llu samples walked by stack deltas, %llu by libdwfl\n",
+			(unsigned long long)delta_walked, (unsigned long long)delta_fell_back);
+	if (check_deltas)
+		fprintf(stderr, "ptop: unwinder: checked against libdwfl: %llu differed\n", (unsigned long long)delta_differed);
 	struct unwind_trailer t;
 	uwc_dropped(&t, NULL, NULL, NULL);
 	uint8_t rec[sizeof(struct unwound_hdr) + UNWIND_TRAILER_COUNTS * 8];
@@ -824,6 +923,7 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 int uwc_init(bool dbg, void (*poll)(void))
 {
 	debug = dbg;
+	check_deltas = getenv("PTOP_UNWIND_CHECK") != NULL;
 	poll_messages = poll;
 	if (!pend)
 		pend = calloc(PEND_SLOTS, sizeof(*pend));
@@ -847,6 +947,9 @@ void uwc_reset(void)
 	slots = NULL;
 	nslots = 0;
 	unwind_failed = maps_dropped = 0;
+	delta_walked = delta_fell_back = delta_differed = 0;
+	nweights = 0;
+	weighted_axis = UINT32_MAX;
 	memset(agg_lost, 0, sizeof(agg_lost));
 	memset(samples_oom, 0, sizeof(samples_oom));
 	memset(samples_unheld, 0, sizeof(samples_unheld));
@@ -871,4 +974,11 @@ void uwc_dropped(struct unwind_trailer *t, uint64_t *full_total, uint64_t *no_me
 		*no_memory_total = oom;
 	if (mappings_no_memory)
 		*mappings_no_memory = maps_dropped;
+}
+
+void uwc_delta_counts(uint64_t *walked, uint64_t *fell_back, uint64_t *differed)
+{
+	*walked = delta_walked;
+	*fell_back = delta_fell_back;
+	*differed = delta_differed;
 }

@@ -123,6 +123,44 @@ static long v8_walk_step(__u64 i, void *arg)
 	return 0;
 }
 
+struct v8_scan_ctx {
+	__u64 sp, found;
+	__u32 len, tgid;
+};
+
+/* One word of the copied stack (at sp + 8 * i): a saved frame pointer of a JS frame — a pointer
+ * further up the copied stack, to a frame whose context and function slots hold heap objects and
+ * whose own saved fp goes further up — whose function the heap confirms. The first one found is the
+ * innermost (a callee-saved rbp pushed by native code, or the frame-pointer chain itself). */
+static long v8_scan_step(__u64 i, void *arg)
+{
+	struct v8_scan_ctx *c = arg;
+	__u32 zero = 0;
+	struct snapshot *snap = bpf_map_lookup_elem(&scratch, &zero);
+	struct v8_proc *vp = bpf_map_lookup_elem(&v8_procs, &c->tgid);
+	__u32 off = (__u32)i * 8;
+	if (!snap || !vp || off + 8 > c->len)
+		return 1;
+	const __u8 *stack = snap->buf + sizeof(struct sample_hdr);
+	__u64 v = *(const __u64 *)(stack + (off & (PTOP_STACK_MAX - 8)));
+	if (v <= c->sp + off || v >= c->sp + c->len || (v & 7))
+		return 0;
+	__u32 fo = (__u32)(v - c->sp);
+	__s32 fn_at = (__s32)fo + vp->fp_function, ctx_at = (__s32)fo + vp->fp_context;
+	if (fn_at < 0 || ctx_at < 0 || fo + 8 > c->len)
+		return 0;
+	__u64 fn = *(const __u64 *)(stack + ((__u32)fn_at & (PTOP_STACK_MAX - 8)));
+	__u64 ctx = *(const __u64 *)(stack + ((__u32)ctx_at & (PTOP_STACK_MAX - 8)));
+	__u64 saved = *(const __u64 *)(stack + (fo & (PTOP_STACK_MAX - 8)));
+	if ((fn & V8_TAG_MASK) != V8_HEAP_TAG || (ctx & V8_TAG_MASK) != V8_HEAP_TAG || saved <= v || saved - v > (1u << 20))
+		return 0;
+	__u16 ft = v8_type(vp, fn);
+	if (ft < vp->type_fn_first || ft >= vp->type_fn_end)
+		return 0;
+	c->found = v;
+	return 1;
+}
+
 /* The walk as a global function, verified once on its own (README "Start-up time"). Writes the
  * section into the per-CPU interpreter scratch (py_scratch, shared with the CPython walker: a
  * process is one or the other) and returns its length, 0 when the process is not a known V8 or no
@@ -144,6 +182,18 @@ __noinline int v8_walk(__u32 tgid)
 	st->hdr.len = sizeof(st->hdr);
 	struct v8_walk_ctx c = { .fp = h->regs[PTOP_REG_FP], .pc = h->regs[PTOP_REG_PC], .tgid = tgid };
 	bpf_loop(V8_MAX_LINKS, v8_walk_step, &c, 0);
+	if (st->hdr.nframes == 0) {
+		/* The sample's fp led to no JS frame: a native leaf (node's C++, libc) keeps none. The
+		 * innermost JS frame is then found in the copied stack, and walked from there, its own
+		 * pc unknown (the callee's return address into it lies below, unread). */
+		struct v8_scan_ctx sc = { .sp = h->regs[PTOP_REG_SP], .len = h->stack_len, .tgid = tgid };
+		if (sc.len <= PTOP_STACK_MAX && sc.len >= 32)
+			bpf_loop(PTOP_STACK_MAX / 8, v8_scan_step, &sc, 0);
+		if (sc.found) {
+			struct v8_walk_ctx from = { .fp = sc.found, .pc = 0, .tgid = tgid };
+			bpf_loop(V8_MAX_LINKS, v8_walk_step, &from, 0);
+		}
+	}
 	__u32 n = st->hdr.nframes;
 	if (n == 0 || n > V8_SECTION_FRAMES)
 		return 0;

@@ -1,5 +1,6 @@
 #include "v8elf.h"
 #include <gelf.h>
+#include <stdbool.h>
 #include <libelf.h>
 #include <string.h>
 
@@ -94,10 +95,10 @@ static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const unsig
  * the instructions' start, 8 bytes of flags and the instructions' size. Taken only where the
  * exported neighbours have that shape; the walker then checks, at every sample, that the object is
  * a Code and that the pc lies inside the instructions, or records no code. */
-static void derive_code_fields(struct v8_layout *l)
+static void derive_code_fields(struct v8_layout *l, bool inputs)
 {
 	/* the values are the target's: in 64 bits, and within the range v8_layout_check accepts */
-	if (l->fn_feedback < 0 || l->fn_feedback > 512 || l->code_positions < 0 || l->code_positions > 512) {
+	if (!inputs || l->fn_feedback < 0 || l->fn_feedback > 512 || l->code_positions < 0 || l->code_positions > 512) {
 		l->fn_code = l->code_istart = l->code_isize = 0;
 		return;
 	}
@@ -135,10 +136,14 @@ int v8_layout_check(const struct v8_layout *l)
 	    l->scope_first_vars > 16)
 		return V8WHY_RANGE;
 	const int32_t types[] = { l->type_fn, l->type_fn_end, l->type_sfi, l->type_script, l->type_scope_info,
-				  l->type_fixed_array, l->first_nonstring, l->type_byte_array, l->type_weak_array,
-				  l->type_code, l->type_bytecode };
+				  l->type_fixed_array, l->first_nonstring, l->type_bytecode };
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (types[i] <= 0 || types[i] > 0xffff)
+			return V8WHY_RANGE;
+	/* inlined frames' types: 0 when not exported (then fn_code is 0: none) */
+	const int32_t inl_types[] = { l->type_byte_array, l->type_weak_array, l->type_code };
+	for (size_t i = 0; i < sizeof(inl_types) / sizeof(inl_types[0]); i++)
+		if (inl_types[i] < 0 || inl_types[i] > 0xffff || (l->fn_code && !inl_types[i]))
 			return V8WHY_RANGE;
 	if (l->type_fn_end <= l->type_fn || l->type_fn_end - l->type_fn > 64)
 		return V8WHY_RANGE;
@@ -171,8 +176,10 @@ void v8_elf_analyze(const void *buf, size_t len, struct v8_elf_info *out)
 		return;
 	out->status = V8ELF_UNSUPPORTED;
 	int32_t *vals = (int32_t *)&out->layout;
+	bool inputs = true; /* every value inlined frames need but the three derived (the last ones) */
 	for (size_t i = 0; i < NSYMS; i++) {
 		if (!s.found[i] && i >= NREQUIRED) {
+			inputs &= i + 3 >= NSYMS;
 			vals[i] = 0;
 			continue;
 		}
@@ -188,7 +195,7 @@ void v8_elf_analyze(const void *buf, size_t len, struct v8_elf_info *out)
 		if (s.types[i] > out->layout.type_fn && (end == 0 || s.types[i] < end))
 			end = s.types[i];
 	out->layout.type_fn_end = end;
-	derive_code_fields(&out->layout);
+	derive_code_fields(&out->layout, inputs);
 	out->why = v8_layout_check(&out->layout);
 	if (out->why == V8WHY_NONE)
 		out->status = V8ELF_SUPPORTED;

@@ -70,10 +70,17 @@ enum v8_elf_why {
 	X(type_script, "type_Script__SCRIPT_TYPE", NULL)                                                     \
 	X(type_scope_info, "type_ScopeInfo__SCOPE_INFO_TYPE", NULL)                                          \
 	X(type_fixed_array, "type_FixedArray__FIXED_ARRAY_TYPE", NULL)                                      \
+	X(type_bytecode, "type_BytecodeArray__BYTECODE_ARRAY_TYPE", NULL)
+
+/* What inlined frames need, which V8 versions export in part (Node 18's V8 10 names no Code field
+ * but its instructions; V8 11 dropped JSFunction::code and Code's instructions). Where the three last
+ * are absent, v8_elf_analyze derives them from their exported neighbours (README "JavaScript
+ * frames") and the walker confirms them at every sample; where anything else is absent, or 0 after
+ * that (fn_code), there are no inlined frames: each inlined function's time is its caller's. */
+#define V8_LAYOUT_OPTIONAL(X)                                                                                \
 	X(type_byte_array, "type_ByteArray__BYTE_ARRAY_TYPE", NULL)                                          \
 	X(type_weak_array, "type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE", NULL)                               \
 	X(type_code, "type_Code__CODE_TYPE", NULL)                                                           \
-	X(type_bytecode, "type_BytecodeArray__BYTECODE_ARRAY_TYPE", NULL)                                    \
 	X(fn_feedback, "class_JSFunction__raw_feedback_cell__FeedbackCell",                                  \
 	  "class_JSFunction__raw_feedback_cell__Tagged_FeedbackCell_")                                       \
 	X(fn_proto, "class_JSFunction__prototype_or_initial_map__HeapObject",                                \
@@ -83,12 +90,7 @@ enum v8_elf_why {
 	X(code_positions, "class_Code__source_position_table__ByteArray",                                    \
 	  "class_Code__source_position_table__Tagged_ByteArray_")                                            \
 	X(deopt_literals, "DeoptimizationDataLiteralArrayIndex", NULL)                                       \
-	X(deopt_inlining, "DeoptimizationDataInliningPositionsIndex", NULL)
-
-/* Values some V8 versions export and others do not (V8 11.x dropped them from its metadata); where
- * absent, v8_elf_analyze derives them from their exported neighbours (README "JavaScript frames"),
- * and the walker confirms them at every sample. 0 = unknown: no inlined frames. */
-#define V8_LAYOUT_OPTIONAL(X)                                                                                \
+	X(deopt_inlining, "DeoptimizationDataInliningPositionsIndex", NULL)                                  \
 	X(fn_code, "class_JSFunction__code__Code", "class_JSFunction__code__Tagged_Code_")                  \
 	X(code_istart, "class_Code__instruction_start__uintptr_t", "class_Code__instruction_start__Address") \
 	X(code_isize, "class_Code__instruction_size__int", "class_Code__instruction_size__uint32_t")

@@ -63,18 +63,20 @@ static void note(int pid, const struct v8_elf_info *info, int why)
 		notes[nnotes++] = strdup(buf);
 }
 
+#define V8_MAX_CANDIDATES 4
+
 struct find_ctx {
 	const char *exe;
-	uint64_t start, end;
-	bool found;
+	uint64_t start[V8_MAX_CANDIDATES], end[V8_MAX_CANDIDATES];
+	size_t n;
 };
 
-/* The node executable (`node`, `nodejs`) or a mapped libnode, by its first mapping: by name only,
- * the parent parses nothing of the file. */
+/* The node executable (`node`, `nodejs`) and a mapped libnode (Debian's node is a small executable
+ * linking libnode.so.108), by their first mappings: by name only, the parent parses nothing of them. */
 static void candidate_line(const struct maps_line *l, void *arg)
 {
 	struct find_ctx *f = arg;
-	if (f->found || l->off != 0 || l->path_len == 0 || l->path[0] != '/' || l->path_len >= 4096 ||
+	if (f->n == V8_MAX_CANDIDATES || l->off != 0 || l->path_len == 0 || l->path[0] != '/' || l->path_len >= 4096 ||
 	    memchr(l->path, 0, l->path_len))
 		return;
 	char file[4096];
@@ -84,9 +86,9 @@ static void candidate_line(const struct maps_line *l, void *arg)
 	bool is_exe = !strcmp(file, f->exe) && (!strcmp(base, "node") || !strcmp(base, "nodejs"));
 	if (!is_exe && strncmp(base, "libnode.so", 10))
 		return;
-	f->start = l->start;
-	f->end = l->end;
-	f->found = true;
+	f->start[f->n] = l->start;
+	f->end[f->n] = l->end;
+	f->n++;
 }
 
 /* The helper's answer for the file fd (closed here); 0 when there is one that names V8. */
@@ -124,15 +126,16 @@ void v8_attach(const struct interp_handle *h, int pid)
 	struct find_ctx f = { .exe = exe };
 	proctext_maps_foreach(maps, len, candidate_line, &f);
 	free(maps);
-	if (!f.found)
-		return;
-	char mf[96];
-	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, f.start, f.end);
-	int fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return;
 	struct v8_elf_info info;
-	if (analyze(fd, &info))
+	size_t i = 0;
+	for (; i < f.n; i++) {
+		char mf[96];
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, f.start[i], f.end[i]);
+		int fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0 && analyze(fd, &info) == 0)
+			break;
+	}
+	if (i == f.n)
 		return;
 	/* the helper's answer is checked again: only a layout that passes reaches the walker */
 	int why = info.status == V8ELF_SUPPORTED ? v8_layout_check(&info.layout) : info.why;
