@@ -3,6 +3,10 @@
  * frequency); a target thread on the CPU gets a stack snapshot and its kernel stack. */
 #include "snapshot.bpf.h"
 
+/* Set by ptop's budget (collector/budget.c): above 1, a sample is kept with probability 1 / it, so
+ * that ptop's CPU stays within its bound; the unwinder weighs each kept one accordingly. */
+volatile __u32 cpu_keep_one_in = 0;
+
 SEC("perf_event")
 int on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -10,6 +14,9 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	__u32 tgid = id >> 32;
 	mark_ran(P_CPU);
 	if (!is_target(tgid) || !in_window())
+		return 0;
+	__u32 every = cpu_keep_one_in;
+	if (every > 1 && bpf_get_prandom_u32() % every != 0)
 		return 0;
 	__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
 	stat_inc(PTOP_STAT(P_CPU, STAT_SAMPLES));

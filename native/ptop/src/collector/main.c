@@ -1,6 +1,7 @@
 /* ptop: measure one listed workload with eBPF, drop every capability, symbolize, write the
  * profile stream (src/protocol/profile-stream.ts) to stdout. Exit codes: README.md. */
 #include "args.h"
+#include "budget.h"
 #include "caps.h"
 #include "kernel_features.h"
 #include "monoclock.h"
@@ -9,6 +10,7 @@
 #include "probes.h"
 #include "procscan.h"
 #include "pyframes.h"
+#include "hotspot.h"
 #include "v8frames.h"
 #include "elfhelper.h"
 #include "report.h"
@@ -72,6 +74,7 @@ static void register_new(size_t first)
 		uint32_t gen;
 		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid, &gen);
 		unwind_send_process(scan.procs[i].pid, true, read_ns, gen);
+		hs_attach(scan.procs[i].pid); /* a JVM: its libjvm.so and memory for the unwinder's Java walk */
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
 		else {
@@ -139,8 +142,10 @@ static void wait_rescanning(double until)
 		for (int p = 0; p < P__COUNT; p++)
 			if (PROBES[p].on_rescan)
 				PROBES[p].on_rescan(&probes);
-		if (header_done)
+		if (header_done) {
 			emit_new_processes();
+			budget_tick(&probes);
+		}
 	}
 }
 
@@ -252,11 +257,13 @@ static int measure(const struct options *o, double *measured, char *msg, size_t 
 	double start = now_mono();
 	emit_preamble(o, now_ms());
 	phase("window open (header written)");
+	budget_begin(&probes, probes.attached[P_CPU] ? o->frequency_hz : 0);
 	wait_rescanning(start + o->duration_sec);
 	/* The window ends when the kernel side stops counting: detaching the probes takes time of
 	 * its own (tens of ms per link on a loaded host) that is not part of the measurement. */
 	*measured = now_mono() - start;
 	probes_end_window(&probes);
+	budget_end();
 	phase("window closed, probes detached");
 	refresh_mappings(scan.n, true);
 	unwind_stop();

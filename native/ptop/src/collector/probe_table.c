@@ -9,6 +9,8 @@
 
 /* Each probe's hooks, in its own files. */
 void cpu_attach(struct probes *p, int probe, int frequency_hz);
+size_t cpu_budget_notes(const struct report *r, const struct probes *p, const char **notes);
+char *budget_summary_json(void);
 void syscalls_resolve(struct report *r, struct axis_result *out);
 bool locks_load(struct probes *p, int probe, bool want);
 void locks_attach(struct probes *p, int probe, int frequency_hz);
@@ -34,7 +36,7 @@ const struct probe_desc PROBES[P__COUNT] = {
 				  "readable user registers",
 		    .machine_wide = true, .fired_by = "the cpu-clock perf event ticks on every CPU, busy or idle",
 		    .unwinds = true, .by_default = true, .programs = { "on_cpu_sample" }, .load = probes_load_programs,
-		    .attach = cpu_attach },
+		    .attach = cpu_attach, .notes = cpu_budget_notes, .summary_json = budget_summary_json },
 	[P_OFFCPU] = { .name = "offcpu", .unit = "nanoseconds",
 		       .total_stat = -1,
 		       .lost_other = "had no readable user registers or found the map of blocked threads full",

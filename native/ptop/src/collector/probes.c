@@ -222,6 +222,11 @@ void probes_end_window(struct probes *p)
 	detach_own(p);
 }
 
+void probes_set_cpu_thinning(struct probes *p, unsigned every)
+{
+	p->skel->bss->cpu_keep_one_in = every;
+}
+
 uint64_t probes_stat(struct probes *p, int slot)
 {
 	int ncpu = libbpf_num_possible_cpus();

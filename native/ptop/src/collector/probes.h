@@ -34,6 +34,8 @@ void probes_remove_target(struct probes *p, uint32_t tgid);
 /* Window control: samples before start_ns and after stop are ignored in the kernel. */
 void probes_begin_window(struct probes *p);
 void probes_end_window(struct probes *p);
+/* The cpu probe keeps one in `every` of its samples (budget.h), each at random. */
+void probes_set_cpu_thinning(struct probes *p, unsigned every);
 /* Sum of one stats slot over all CPUs. */
 uint64_t probes_stat(struct probes *p, int slot);
 void probes_destroy(struct probes *p);

@@ -4,6 +4,7 @@
 #include "output.h"
 #include "probe_ran.h"
 #include "pyframes.h"
+#include "hotspot.h"
 #include "v8frames.h"
 #include "symbolize.h"
 #include <inttypes.h>
@@ -116,9 +117,10 @@ void report_emit(struct report *r, const struct probes *p, const char *partial_r
 			out_summary_total(probe_name(i), (double)r->stat[PROBES[i].total_stat]);
 	}
 	report_never_ran(r, p, measured);
-	const char *notes[16 + 2 * P__COUNT + 2 * P__COUNT + P__COUNT + 1 + PROBE_NOTES_MAX * P__COUNT + 1];
+	const char *notes[16 + 8 + 2 * P__COUNT + 2 * P__COUNT + P__COUNT + 1 + PROBE_NOTES_MAX * P__COUNT + 1];
 	size_t nn = py_notes(notes, 8);
 	nn += v8_notes(&notes[nn], 8);
+	nn += hs_notes(&notes[nn], 8);
 	nn += loss_notes(r, p, &notes[nn]);
 	nn += axis_notes(r, p, &notes[nn]);
 	nn += budget_notes(&notes[nn], left);

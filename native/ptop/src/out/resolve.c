@@ -2,6 +2,7 @@
  * interpreter frames merged in (interp/), and aggregated. After the capability drop. */
 #include "report.h"
 #include "interp.h"
+#include "hotspot.h"
 #include "output.h"
 #include "python.h"
 #include "v8.h"
@@ -151,6 +152,8 @@ static void resolve_stacks(struct report *r, int probe, struct axis_result *out)
 		out->total += (double)sc->value;
 		out->incomplete += incomplete ? (double)sc->value : 0;
 		agg_add(&out->agg, (int)sc->key.tgid, ids, n, (double)sc->value, -1);
+		if (probe == P_CPU) /* for the notes: how many of a JVM's samples lost Java frames */
+			hs_count((int)sc->key.tgid, sc->interp, sc->interp_len, (double)sc->value);
 		if (PROBES[probe].on_stack)
 			PROBES[probe].on_stack(sc, ids, n);
 	}

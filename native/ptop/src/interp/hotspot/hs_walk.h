@@ -1,0 +1,71 @@
+/* Walking HotSpot's own frames (interpreted, C1/C2-compiled, native-method wrappers, stubs), which
+ * keep no frame pointer and have no CFI, from a stack snapshot: each step takes one physical frame
+ * whose pc is in the code cache, finds its code blob through the code heap's segment map, records
+ * its Java methods (an nmethod's inlined ones from its scope descriptors) and computes the
+ * caller's pc, sp and fp from the blob's frame size or the interpreter's frame layout. The VM's
+ * memory (code cache, metadata) is read through hs_read_fn; stack words only from the snapshot.
+ * Every value read is checked before it is followed (README "Java frames"): a step that cannot
+ * be checked fails, it never guesses. Runs in the unprivileged unwinder child; fuzzed. */
+#ifndef PTOP_HS_WALK_H
+#define PTOP_HS_WALK_H
+#include "hs_vm.h"
+#include "hs_section.h"
+
+/* A stack word at addr from the snapshot; 0 when it holds one. */
+typedef int (*hs_stack_fn)(void *ctx, uint64_t addr, uint64_t *v);
+
+struct hs_regs {
+	uint64_t pc, sp, fp; /* sp: the unextended sp of HotSpot's frames (an interpreted callee's saved sender sp) */
+};
+
+/* What a walker keeps of one VM between samples (hs_walk.c): the identity of each pc it met in
+ * the code cache, checked against the code's heap block and compile id before each use, and the
+ * Method*s that checked out. Without it a Java frame costs some fifty reads of the target's
+ * memory (a millisecond a sample of twenty frames, more than the child can keep up with). */
+#define HS_CACHE_SLOTS 2048
+#define HS_CACHE_METHODS 1024
+#define HS_MAX_INLINE 32 /* methods of one compiled frame (C2's MaxInlineLevel is 15) */
+/* What a pc in the code cache is (hs_walk.c identify()). */
+struct hs_ident {
+	uint64_t blob;
+	int kind;       /* hs_walk.c's blob kinds */
+	int32_t words;  /* the blob's frame size */
+	uint32_t why;   /* 0: identified, else HS_LOST_* */
+	size_t nrec;
+	uint64_t methods[HS_MAX_INLINE]; /* an nmethod's at that pc, innermost first */
+};
+struct hs_cached {
+	uint64_t pc;
+	bool exact;
+	uint64_t fp[2];
+	struct hs_ident id;
+};
+struct hs_cache {
+	struct hs_cached slot[HS_CACHE_SLOTS];
+	uint64_t methods[HS_CACHE_METHODS];
+	uint64_t hits, misses;
+};
+
+struct hs_mem {
+	const struct hs_vm *vm;
+	hs_read_fn rd;
+	void *rd_ctx;
+	hs_stack_fn st;
+	void *st_ctx;
+	struct hs_cache *cache; /* NULL: none */
+};
+
+enum { HS_STEP_JAVA = 0, HS_STEP_NATIVE = 1, HS_STEP_FAIL = -1 };
+
+/* true when pc lies in the VM's code cache. */
+bool hs_in_code(const struct hs_vm *vm, uint64_t pc);
+/* One physical frame at *r (pc in the code cache; leaf: pc is where the thread was, not a return
+ * address). Appends its records (innermost first, each with native_index) at out[*n] (cap in
+ * all) and sets *r to the caller. HS_STEP_JAVA: the caller is in the code cache too; NATIVE: it
+ * is native code (resume the native unwinder there); FAIL: the frame could not be checked, *why
+ * says how (HS_LOST_*). */
+int hs_step(const struct hs_mem *m, struct hs_regs *r, bool leaf, uint32_t native_index, struct hs_record *out,
+	    size_t cap, size_t *n, uint32_t *why);
+/* true when method is a Method* whose holder class's constant pool points back at it. */
+bool hs_method_ok(const struct hs_mem *m, uint64_t method);
+#endif
