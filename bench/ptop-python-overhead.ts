@@ -2,7 +2,7 @@
 // -g` in the same run; with `--target c`, on a C loop built -O2 without frame pointers (every
 // sample unwound from CFI), against `perf record -F 99 --call-graph dwarf` (mode perf-dwarf):
 // the figure the default sampling frequency rests on (bench/RESULTS.md, "Default frequency").
-//   bun bench/ptop-python-overhead.ts [--target python|c] [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9]
+//   bun bench/ptop-python-overhead.ts [--target python|c|java] [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9]
 //                                     [--settle 0.5] [--procs N] [--modes none,ptop-99,ptop-199,perf] [--skip-stats]   (root)
 //   mode baseline-HZ: the ptop binary at $PTOP_BASELINE (an earlier build) at HZ, in the same rotation
 //   as ptop-HZ, so that two builds are compared on the same processes in the same minutes.
@@ -29,6 +29,7 @@ import { NOBODY, setcapPtop, setcapPtopFrom, writeTargets } from "../test/live/p
 import { monotonicNow } from "./monotonic-clock.ts";
 import { progressBetween, readLines, startPythonTargets } from "./python-progress-targets.ts";
 import { startCTargets } from "./c-progress-targets.ts";
+import { startJavaTargets } from "./java-progress-targets.ts";
 import { quantile, summarize } from "./paired-ratio-stats.ts";
 import { enableBpfStats, progName, progStats } from "./bpf-prog-stats.ts";
 
@@ -51,8 +52,10 @@ const MODES = (argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1]! : "
 for (const m of MODES) if (!/^(none|perf|perf-nog|perf-dwarf|ptop-\d+|baseline-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, perf-nog, perf-dwarf, ptop-HZ, baseline-HZ)`);
 if (MODES.some((m) => m.startsWith("baseline-")) && !process.env.PTOP_BASELINE) throw new Error("--modes baseline-HZ: set PTOP_BASELINE to the earlier ptop binary");
 const TARGET = argv.includes("--target") ? argv[argv.indexOf("--target") + 1]! : "python";
-if (TARGET !== "python" && TARGET !== "c") throw new Error(`--target: "${TARGET}" is not python or c`);
-const TARGET_DESC = TARGET === "c" ? "C targets (-O2, no frame pointers" : "Python targets (Debian python3";
+if (TARGET !== "python" && TARGET !== "c" && TARGET !== "java") throw new Error(`--target: "${TARGET}" is not python, c or java`);
+const TARGET_DESC = TARGET === "c" ? "C targets (-O2, no frame pointers" : TARGET === "java" ? "Java targets (Debian's OpenJDK 17, no flag" : "Python targets (Debian python3";
+// How each target's leaf function is named in ptop's stream.
+const LEAF = TARGET === "java" ? '"function":"JavaProgress.leaf"' : '"function":"leaf"';
 
 const NAME = "pyovhpair"; // distinctive: ptop finds its targets by name machine-wide
 const dir = mkdtempSync(join(tmpdir(), "ptop-pypair-"));
@@ -64,8 +67,8 @@ const loadavg = async () => (await Bun.file("/proc/loadavg").text()).split(" ").
 const loadBefore = await loadavg();
 const started = new Date();
 const lifetime = CYCLES * MODES.length * (ON + OFF + 10) + 200;
-const targets = (TARGET === "c" ? startCTargets : startPythonTargets)(dir, NAME, PROCS, lifetime);
-await Bun.sleep(2000); // the interpreters past start-up
+const targets = (TARGET === "c" ? startCTargets : TARGET === "java" ? startJavaTargets : startPythonTargets)(dir, NAME, PROCS, lifetime);
+await Bun.sleep(TARGET === "java" ? 10000 : 2000); // the interpreters past start-up (the JVMs past their JIT's work)
 
 /** Starts ptop; resolves `open` at the monotonic time its header (written at window open) arrives. */
 function startPtop(freq: number, duration: number, bin = ptop) {
@@ -117,7 +120,7 @@ async function onPeriod(mode: Mode): Promise<OnPeriod> {
   const run = startPtop(Number(mode.slice(baseline ? 9 : 5)), ON, baseline ? baselinePtop : ptop);
   const open = await run.open;
   const { text, cpu } = await run.done;
-  return { a: open + TRIM, b: open + ON - TRIM, toolCpuPerSec: cpu / ON, leafNamed: text.includes('"function":"leaf"') };
+  return { a: open + TRIM, b: open + ON - TRIM, toolCpuPerSec: cpu / ON, leafNamed: text.includes(LEAF) };
 }
 
 /** Nothing but the targets runs: from --settle s after the previous tool exited, OFF seconds. */
@@ -216,7 +219,7 @@ if (ptopModes.length) {
   const cpuOfWindow = async (window: number) => {
     const run = startPtop(99, window);
     const { text, cpu } = await run.done;
-    return { cpu, names: text.includes('"function":"leaf"') && !text.includes("code object gone") };
+    return { cpu, names: text.includes(LEAF) && !text.includes("code object gone") };
   };
   const short = await cpuOfWindow(5);
   const long = await cpuOfWindow(20);
