@@ -133,10 +133,10 @@ export const TAU2_FUNCTIONS = 50;
 /**
  * The most prior degrees of freedom any function's variance gets, however Poisson-bound it is: the
  * prior's scale at a function's size rests on the pool α0, and α0 is learnt from the handful of
- * functions big enough for run-to-run noise to show (their φ, 2 × replicate df each); a prior
- * worth more than they are made the mid-sized functions' tests run hot whenever those few
- * happened to agree (A/A `changed` 3.75% → 3.0%, beside bursty neighbours 6.6% → 5.6%, over 2,000
- * seeded trials; bench/RESULTS.md).
+ * functions big enough for run-to-run noise to show. A prior worth more than they are made the
+ * mid-sized functions' tests run hot whenever those few happened to agree (without the cap, A/A
+ * `changed` 3.75% and 6.55% beside bursty neighbours; with it 3.1% and 5.75%, 2,000 seeded trials
+ * at 4 captures per version; bench/RESULTS.md).
  */
 export const D0_MAX = 20;
 
@@ -159,7 +159,7 @@ export function priorScale(prior: VariancePrior, x?: number): number {
 /** The fraction of a function's modelled variance (φ̄·(1/μ + α0) per capture) that is run-to-run noise, at x = log μ; 1 without α0. */
 function runFraction(prior: Pick<VariancePrior, "s02" | "trend" | "alpha0">, x: number | undefined): number {
   if (prior.alpha0 === null || x === undefined) return 1;
-  const phiBar = (prior as VariancePrior).s02 * Math.exp(trendAt(prior.trend, x));
+  const phiBar = prior.s02 * Math.exp(trendAt(prior.trend, x));
   return Math.min(1, Math.max(0, 1 - 1 / (phiBar * (1 + prior.alpha0 * Math.exp(x)))));
 }
 
@@ -195,6 +195,8 @@ function line(e: number[], x: number[] | undefined): VariancePrior["trend"] {
  * Fit (s0², d0) to quasi-dispersions φ that each carry d degrees of freedom (limma's fitFDist by
  * moments of log φ), with a linear trend in x = log μ when given (limma-trend). `loudSd`: a φ more
  * than this many sampling s.d. of log χ²_d above the trend is loud and left out of the fit.
+ * `alpha0`: the pool's run-to-run dispersion, which sets each function's run-to-run fraction f
+ * (null: f = 1 for all, one d0 for every function).
  */
 export function fitPrior(phi: readonly number[], d: number, loudSd = LOUD_SD, x?: readonly number[], alpha0: number | null = null): VariancePrior {
   const keep = phi.map((_, i) => i).filter((i) => Number.isFinite(phi[i]!) && phi[i]! >= 0);
