@@ -43,6 +43,8 @@ export const FrameKind = Type.Union([
   Type.Literal("syscall"),
   /** A CPython function, read from the interpreter's frame chain: `module` is its file. */
   Type.Literal("python"),
+  /** A Java method, read from the JVM's own frames (interpreted, compiled or inlined): `module` is `[java]`. */
+  Type.Literal("java"),
   Type.Literal("unknown"),
 ]);
 export type FrameKind = Static<typeof FrameKind>;
@@ -150,6 +152,11 @@ export const SummaryRecord = Type.Object({
   /** Caveats about the capture that are not a probe failure, one sentence each (e.g. kernel
    * frames left unsymbolized because /proc/kallsyms hides addresses from ptop). Additive (v1). */
   notes: Type.Optional(Type.Array(Type.String())),
+  /** With the cpu axis: the frequency the window was sampled at on average. Below the header's
+   * frequency_hz when ptop's CPU went over its budget (native/ptop/README.md, "The sample budget")
+   * and it kept one sample in N from then on; a note then says so, and each later sample counts for
+   * N in the stacks' values, which stay in samples at the header's period. Additive (v1). */
+  effective_frequency_hz: Type.Optional(Type.Number({ minimum: 0 })),
   /** With the locks axis: its waits grouped by lock, longest total wait first (at most 50). Additive (v1). */
   locks: Type.Optional(Type.Array(LockSummary)),
 });

@@ -5,7 +5,7 @@
 // and diff.html (its callers moved with it: secondary, not counted) — state each capture's
 // instrumentation in the record's own phrase, and leave behind only the flame graph it points at:
 // not the store, the tokens, or a copy of ptop holding five capabilities.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { findCollector } from "../../src/demo/machine.ts";

@@ -14,8 +14,7 @@
 // change above 6% of cpu with probability 0.80–0.87 in the runs of bench/RESULTS.md. The A/A comes
 // first so that its baseline (1.0.0) has its whole plan: a regressed version's gate stops at the
 // first confirmed replicate.
-const FREQUENCY_HZ = "1999";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +23,8 @@ import { OneMachine } from "../../src/demo/one-machine.ts";
 import { buildShop, DEMO_WORKLOAD, REGRESSED_FUNCTION } from "../../src/demo/workload.ts";
 import { liveAvailable, REPO_ROOT } from "../helpers/runner-bin.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
+
+const FREQUENCY_HZ = "1999";
 
 const live = liveAvailable();
 const collector = live ? findCollector() : null;

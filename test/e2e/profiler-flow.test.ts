@@ -1,6 +1,6 @@
 // The whole system on this machine: control plane over TLS, a Profiler as user nobody with a
 // setcap'd ptop, real workloads. Every outcome of the reference document's capture record.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -6,7 +6,7 @@
 // updated in place, a 390-px touch viewport, and an axe-core scan of every page; a share that fell
 // only because another function grew is said to be relative only; no page logs a console error.
 // Screenshots are kept under .test-results/screenshots/.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

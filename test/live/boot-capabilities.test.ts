@@ -1,6 +1,6 @@
 // Live matrix, part 1: the collector's file capabilities (set by setcap on a real file) and the
 // supervisor's own identity (nobody vs root). Root + setcap required.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from "bun:test";
 import { chownSync } from "node:fs";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { BootSandbox, bootLine, FIVE, REFUSED } from "./boot-setup.ts";

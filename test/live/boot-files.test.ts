@@ -1,7 +1,7 @@
 // Live: the files the boot reads, as the unprivileged user it runs as — an identity volume it
 // cannot write, a target list and a token file it cannot read. Root required (to set up as root
 // what nobody then cannot touch).
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";

@@ -1,7 +1,7 @@
 // Live: the boot's verdict agrees with what the kernel actually grants. The "collector" here is
 // a setcap'd copy of grep that prints its own CapEff; it is exec'd as nobody under exactly the
 // conditions the boot is run under. The boot must succeed exactly when that exec gets the five.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";

@@ -2,7 +2,7 @@
 // a nosuid mount, no_new_privs, a reduced bounding set, a user namespace, a private PID
 // namespace, and tracing mounts present or absent (in a private mount namespace, so the host's
 // mounts are never touched). Root required.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";

@@ -15,7 +15,7 @@
 // Needs root, buildah, podman, runc, skopeo, debootstrap, docker-registry, catatonit (+ the arm64
 // cross toolchain for ptop) and the standard Sigstore clients (./sigstore-clients.ts): several
 // minutes, so it runs only where those are installed, and must run when RUNNER_REQUIRE_IMAGE=1 (CI).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REQUIRED_CAPS } from "../../src/profiler/boot/capability-names.ts";

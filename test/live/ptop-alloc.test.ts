@@ -8,7 +8,7 @@
 //     -ldflags=-s (names and the probe from .gopclntab), and with its section headers removed too;
 //   - v1 vs v2 where v2 allocates twice the bytes in one function: `runner witness diff` flags that
 //     function on alloc and no other.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { liveAvailable, NOT_ROOT, REPO_ROOT, runnerCommand } from "../helpers/runner-bin.ts";

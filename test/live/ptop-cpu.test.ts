@@ -1,7 +1,7 @@
 // ptop's cpu probe on a real kernel: a C workload with known hot functions, run as a non-root
 // user, captured by a non-root parent through ptop's five file capabilities, agrees with
 // `perf record -F 99 -g` measuring the same process at the same time.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";

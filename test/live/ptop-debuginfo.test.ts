@@ -2,7 +2,7 @@
 // /usr/lib/debug/.build-id/, or by .gnu_debuglink next to the binary (<dir>/.debug/NAME).
 // Or from MiniDebugInfo: the xz-compressed symbol table some distributions keep inside the binary
 // (.gnu_debugdata). Control: without either, the stripped binary's hot functions are unresolved.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";

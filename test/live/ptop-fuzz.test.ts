@@ -1,14 +1,15 @@
 // Every parser ptop runs on bytes it did not write (ELF symbol reader, perf-map parser, the /proc
 // text (comm, cmdline, status, maps) and pod namespace file it reads while privileged, the target
-// list, the CPython recogniser and code-object reader, the demangler, the unwinder child's inputs
+// list, the CPython recogniser and code-object reader, the HotSpot readers, the V8 recogniser and function namer, the demangler, the unwinder child's inputs
 // and the parent's check of its output) under libFuzzer with
 // AddressSanitizer and UBSan, for a fixed number of runs from seed inputs: bounded, and run in CI.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
 import { addMiniDebugInfo, cleanup, sharedTempDir } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { v8NameSeed } from "./ptop-v8-seeds.ts";
 
 const haveClang = Bun.which("clang") !== null;
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
@@ -131,6 +132,128 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     const header = Buffer.from([4, 0x00, 0x01, 17, 0, 0, 0]);
     writeFileSync(join(corpus, "code312"), Buffer.concat([header, mem]));
     fuzz("fuzz_pycode", corpus, 200000);
+  }, 120_000);
+
+  test("HotSpot readers (frame walk, names, structure tables, libjvm recogniser): 200000 runs from a JDK 17-shaped image", () => {
+    const corpus = join(dir, "hotspot");
+    mkdirSync(corpus);
+    const BASE = 0x10000n;
+    const at = (off: number) => BASE + BigInt(off);
+    // Walk seed (fuzz_hotspot.c's JDK 17 layout): one code heap over 0x1000-0x3000 (64-byte
+    // segments); an nmethod at 0x1010 whose leaf pc has a PcDesc with one inlined scope; its
+    // caller a stub ("StubRoutines (1)", a frame-pointer frame) returning to native code.
+    const mem = Buffer.alloc(0x6000);
+    mem.writeBigUInt64LE(at(0x40), 0); // CodeCache::_heaps
+    mem.writeInt32LE(1, 0x40); // GrowableArray _len
+    mem.writeBigUInt64LE(at(0x60), 0x48); // _data
+    mem.writeBigUInt64LE(at(0x80), 0x60); // CodeHeap*
+    mem.writeBigUInt64LE(at(0x1000), 0x80 + 8 + 0x10); // _memory._low
+    mem.writeBigUInt64LE(at(0x3000), 0x80 + 8 + 0x18); // _memory._high
+    mem.writeBigUInt64LE(at(0x800), 0x80 + 0x78 + 0x10); // _segmap._low
+    mem.writeInt32LE(6, 0x80 + 0x100); // _log2_segment_size
+    for (let seg = 0; seg < 0x80; seg++) mem[0x800 + seg] = seg < 0x40 ? Math.min(seg, 0xfe) : Math.min(seg - 0x40, 0xfe);
+    for (const [block, size, name] of [[0x1000, 0x800, 0x600], [0x2000, 0x400, 0x620]] as const) {
+      mem.writeBigUInt64LE(BigInt(size), block); // HeapBlock::Header _length
+      mem[block + 8] = 1; // _used
+      const blob = block + 0x10;
+      mem.writeBigUInt64LE(at(name), blob + 0x60); // _name
+      mem.writeInt32LE(size - 0x10, blob + 0xc); // _size
+      mem.writeInt32LE(0x10, blob + 0x14); // _frame_complete_offset
+      mem.writeInt32LE(blob === 0x1010 ? 4 : 0, blob + 0x1c); // _frame_size (words)
+      mem.writeBigUInt64LE(at(blob + 0x1f0), blob + 0x20); // _code_begin
+    }
+    mem.write("nmethod\0", 0x600, "latin1");
+    mem.write("StubRoutines (1)\0", 0x620, "latin1");
+    const nm = 0x1010;
+    mem.writeBigUInt64LE(at(0x4000), nm + 0x70); // _method
+    mem.writeBigUInt64LE(at(0x1700), nm + 0x78); // _scopes_data_begin
+    mem.writeInt32LE(0x16f0 - nm, nm + 0x104); // _metadata_offset
+    mem.writeInt32LE(0x1720 - nm, nm + 0x10c); // _scopes_pcs_offset
+    mem.writeInt32LE(0x1760 - nm, nm + 0x110); // _dependencies_offset
+    mem.writeBigUInt64LE(at(0x4000), 0x16f0); // metadata[1]
+    mem.writeBigUInt64LE(at(0x4080), 0x16f8); // metadata[2]
+    for (const [i, pc, scope] of [[0, -1, 0], [1, 0x20, 4], [2, 0x40, 1], [3, 0x60, 0]] as const) {
+      mem.writeInt32LE(pc, 0x1720 + i * 16);
+      mem.writeInt32LE(scope, 0x1720 + i * 16 + 4);
+    }
+    Buffer.from([0, 1, 1, 1, 2, 6]).copy(mem, 0x1701); // scope 1: outermost; scope 4: inlined, sender 1
+    // Metadata: two Methods of one class, their ConstMethods, the pool, the class, the symbols.
+    for (const [m, cm, nameIdx] of [[0x4000, 0x4100, 1], [0x4080, 0x4140, 3]] as const) {
+      mem.writeBigUInt64LE(at(cm), m + 8); // _constMethod
+      mem.writeBigUInt64LE(at(0x4200), cm + 8); // _constants
+      mem.writeUInt16LE(nameIdx, cm + 0x22); // _name_index
+      mem.writeUInt16LE(2, cm + 0x24); // _signature_index
+    }
+    mem.writeBigUInt64LE(at(0x4400), 0x4200 + 0x18); // _pool_holder
+    mem.writeInt32LE(4, 0x4200 + 0x3c); // _length
+    const syms = [[0x4800, "applyDiscounts"], [0x4840, "(JI[Ljava/lang/String;)J"], [0x4880, "mix"], [0x48c0, "com/shop/Pricing"]] as const;
+    syms.forEach(([a, text], i) => {
+      if (i < 3) mem.writeBigUInt64LE(at(a), 0x4200 + 0x48 + (i + 1) * 8);
+      mem.writeUInt16LE(text.length, a + 4);
+      mem.write(text, a + 6, "latin1");
+    });
+    mem.writeBigUInt64LE(at(0x48c0), 0x4400 + 0x18); // Klass::_name
+    mem.writeBigUInt64LE(at(0x4200), 0x4400 + 0xe8); // InstanceKlass::_constants
+    mem.writeBigUInt64LE(at(0x4600), 0x4400 + 0x198); // _methods
+    mem.writeInt32LE(2, 0x4600);
+    mem.writeBigUInt64LE(at(0x4000), 0x4608);
+    mem.writeBigUInt64LE(at(0x4080), 0x4610);
+    // The stack: the nmethod's frame (4 words) returning into the stub, whose fp frame returns
+    // to native code.
+    const sp = 0x5000;
+    mem.writeBigUInt64LE(at(0x5100), sp + 16); // saved fp
+    mem.writeBigUInt64LE(at(0x2010 + 0x1f0 + 8), sp + 24); // return address into the stub
+    mem.writeBigUInt64LE(at(0x5200), 0x5100); // the stub's caller fp
+    mem.writeBigUInt64LE(0x7000_0000n, 0x5108); // native return address
+    const pc = 0x1010 + 0x1f0 + 0x18;
+    const walk = Buffer.from([0, pc & 0xff, pc >> 8, sp & 0xff, sp >> 8, 0x00, 0x51, 1]);
+    writeFileSync(join(corpus, "walk17"), Buffer.concat([walk, mem]));
+    // Structure-table seed: the 19 gHotSpotVM* variables at the image's start, one entry each.
+    const tables = Buffer.alloc(0x1000);
+    const vars = [at(0x200), 0, 8, 24, 32, 40, 48, at(0x800), 0, 32, 40, at(0xa00), 0, 8, 16, at(0xb00), 0, 8, 16];
+    vars.forEach((v, k) => tables.writeBigUInt64LE(BigInt(v), k * 8));
+    tables.write("CodeBlob\0_name\0_size\0HeapBlock\0frame::interpreter_frame_sender_sp_offset\0", 0xc00, "latin1");
+    tables.writeBigUInt64LE(at(0xc00), 0x200); // CodeBlob::_name at 0x60
+    tables.writeBigUInt64LE(at(0xc09), 0x208);
+    tables.writeBigUInt64LE(0x60n, 0x200 + 32);
+    tables.writeBigUInt64LE(at(0xc00), 0x230); // CodeBlob::_size at 0xc
+    tables.writeBigUInt64LE(at(0xc0f), 0x238);
+    tables.writeBigUInt64LE(0xcn, 0x230 + 32);
+    tables.writeBigUInt64LE(at(0xc15), 0x800); // sizeof(HeapBlock) 16
+    tables.writeBigUInt64LE(16n, 0x800 + 32);
+    tables.writeBigUInt64LE(at(0xc1f), 0xa00); // an int constant
+    tables.writeInt32LE(-1, 0xa08);
+    writeFileSync(join(corpus, "tables"), Buffer.concat([Buffer.from([2, 0, 0, 0, 0, 0, 0, 0]), tables]));
+    // Recogniser seed: a shared object exporting the 19 symbols, as libjvm.so does.
+    const names = ["gHotSpotVMStructs", "gHotSpotVMStructEntryTypeNameOffset", "gHotSpotVMStructEntryFieldNameOffset",
+      "gHotSpotVMStructEntryIsStaticOffset", "gHotSpotVMStructEntryOffsetOffset", "gHotSpotVMStructEntryAddressOffset",
+      "gHotSpotVMStructEntryArrayStride", "gHotSpotVMTypes", "gHotSpotVMTypeEntryTypeNameOffset", "gHotSpotVMTypeEntrySizeOffset",
+      "gHotSpotVMTypeEntryArrayStride", "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntryNameOffset",
+      "gHotSpotVMIntConstantEntryValueOffset", "gHotSpotVMIntConstantEntryArrayStride", "gHotSpotVMLongConstants",
+      "gHotSpotVMLongConstantEntryNameOffset", "gHotSpotVMLongConstantEntryValueOffset", "gHotSpotVMLongConstantEntryArrayStride"];
+    const src = join(dir, "fakejvm.c");
+    writeFileSync(src, names.map((n) => `unsigned long ${n} = 1;\n`).join(""));
+    const so = join(dir, "libjvm.so");
+    expect(Bun.spawnSync(["clang", "-shared", "-fPIC", "-O1", "-s", src, "-o", so]).exitCode).toBe(0);
+    writeFileSync(join(corpus, "libjvm"), Buffer.concat([Buffer.from([3, 0, 0, 0, 0, 0, 0, 0]), readFileSync(so)]));
+    fuzz("fuzz_hotspot", corpus, 200000);
+  }, 180_000);
+
+  test("V8 recogniser (v8elf): 20000 runs from a small object with Node 20's v8dbg_ metadata", () => {
+    const corpus = join(dir, "v8elf");
+    mkdirSync(corpus);
+    const so = join(corpus, "libnode-layout.so");
+    const cc = Bun.spawnSync(["clang", "-shared", "-fPIC", "-O1", join(PTOP_DIR, "fuzz/v8_seed_layout.c"), "-o", so], { stderr: "pipe" });
+    expect(cc.exitCode).toBe(0);
+    copyFileSync("/bin/true", join(corpus, "true"));
+    fuzz("fuzz_v8elf", corpus, 20000);
+  }, 120_000);
+
+  test("V8 function namer (v8name): 200000 runs from a Node 20-shaped heap (ScopeInfo name, Script, inlined code)", () => {
+    const corpus = join(dir, "v8name");
+    mkdirSync(corpus);
+    writeFileSync(join(corpus, "node20"), v8NameSeed());
+    fuzz("fuzz_v8name", corpus, 200000);
   }, 120_000);
 
   test("demangler: 200000 runs from C++ and Rust symbols", () => {

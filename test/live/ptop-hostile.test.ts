@@ -1,7 +1,7 @@
 // A hostile target cannot make ptop read, with its privileges, a file the target itself could not
 // read: a perf map that is a symlink or not owned by the target is ignored, and a mapped binary
 // replaced on disk by a symlink is symbolized from the mapping itself (/proc/PID/map_files).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable } from "../helpers/runner-bin.ts";

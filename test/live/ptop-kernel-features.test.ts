@@ -3,7 +3,7 @@
 // libbpf/verifier failure at load. An older kernel is shown to ptop by a private mount namespace:
 // /proc/sys/kernel/cap_last_cap read as 38 (a kernel before 5.8 has no CAP_BPF), or an empty
 // /sys/kernel/btf (a kernel without BTF). test/kernels runs the real 6.1 kernels.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";

@@ -1,12 +1,13 @@
 // Privilege discipline, observed from outside with strace: ptop opens the target's ELF files and
 // perf map while privileged, then drops every capability and sets no_new_privs, and only then
-// reads a single byte of them. Its Python helper (a child) drops everything before it reads the
-// interpreter files the parent passes it; the parent reads the target's memory only after its drop.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+// reads a single byte of them. Its ELF helper (a child) drops everything before it reads the
+// interpreter files (python, node) the parent passes it; the parent reads the target's memory only
+// after its drop.
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT, liveAvailable } from "../helpers/runner-bin.ts";
-import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
+import { PTOP_EXIT, type StreamRecord } from "../../src/protocol/profile-stream.ts";
 import {
   NOBODY, buildHotloop, cleanup, copyWorkload, parseStream, setcapPtop, sharedTempDir, sleep, spawnAsNobody, writeTargets,
 } from "./ptop-harness.ts";
@@ -146,24 +147,24 @@ describeUnless(whyNot([!live, NOT_ROOT], [!tools && !required, "needs strace and
     }
   }, 60_000);
 
-  testUnless(whyNot([!existsSync("/usr/bin/python3"), "needs /usr/bin/python3"]))("Python: the helper parses the interpreter only after its own drop; target memory is read after the parent's", async () => {
-    const script = copyWorkload(dir, "py_shares.py");
-    const python = realpathSync("/usr/bin/python3");
-    const py = spawnAsNobody([python, script], { cwd: dir });
+  /** An interpreter's run under strace: the helper reads the interpreter's file only after its own
+   *  drop, the parent opens /proc/PID/mem while privileged and reads it only after its drop, and a
+   *  frame of the interpreted language is named (so the memory was read). */
+  async function interpreterOrder(exe: string, script: string, workload: string, named: (r: StreamRecord) => boolean) {
+    const target = spawnAsNobody([exe, script], { cwd: dir });
     try {
       await sleep(1500);
-      const workload = python.split("/").at(-1)!;
-      const targets = writeTargets(dir, { targets: [{ workload }] }, "targets-py.json");
-      const log = join(dir, "strace-py.log");
+      const targets = writeTargets(dir, { targets: [{ workload }] }, `targets-${workload}.json`);
+      const log = join(dir, `strace-${workload}.log`);
       const out = Bun.spawnSync(
         ["strace", "-f", "-y", "-e", "trace=capset,prctl,read,pread64,openat,openat2", "-o", log,
           ...NOBODY, ptop, "--targets", targets, "--workload", workload, "--duration", "1", "--probes", "cpu"],
         { stdout: "pipe", stderr: "pipe" },
       );
       expect(out.exitCode).toBe(PTOP_EXIT.ok);
-      expect(parseStream(out.stdout.toString()).some((r) => r.type === "frame" && r.kind === "python" && r.function === "heavy")).toBe(true);
+      expect(parseStream(out.stdout.toString()).some(named)).toBe(true);
       const { main, children } = byProcess(readFileSync(log, "utf8"));
-      const isInterp = (l: string) => l.includes(`<${python}>`);
+      const isInterp = (l: string) => l.includes(`<${exe}>`);
       const isMem = (l: string) => /<\/proc\/\d+\/mem>/.test(l);
       // ptop reads the interpreter's bytes (native symbols) and the target's memory only unprivileged
       const interpReads = main.flatMap((l, i) => (/ (pread64|read)\(/.test(l) && isInterp(l) ? [i] : []));
@@ -182,8 +183,18 @@ describeUnless(whyNot([!live, NOT_ROOT], [!tools && !required, "needs strace and
       expect(nnpIndex(helper!)).toBeGreaterThan(dropIndex(helper!));
       expect(firstRead).toBeGreaterThan(nnpIndex(helper!));
     } finally {
-      py.kill("SIGKILL");
-      await py.exited;
+      target.kill("SIGKILL");
+      await target.exited;
     }
+  }
+
+  testUnless(whyNot([!existsSync("/usr/bin/python3"), "needs /usr/bin/python3"]))("Python: the helper parses the interpreter only after its own drop; target memory is read after the parent's", async () => {
+    const python = realpathSync("/usr/bin/python3");
+    await interpreterOrder(python, copyWorkload(dir, "py_shares.py"), python.split("/").at(-1)!, (r) => r.type === "frame" && r.kind === "python" && r.function === "heavy");
+  }, 60_000);
+
+  testUnless(whyNot([!existsSync("/usr/bin/node"), "needs /usr/bin/node"]))("Node.js: the helper parses node only after its own drop; target memory is read after the parent's", async () => {
+    const node = realpathSync("/usr/bin/node");
+    await interpreterOrder(node, copyWorkload(dir, "hot-node.js"), "node", (r) => r.type === "frame" && r.kind === "jit" && r.function === "nodeHotStringHash" && r.module?.endsWith("hot-node.js") === true);
   }, 60_000);
 });

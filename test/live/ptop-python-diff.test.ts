@@ -4,7 +4,7 @@
 // (their shares fall only by dilution), and so does the compiled
 // `runner server`'s diff on arrival: the same streams queued through the API and pushed by a
 // Profiler over the tunnel (head + replicates per version), v2 head's capture screen read in Chromium.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, runnerCommand, NOT_ROOT, REPO_ROOT } from "../helpers/runner-bin.ts";

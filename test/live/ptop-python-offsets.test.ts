@@ -1,7 +1,7 @@
 // ptop's CPython offset table (native/ptop/src/interp/python/pyoffsets.c) is what tools/pyoffsets_gen.c prints
 // when compiled against each interpreter's own headers: regenerated here against every CPython
 // with headers on the machine (pyenv's 3.8-3.13 and Debian's), any difference fails.
-import { describe, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";

@@ -2,7 +2,7 @@
 // 3.8-3.13), the targets run as uid 65534 with no flag: known functions' inclusive shares match
 // their constructed shares, the busy thread's samples carry Python frames, each thread shows its
 // own function, and an unsupported interpreter is said so with native stacks only.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
 import { NOBODY, cleanup, copyWorkload, framesById, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";

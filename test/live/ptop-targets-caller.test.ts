@@ -2,7 +2,7 @@
 // point. The list must be opened and read with that user's own permissions, only as a regular file,
 // and nothing of a file the user could not read may come back in a message. Run as uid 65534 with
 // a setcap'd copy, as on a host.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";

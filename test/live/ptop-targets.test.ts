@@ -1,7 +1,7 @@
 // ptop's refusals: it re-reads and strictly validates the operator's target list, refuses any
 // workload it does not name (exit 3), checks its own capabilities (exit 5), and reports a
 // workload that is not running (exit 4) after a complete header/probes/summary stream.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";

@@ -1,7 +1,7 @@
 // offcpu and syscalls use classic tracepoints, which need tracefs. Mounted: they attach and
 // measure. Unmounted: they report attached:false with the reason and the fix, and cpu still
 // works. The tracing mounts are restored to what they were before the test.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";

@@ -1,6 +1,6 @@
 // Unit harnesses in C for what a live capture cannot provoke on demand (native/ptop/unit), under
-// ASan + UBSan: the unwinder child when malloc/realloc/calloc fail and across a target's execve
-// (each harness checks its own conditions and prints "ok"); the summary of a probe that attached
+// ASan + UBSan: the unwinder child when malloc/realloc/calloc fail and across a target's execve,
+// and its stack deltas against libdwfl (each harness checks its own conditions and prints "ok"); the summary of a probe that attached
 // but whose program the kernel never ran (read here by the Profiler's instrumentation and by
 // witness, as a real capture is).
 import { beforeAll, expect, test } from "bun:test";
@@ -36,6 +36,10 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with ASan (Debian c
 
   test("unwinder child across an execve: each image's samples wait for that image's table, within a bound; one inside execve is marked", () => {
     expect(run("unit_unwind_exec")).toMatch(/^ok: 9 cases/);
+  }, 60_000);
+
+  test("stack deltas: an FP-less frame's row; the table-driven walk gives libdwfl's frames (whole, cut short, over garbage)", () => {
+    expect(run("unit_delta_walk")).toMatch(/^ok: 23 cases/);
   }, 60_000);
 
   const REQUESTED = ["cpu", "offcpu", "syscalls", "locks"] as const;

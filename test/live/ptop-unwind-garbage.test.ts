@@ -3,7 +3,7 @@
 // walks through such code used to yield return addresses that point nowhere and differ in every
 // process; each capture then had "functions" no other capture had and the diff answered `changed`.
 // Now: no frame is identified by an absolute address, and identical versions are never `changed`.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, runnerCommand, NOT_ROOT } from "../helpers/runner-bin.ts";

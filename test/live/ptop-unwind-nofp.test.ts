@@ -1,7 +1,7 @@
 // ptop's CFI unwinder on this kernel: hotloop built without frame pointers still gets whole
 // stacks for its three hot functions (hot function -> worker -> main or the thread start). The kernel matrix
 // (test/kernels, scenario no_frame_pointers) applies the same checks on each guest kernel.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";

@@ -3,7 +3,7 @@
 // `perf record --call-graph dwarf` at the same time; >= 95% of ptop's cpu samples reach main, and
 // each known function's inclusive share agrees with perf's within 3 points (widened only when the
 // loaded machine gave too few samples for 3 points to be three standard errors).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { liveAvailable, REPO_ROOT, NOT_ROOT } from "../helpers/runner-bin.ts";

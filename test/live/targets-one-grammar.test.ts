@@ -4,7 +4,7 @@
 // 200×"é", 2,000 entries, a 300 KB file were) fails this test, and so does the reverse.
 // Every file of test/fixtures/targets/accept and refuse, plus the cases on each limit, goes through
 // the compiled dist/runner and dist/ptop.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";

@@ -2,7 +2,7 @@
 // roles, org isolation, the capture form under the API's limit, the capture screen, Settings).
 // Needs RUNNER_TEST_DATABASE_URL (a server the test may create databases on); skips without it
 // except on CI (RUNNER_REQUIRE_LIVE=1).
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { PostgresStore } from "../../src/server/store/postgres/postgres-store.ts";
 import { createTestDatabase, postgresUrl } from "../helpers/postgres.ts";
 import { makeProgram, rng, version } from "../fixtures/profiles/synthetic.ts";

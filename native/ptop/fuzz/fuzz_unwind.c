@@ -90,20 +90,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(&sp, b + 8, 8);
 			size_t stack_len = len - 16;
 			struct sample_hdr *h = calloc(1, sizeof(*h) + stack_len);
-			h->kind = tag & 4 ? SAMPLE_OFFCPU_BLOCK : tag & 8 ? SAMPLE_LOCK_WAIT : tag & 16 ? SAMPLE_ALLOC : SAMPLE_CPU;
+			/* the records the probes send (ptop.h SAMPLE_F_*): offcpu's block, a lock wait, an allocation, a cpu tick */
+			h->kind = tag & 4 ? P_OFFCPU : tag & 8 ? P_LOCKS : tag & 16 ? P_ALLOC : P_CPU;
+			uint32_t how = tag & 4 ? SAMPLE_F_AWAITS_WAKE : tag & 8 ? SAMPLE_F_SEQ_IN_KEY : tag & 16 ? SAMPLE_F_AT_ENTRY : 0;
 			h->seq = pcoff; /* a lock wait's futex address */
 			h->value = sp;  /* and its ns (an allocation's bytes), any u64 */
 			h->tgid = 1;
 			h->tid = 1 + (tag >> 3);
 			h->kstack = -1;
 			h->gen = (tag >> 5) & 1; /* an image with no table yet: held */
-			h->flags = tag & 64 ? SAMPLE_F_IN_EXECVE : 0;
+			h->flags = how | (tag & 64 ? SAMPLE_F_IN_EXECVE : 0);
 			h->stack_len = (uint32_t)stack_len;
 			uint64_t pc = seg.start + pcoff % (seg.end - seg.start);
 			sample_set_regs(h, pc, sp);
 			memcpy((uint8_t *)(h + 1), b + 16, stack_len);
 			uwc_sample(NULL, h, sizeof(*h) + stack_len);
-			struct sample_hdr w = { .kind = SAMPLE_OFFCPU_WAKE, .tgid = 1, .tid = h->tid, .value = pcoff };
+			struct sample_hdr w = { .kind = P_OFFCPU, .flags = SAMPLE_F_WAKE, .tgid = 1, .tid = h->tid, .value = pcoff };
 			uwc_sample(NULL, &w, sizeof(w));
 			free(h);
 			break;

@@ -85,7 +85,8 @@ static void sample_flags(uint64_t t, uint32_t gen, int n, uint32_t flags)
 	static uint8_t buf[sizeof(struct sample_hdr) + STACK];
 	memset(buf, 0, sizeof(buf));
 	struct sample_hdr *h = (struct sample_hdr *)buf;
-	h->kind = SAMPLE_CPU;
+	h->kind = P_CPU;
+	h->value = 1; /* a cpu sample counts one (cpu.bpf.c) */
 	h->tgid = h->tid = PID;
 	h->kstack = n;
 	h->time_ns = t;

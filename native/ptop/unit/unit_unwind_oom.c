@@ -128,8 +128,10 @@ static long run(long from, long to)
 	for (int i = 0; i < SAMPLES; i++) {
 		struct sample_hdr *h = (struct sample_hdr *)buf;
 		memset(buf, 0, sizeof(buf));
-		h->kind = i % 7 == 0 ? SAMPLE_ALLOC : SAMPLE_CPU;
-		h->value = 4096;
+		bool alloc = i % 7 == 0; /* as alloc.bpf.c and cpu.bpf.c send them */
+		h->kind = alloc ? P_ALLOC : P_CPU;
+		h->flags = alloc ? SAMPLE_F_AT_ENTRY : 0;
+		h->value = alloc ? 4096 : 1;
 		h->tgid = 1 + (uint32_t)(i % PIDS);
 		h->tid = h->tgid;
 		h->kstack = i % PTOP_MAX_STACKS; /* part of the key: SAMPLES distinct stacks */
@@ -143,7 +145,7 @@ static long run(long from, long to)
 		uwc_sample(NULL, buf, sizeof(*h) + h->stack_len);
 		sent++;
 		exec_midway(i);
-		axis_sent[h->kind == SAMPLE_ALLOC ? P_ALLOC : P_CPU]++;
+		axis_sent[h->kind]++;
 	}
 	uwc_results(check_record, NULL);
 	struct unwind_trailer mine;

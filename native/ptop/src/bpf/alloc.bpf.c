@@ -20,6 +20,7 @@
  * returning into code within 64 KiB of the outer entry point). */
 #include "snapshot.bpf.h"
 #include "allocelf_kinds.h"
+#include "alloc_stats.h"
 
 struct alloc_cpu {
 	__u64 since; /* bytes since this CPU's last sample */
@@ -137,12 +138,12 @@ static __always_inline int alloc_event(const struct entry_regs *r, __u64 size, i
 	__u64 credit = st->since;
 	st->since = 0;
 	st->next = alloc_draw();
-	stat_inc(STAT_ALLOC_SAMPLES);
-	int rc = emit_snapshot(SAMPLE_ALLOC, tgid, tid, -1, 0, credit);
+	stat_inc(PTOP_STAT(P_ALLOC, STAT_SAMPLES));
+	int rc = emit_snapshot(P_ALLOC, SAMPLE_F_AT_ENTRY, tgid, tid, -1, 0, credit);
 	if (rc != 0) {
 		if (rc == -EAGAIN)
-			stat_inc(STAT_ALLOC_RINGBUF_FULL);
-		stat_inc(STAT_ALLOC_LOST);
+			stat_inc(PTOP_STAT(P_ALLOC, STAT_RINGBUF_FULL));
+		stat_inc(PTOP_STAT(P_ALLOC, STAT_LOST));
 		stat_add(STAT_ALLOC_LOST_BYTES, credit);
 	}
 	return 0;

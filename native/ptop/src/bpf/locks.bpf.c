@@ -25,6 +25,7 @@
  * in STAT_LOCK_OTHER_* and reported as a total, not put on the axis. futex_waitv is classified by
  * its first futex the same way. */
 #include "snapshot.bpf.h"
+#include "locks_stats.h"
 
 #define PTOP_FUTEX_WAIT 0
 #define PTOP_FUTEX_LOCK_PI 6
@@ -65,7 +66,7 @@ static __always_inline void lock_enter(__u64 uaddr, __u64 contended)
 	__u32 tid = (__u32)id;
 	struct lock_start_val v = { .ts = bpf_ktime_get_ns(), .uaddr = uaddr, .contended = contended };
 	if (bpf_map_update_elem(&lock_start, &tid, &v, BPF_ANY) != 0)
-		stat_inc(STAT_LOCK_LOST);
+		stat_inc(PTOP_STAT(P_LOCKS, STAT_LOST));
 }
 
 static __always_inline void lock_exit(long ret)
@@ -86,13 +87,13 @@ static __always_inline void lock_exit(long ret)
 		stat_add(STAT_LOCK_OTHER_NS, delta);
 		return;
 	}
-	int rc = emit_snapshot(SAMPLE_LOCK_WAIT, id >> 32, tid, -1, v.uaddr, delta);
+	int rc = emit_snapshot(P_LOCKS, SAMPLE_F_SEQ_IN_KEY, id >> 32, tid, -1, v.uaddr, delta);
 	if (rc == 0)
-		stat_inc(STAT_LOCK_EVENTS);
+		stat_inc(PTOP_STAT(P_LOCKS, STAT_SAMPLES));
 	else
-		stat_inc(STAT_LOCK_LOST);
+		stat_inc(PTOP_STAT(P_LOCKS, STAT_LOST));
 	if (rc == -EAGAIN)
-		stat_inc(STAT_LOCK_RINGBUF_FULL);
+		stat_inc(PTOP_STAT(P_LOCKS, STAT_RINGBUF_FULL));
 }
 
 SEC("tracepoint/syscalls/sys_enter_futex")

@@ -21,7 +21,7 @@ struct {
 SEC("tracepoint/sched/sched_switch")
 int on_sched_switch(struct trace_event_raw_sched_switch *ctx)
 {
-	mark_ran(RAN_OFFCPU);
+	mark_ran(P_OFFCPU);
 	if (!in_window())
 		return 0;
 	__u64 now = bpf_ktime_get_ns();
@@ -35,23 +35,23 @@ int on_sched_switch(struct trace_event_raw_sched_switch *ctx)
 			*n += 1;
 			struct offcpu_start s = { .ts = now, .seq = ((__u64)bpf_get_smp_processor_id() << 48) | (*n & 0xffffffffffffull) };
 			__s32 kstack = bpf_get_stackid(ctx, &stacks, 0);
-			int rc = emit_snapshot(SAMPLE_OFFCPU_BLOCK, prev_tgid, prev_tid, kstack, s.seq, 0);
+			int rc = emit_snapshot(P_OFFCPU, SAMPLE_F_AWAITS_WAKE, prev_tgid, prev_tid, kstack, s.seq, 0);
 			if (rc == -EAGAIN)
-				stat_inc(STAT_OFFCPU_RINGBUF_FULL);
+				stat_inc(PTOP_STAT(P_OFFCPU, STAT_RINGBUF_FULL));
 			if (rc != 0 || bpf_map_update_elem(&offcpu_start, &prev_tid, &s, BPF_ANY) != 0)
-				stat_inc(STAT_OFFCPU_LOST);
+				stat_inc(PTOP_STAT(P_OFFCPU, STAT_LOST));
 		}
 	}
 	__u32 next_tid = ctx->next_pid;
 	struct offcpu_start *st = bpf_map_lookup_elem(&offcpu_start, &next_tid);
 	if (st) {
 		if (now > st->ts) {
-			struct sample_hdr w = { .kind = SAMPLE_OFFCPU_WAKE, .tid = next_tid, .seq = st->seq, .value = now - st->ts, .kstack = -1 };
+			struct sample_hdr w = { .kind = P_OFFCPU, .flags = SAMPLE_F_WAKE, .tid = next_tid, .seq = st->seq, .value = now - st->ts, .kstack = -1 };
 			if (bpf_ringbuf_output(&samples, &w, sizeof(w), ringbuf_wakeup()) == 0) {
-				stat_inc(STAT_OFFCPU_EVENTS);
+				stat_inc(PTOP_STAT(P_OFFCPU, STAT_SAMPLES));
 			} else {
-				stat_inc(STAT_OFFCPU_RINGBUF_FULL);
-				stat_inc(STAT_OFFCPU_LOST);
+				stat_inc(PTOP_STAT(P_OFFCPU, STAT_RINGBUF_FULL));
+				stat_inc(PTOP_STAT(P_OFFCPU, STAT_LOST));
 			}
 		}
 		bpf_map_delete_elem(&offcpu_start, &next_tid);

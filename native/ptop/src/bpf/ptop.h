@@ -2,6 +2,7 @@
  * structs: the same bytes are read by both sides. */
 #ifndef PTOP_H
 #define PTOP_H
+#include "probe_table.h"
 
 #define PTOP_MAX_STACK_DEPTH 127
 #define PTOP_MAX_TARGETS 8192
@@ -37,16 +38,20 @@ struct sys_val {
 #define PTOP_RINGBUF_BYTES (8u << 20)
 #define PTOP_ALLOC_TABLE 1024     /* alloc: exponential quantiles of the sampling interval */
 
-enum sample_kind { SAMPLE_CPU = 1, SAMPLE_OFFCPU_BLOCK = 2, SAMPLE_OFFCPU_WAKE = 3,
-	/* a finished futex lock wait (locks.bpf.c): value = ns waited, seq = the futex address */
-	SAMPLE_LOCK_WAIT = 4,
-	/* value = bytes allocated on this CPU since its previous alloc sample (alloc.bpf.c) */
-	SAMPLE_ALLOC = 5,
-	/* kind 6 was an exec record; a sample now carries its image's generation (sample_hdr.gen) */
+/* sample_hdr.kind: the number of the probe that sent the record (probe_table.h P_*), the axis its
+ * value goes to. sample_hdr.flags say how the unwinder adds the record up, so that the unwinder
+ * knows no probe: by default a record adds its value (cpu: 1 per sample; locks: ns waited; alloc:
+ * bytes since the previous sample) to the aggregate of its stack. */
+enum {
+	SAMPLE_F_IN_EXECVE = 1, /* taken inside execve: no user stack (the mm may be the new one) */
+	/* taken at a function's entry (a uprobe: alloc): the return address is at sp, the frame is the caller's */
+	SAMPLE_F_AT_ENTRY = 2,
+	/* its value comes later, with the wake record of the same tid and seq (offcpu: a thread blocks) */
+	SAMPLE_F_AWAITS_WAKE = 4,
+	/* header only: the value of the record of the same tid and seq that awaits it (the thread woke) */
+	SAMPLE_F_WAKE = 8,
+	SAMPLE_F_SEQ_IN_KEY = 16, /* seq is part of its aggregate's key (locks: the futex address) */
 };
-
-/* sample_hdr.flags */
-enum { SAMPLE_F_IN_EXECVE = 1 }; /* taken inside execve: no user stack (the mm may be the new one) */
 
 /* One ring-buffer record: the header, stack_len bytes of user stack starting at the user sp, then
  * interp_len bytes of interpreter frames. A wake record is a header only: the thread `tid` was
@@ -78,41 +83,31 @@ enum { PTOP_REG_FP = 4, PTOP_REG_PC = 16, PTOP_REG_SP = 19, PTOP_REGS_USER = 21 
 enum { PTOP_REG_FP = 29, PTOP_REG_LR = 30, PTOP_REG_SP = 31, PTOP_REG_PC = 32, PTOP_REGS_USER = 34 };
 #endif
 
-/* Counters in the `stats` array map, one slot each. */
-enum ptop_stat {
-	STAT_CPU_SAMPLES = 0,
-	STAT_CPU_LOST,
-	STAT_OFFCPU_EVENTS,
-	STAT_OFFCPU_LOST,
-	STAT_SYS_EVENTS,
-	STAT_SYS_LOST,
-	STAT_SNAPSHOT_FAILED, /* user registers or stack could not be read: the sample has no user stack */
-	STAT_LOCK_EVENTS,     /* lock waits recorded */
-	STAT_LOCK_LOST,
-	STAT_LOCK_OTHER_WAITS, /* futex waits that are not lock contention (locks.bpf.c): counted, not recorded */
-	STAT_LOCK_OTHER_NS,
-	STAT_ALLOC_SAMPLES,   /* alloc: stacks taken (one per ~period bytes) */
-	STAT_ALLOC_LOST,      /* alloc: samples the ring buffer had no room for */
-	STAT_ALLOC_BYTES,     /* alloc: every byte requested, counted exactly */
-	STAT_ALLOC_CALLS,     /* alloc: every allocation call, counted exactly */
-	STAT_ALLOC_FORWARDED, /* alloc: inner calls of one request (e.g. musl calloc -> malloc), not counted twice */
-	STAT_ALLOC_LOST_BYTES,/* alloc: bytes credited to samples that were lost */
-	/* Of each axis's lost samples, those the ring buffer to the unwinder had no room for. A full
-	 * ring buffer refuses the largest snapshots first (a deep stack copies more bytes), so this loss
-	 * is biased against deep stacks: the summary's notes say so (out/loss_report.c). */
-	STAT_CPU_RINGBUF_FULL,
-	STAT_OFFCPU_RINGBUF_FULL,
-	STAT_LOCK_RINGBUF_FULL,
-	STAT_ALLOC_RINGBUF_FULL,
-	STAT__COUNT,
+/* Counters in the `stats` array map. STAT_SNAPSHOT_FAILED is shared; then each probe has a block of
+ * PTOP_PROBE_STATS slots at its number: the three below, then its own (named in its own header,
+ * bpf/locks_stats.h, bpf/alloc_stats.h). */
+enum {
+	STAT_SNAPSHOT_FAILED = 0, /* user registers or stack could not be read: the sample has no user stack */
+	STAT__SHARED,
 };
+enum {
+	STAT_SAMPLES = 0, /* records sent (cpu, alloc: every attempt, the lost included) */
+	STAT_LOST,        /* lost in the kernel */
+	/* Of the lost, those the ring buffer to the unwinder had no room for. A full ring buffer refuses
+	 * the largest snapshots first (a deep stack copies more bytes), so this loss is biased against
+	 * deep stacks: the summary's notes say so (out/loss_report.c). */
+	STAT_RINGBUF_FULL,
+	STAT_OWN,         /* the probe's own counters start here */
+	PTOP_PROBE_STATS = 8,
+};
+#define PTOP_STAT(probe, slot) (STAT__SHARED + (probe) * PTOP_PROBE_STATS + (slot))
+#define STAT__COUNT PTOP_STAT(P__COUNT, 0)
 
-/* The programs that run machine-wide whatever the targets do: every CPU's clock (cpu), every
- * context switch (offcpu), every system call (syscalls) — ptop's own sleeps and reads during the
- * window among them. Each sets its flag in the `ran` global on its first run inside the window, so
- * an axis left empty because its program never ran (seen once: an attached sched_switch program
- * that never ran after the first enabling under QEMU TCG) is told apart from idle targets. A
- * probe's descriptor names its slot (probe_table.c, `ran`). */
-enum ran_slot { RAN_CPU = 0, RAN_OFFCPU = 1, RAN_SYSCALLS = 2, RAN__COUNT = 3 };
+/* The `ran` global has one flag per probe, at its number: a machine-wide program (cpu: every CPU's
+ * clock; offcpu: every context switch; syscalls: every system call — ptop's own sleeps and reads
+ * during the window among them) sets its flag on its first run inside the window, so an axis left
+ * empty because its program never ran (seen once: an attached sched_switch program that never ran
+ * after the first enabling under QEMU TCG) is told apart from idle targets. Its descriptor says it
+ * is machine-wide (probe_table.c). */
 
 #endif

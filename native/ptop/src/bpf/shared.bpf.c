@@ -9,7 +9,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 volatile __u64 start_ns = 0;
 volatile __u32 stopped = 0;
-volatile __u8 ran[RAN__COUNT] = {};
+volatile __u8 ran[P__COUNT] = {};
 
 struct ptop_targets_map targets SEC(".maps");
 struct ptop_stacks_map stacks SEC(".maps");

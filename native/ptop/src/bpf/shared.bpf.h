@@ -24,8 +24,8 @@
  * cost one map lookup and nothing else. */
 extern volatile __u64 start_ns;
 extern volatile __u32 stopped;
-/* One flag per machine-wide program (ptop.h enum ran_slot): set once, read by user space at the end. */
-extern volatile __u8 ran[RAN__COUNT];
+/* One flag per probe, at its number (ptop.h): set once by a machine-wide program, read by user space at the end. */
+extern volatile __u8 ran[P__COUNT];
 
 /* The target processes (tgid), filled by user space (value 0), each with its exec generation
  * (exec.bpf.c adds 1 at each execve). */
@@ -53,7 +53,7 @@ struct ptop_samples_map {
 };
 extern struct ptop_samples_map samples SEC(".maps");
 
-/* Counters, one slot each (ptop.h enum ptop_stat). */
+/* Counters, one slot each (ptop.h PTOP_STAT). */
 struct ptop_stats_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, STAT__COUNT);
@@ -98,10 +98,10 @@ static __always_inline int in_window(void)
 }
 
 /* A plain load per run, and one store per window: no atomic, no map lookup on the hot path. */
-static __always_inline void mark_ran(__u32 slot)
+static __always_inline void mark_ran(__u32 probe)
 {
-	if (start_ns != 0 && slot < RAN__COUNT && !ran[slot])
-		ran[slot] = 1;
+	if (start_ns != 0 && probe < P__COUNT && !ran[probe])
+		ran[probe] = 1;
 }
 
 static __always_inline int is_target(__u32 tgid)

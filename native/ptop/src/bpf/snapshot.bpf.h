@@ -22,15 +22,16 @@ extern struct ptop_scratch_map scratch SEC(".maps");
  * record. The stack is read page by page from sp: a read that crosses into an unmapped page
  * fails as a whole, so the copy stops at the last readable page instead. 0: sent; -EAGAIN: the ring
  * buffer had no room (bpf_ringbuf_output), counted apart because it is biased against deep stacks;
- * -1: no user registers, or nothing to send. */
-static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s32 kstack, __u64 seq, __u64 value)
+ * -1: no user registers, or nothing to send. probe: the sender's number (probe_table.h), flags: how
+ * the unwinder adds the record up (ptop.h SAMPLE_F_*). */
+static __always_inline int emit_snapshot(__u32 probe, __u32 flags, __u32 tgid, __u32 tid, __s32 kstack, __u64 seq, __u64 value)
 {
 	__u32 zero = 0;
 	struct snapshot *snap = bpf_map_lookup_elem(&scratch, &zero);
 	if (!snap)
 		return -1;
 	struct sample_hdr *h = (struct sample_hdr *)snap->buf;
-	h->kind = kind;
+	h->kind = probe;
 	h->tgid = tgid;
 	h->tid = tid;
 	h->kstack = kstack;
@@ -39,7 +40,7 @@ static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s3
 	h->time_ns = bpf_ktime_get_ns();
 	h->stack_len = 0;
 	h->interp_len = 0;
-	h->flags = 0;
+	h->flags = flags;
 	ptop_gen_t *gen = bpf_map_lookup_elem(&targets, &tgid);
 	h->gen = gen ? *gen : 0;
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -47,7 +48,7 @@ static __always_inline int emit_snapshot(__u32 kind, __u32 tgid, __u32 tid, __s3
 	 * one's: a stack read there would be unwound against the wrong image. The sample keeps its
 	 * kernel stack and is marked instead (the report names it [in execve]). */
 	if (bpf_core_field_exists(task->in_execve) && BPF_CORE_READ_BITFIELD_PROBED(task, in_execve)) {
-		h->flags = SAMPLE_F_IN_EXECVE;
+		h->flags = flags | SAMPLE_F_IN_EXECVE;
 		return bpf_ringbuf_output(&samples, snap->buf, sizeof(struct sample_hdr), ringbuf_wakeup());
 	}
 	void *regs = (void *)bpf_task_pt_regs(task);

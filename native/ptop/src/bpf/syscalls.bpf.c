@@ -23,14 +23,14 @@ struct {
 SEC("tracepoint/raw_syscalls/sys_enter")
 int on_sys_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	mark_ran(RAN_SYSCALLS);
+	mark_ran(P_SYSCALLS);
 	__u64 id = bpf_get_current_pid_tgid();
 	if (!is_target(id >> 32) || !in_window())
 		return 0;
 	__u32 tid = (__u32)id;
 	struct sys_start_val v = { .ts = bpf_ktime_get_ns(), .nr = (__u64)ctx->id };
 	if (bpf_map_update_elem(&sys_start, &tid, &v, BPF_ANY) != 0)
-		stat_inc(STAT_SYS_LOST);
+		stat_inc(PTOP_STAT(P_SYSCALLS, STAT_LOST));
 	return 0;
 }
 
@@ -65,11 +65,11 @@ int on_sys_exit(struct trace_event_raw_sys_exit *ctx)
 			if (v) {
 				sys_val_add(v, delta);
 			} else {
-				stat_inc(STAT_SYS_LOST);
+				stat_inc(PTOP_STAT(P_SYSCALLS, STAT_LOST));
 				return 0;
 			}
 		}
 	}
-	stat_inc(STAT_SYS_EVENTS);
+	stat_inc(PTOP_STAT(P_SYSCALLS, STAT_SAMPLES));
 	return 0;
 }

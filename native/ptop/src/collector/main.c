@@ -1,7 +1,7 @@
 /* ptop: measure one listed workload with eBPF, drop every capability, symbolize, write the
  * profile stream (src/protocol/profile-stream.ts) to stdout. Exit codes: README.md. */
-#include "alloc.h"
 #include "args.h"
+#include "budget.h"
 #include "caps.h"
 #include "kernel_features.h"
 #include "monoclock.h"
@@ -10,6 +10,8 @@
 #include "probes.h"
 #include "procscan.h"
 #include "pyframes.h"
+#include "hotspot.h"
+#include "v8frames.h"
 #include "elfhelper.h"
 #include "report.h"
 #include "symbolize.h"
@@ -72,11 +74,15 @@ static void register_new(size_t first)
 		uint32_t gen;
 		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid, &gen);
 		unwind_send_process(scan.procs[i].pid, true, read_ns, gen);
+		hs_attach(scan.procs[i].pid); /* a JVM: its libjvm.so and memory for the unwinder's Java walk */
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
 		else {
 			py_attach(&probes.python, scan.procs[i].pid); /* a CPython: its layout for the BPF walker */
-			alloc_attach(&probes, scan.procs[i].pid); /* its libc's (or Go's) allocation entry points */
+			v8_attach(&probes.v8, scan.procs[i].pid);     /* a node: its V8 layout for the BPF walker */
+			for (int p = 0; p < P__COUNT; p++) /* a probe's own per-process attach (alloc: its libc's uprobes) */
+				if (PROBES[p].on_target)
+					PROBES[p].on_target(&probes, scan.procs[i].pid);
 		}
 	}
 }
@@ -133,9 +139,13 @@ static void wait_rescanning(double until)
 		 * is known (and an exec'd image's are held back until then). */
 		refresh_mappings(first, false);
 		register_new(first);
-		alloc_retry(&probes);
-		if (header_done)
+		for (int p = 0; p < P__COUNT; p++)
+			if (PROBES[p].on_rescan)
+				PROBES[p].on_rescan(&probes);
+		if (header_done) {
 			emit_new_processes();
+			budget_tick(&probes);
+		}
 	}
 }
 
@@ -223,17 +233,11 @@ static int start_probes(const struct options *o, char *msg, size_t len)
 		fprintf(stderr, "ptop: no process of workload \"%s\" is running on this host\n", o->workload);
 		return EXIT_NOT_RUNNING;
 	}
-	/* alloc counts as attached only with a uprobe in some target (processes found later get theirs too).
-	 * A target that has just started may not have mapped its libc yet: up to 1 s for it. */
-	for (int i = 0; i < 10 && probes.attached[P_ALLOC] && alloc_uprobes() == 0 && alloc_retry(&probes) > 0; i++) {
-		struct timespec ts = { 0, 100000000 };
-		nanosleep(&ts, NULL);
-	}
-	if (probes.attached[P_ALLOC] && alloc_uprobes() == 0) {
-		probes.attached[P_ALLOC] = false;
-		snprintf(probes.reason[P_ALLOC], sizeof(probes.reason[0]), "%s", alloc_why_none());
-		fprintf(stderr, "ptop: probe alloc not attached: %s\n", probes.reason[P_ALLOC]);
-	}
+	for (int i = 0; i < P__COUNT; i++)
+		if (probes.attached[i] && PROBES[i].settle && !PROBES[i].settle(&probes, i)) {
+			probes.attached[i] = false;
+			fprintf(stderr, "ptop: probe %s not attached: %s\n", probe_name(i), probes.reason[i]);
+		}
 	return -1;
 }
 
@@ -253,11 +257,13 @@ static int measure(const struct options *o, double *measured, char *msg, size_t 
 	double start = now_mono();
 	emit_preamble(o, now_ms());
 	phase("window open (header written)");
+	budget_begin(&probes, probes.attached[P_CPU] ? o->frequency_hz : 0);
 	wait_rescanning(start + o->duration_sec);
 	/* The window ends when the kernel side stops counting: detaching the probes takes time of
 	 * its own (tens of ms per link on a loaded host) that is not part of the measurement. */
 	*measured = now_mono() - start;
 	probes_end_window(&probes);
+	budget_end();
 	phase("window closed, probes detached");
 	refresh_mappings(scan.n, true);
 	unwind_stop();
@@ -278,6 +284,7 @@ static int write_report(const struct options *o, double measured, char *msg, siz
 	/* Everything a target controls is opened by now (refresh_mappings, at the window's end), while
 	 * privileged, and parsed only after the drop. */
 	py_prepare();
+	v8_prepare();
 	elfhelper_stop();
 	if (caps_drop_all(msg, len)) {
 		fprintf(stderr, "ptop: %s; refusing to parse target files with privileges\n", msg);

@@ -3,11 +3,14 @@
 #include "probes.h"
 #include <linux/types.h>
 #include "ptop.h"
+#include "alloc_stats.h"
 #include <stdio.h>
 #include <string.h>
 
 /* Each probe's hooks, in its own files. */
 void cpu_attach(struct probes *p, int probe, int frequency_hz);
+size_t cpu_budget_notes(const struct report *r, const struct probes *p, const char **notes);
+char *budget_summary_json(void);
 void syscalls_resolve(struct report *r, struct axis_result *out);
 bool locks_load(struct probes *p, int probe, bool want);
 void locks_attach(struct probes *p, int probe, int frequency_hz);
@@ -17,6 +20,9 @@ char *locks_summary_json(void);
 bool alloc_load(struct probes *p, int probe, bool want);
 void alloc_attach_probe(struct probes *p, int probe, int frequency_hz);
 void alloc_detach(void);
+int alloc_attach(struct probes *p, int pid);
+size_t alloc_retry(struct probes *p);
+bool alloc_settle(struct probes *p, int probe);
 size_t alloc_notes(const struct report *r, const struct probes *p, const char **notes);
 
 /* The default set is the Profiler's too (src/config/probe-set.ts DEFAULT_PROBES): cpu, offcpu,
@@ -25,42 +31,38 @@ size_t alloc_notes(const struct report *r, const struct probes *p, const char **
  * costs a trap per allocation, above the 2% a default may cost ("alloc probe cost"). */
 const struct probe_desc PROBES[P__COUNT] = {
 	[P_CPU] = { .name = "cpu", .unit = "samples", .period_is_frequency = true,
-		    .samples_stat = STAT_CPU_SAMPLES, .lost_stat = STAT_CPU_LOST, .total_stat = -1,
-		    .ringbuf_stat = STAT_CPU_RINGBUF_FULL, .samples_include_lost = true,
+		    .total_stat = -1, .samples_include_lost = true,
 		    .lost_other = "lost their kernel stack (the stack map was full; the user stack is kept) or had no "
 				  "readable user registers",
-		    .ran = RAN_CPU, .fired_by = "the cpu-clock perf event ticks on every CPU, busy or idle",
+		    .machine_wide = true, .fired_by = "the cpu-clock perf event ticks on every CPU, busy or idle",
 		    .unwinds = true, .by_default = true, .programs = { "on_cpu_sample" }, .load = probes_load_programs,
-		    .attach = cpu_attach },
+		    .attach = cpu_attach, .notes = cpu_budget_notes, .summary_json = budget_summary_json },
 	[P_OFFCPU] = { .name = "offcpu", .unit = "nanoseconds",
-		       .samples_stat = STAT_OFFCPU_EVENTS, .lost_stat = STAT_OFFCPU_LOST, .total_stat = -1,
-		       .ringbuf_stat = STAT_OFFCPU_RINGBUF_FULL,
+		       .total_stat = -1,
 		       .lost_other = "had no readable user registers or found the map of blocked threads full",
-		       .ran = RAN_OFFCPU,
+		       .machine_wide = true,
 		       .fired_by = "the sched/sched_switch tracepoint fires at every context switch, ptop's own sleeps among them",
 		       .unwinds = true, .needs_tracefs = true, .by_default = true, .programs = { "on_sched_switch" },
 		       .load = probes_load_programs, .attach = probes_attach_programs },
 	[P_SYSCALLS] = { .name = "syscalls", .unit = "calls",
-			 .samples_stat = STAT_SYS_EVENTS, .lost_stat = STAT_SYS_LOST, .total_stat = -1,
-			 .ringbuf_stat = -1, .lost_other = "found the map of calls in flight or the count map full",
-			 .ran = RAN_SYSCALLS,
+			 .total_stat = -1, .lost_other = "found the map of calls in flight or the count map full",
+			 .machine_wide = true,
 			 .fired_by = "the raw_syscalls/sys_enter tracepoint fires at every system call, ptop's own among them",
 			 .needs_tracefs = true, .by_default = true, .programs = { "on_sys_enter", "on_sys_exit" },
 			 .load = probes_load_programs, .attach = probes_attach_programs, .resolve = syscalls_resolve },
 	[P_LOCKS] = { .name = "locks", .unit = "nanoseconds",
-		      .samples_stat = STAT_LOCK_EVENTS, .lost_stat = STAT_LOCK_LOST, .total_stat = -1, .ran = -1,
-		      .ringbuf_stat = STAT_LOCK_RINGBUF_FULL,
+		      .total_stat = -1,
 		      .lost_other = "had no readable user registers or found the map of waits in flight full",
 		      .unwinds = true, .needs_tracefs = true, .by_default = true,
 		      .programs = { "on_futex_enter", "on_futex_exit" }, .load = locks_load,
 		      .attach = locks_attach, .on_stack = locks_on_stack, .notes = locks_notes,
 		      .summary_json = locks_summary_json },
 	[P_ALLOC] = { .name = "alloc", .unit = "bytes",
-		      .samples_stat = STAT_ALLOC_SAMPLES, .lost_stat = STAT_ALLOC_LOST, .total_stat = STAT_ALLOC_BYTES,
-		      .ringbuf_stat = STAT_ALLOC_RINGBUF_FULL, .samples_include_lost = true,
+		      .total_stat = STAT_ALLOC_BYTES, .samples_include_lost = true,
 		      .lost_other = "had no readable user registers",
-		      .ran = -1, .unwinds = true, .by_default = false, .programs = { "on_alloc" }, .load = alloc_load,
-		      .attach = alloc_attach_probe, .detach = alloc_detach, .notes = alloc_notes },
+		      .unwinds = true, .by_default = false, .programs = { "on_alloc" }, .load = alloc_load,
+		      .attach = alloc_attach_probe, .on_target = alloc_attach, .on_rescan = alloc_retry,
+		      .settle = alloc_settle, .detach = alloc_detach, .notes = alloc_notes },
 };
 
 const char *probe_name(int i)

@@ -160,6 +160,7 @@ int probes_start(struct probes *p, int mask, int freq)
 		return -1;
 	}
 	p->python = (struct interp_handle){ .procs = p->skel->maps.py_procs };
+	p->v8 = (struct interp_handle){ .procs = p->skel->maps.v8_procs };
 	for (int i = 0; i < P__COUNT; i++)
 		if (load[i])
 			PROBES[i].attach(p, i, freq);
@@ -219,6 +220,11 @@ void probes_end_window(struct probes *p)
 		bpf_link__destroy(p->links[i]);
 	p->nlinks = 0;
 	detach_own(p);
+}
+
+void probes_set_cpu_thinning(struct probes *p, unsigned every)
+{
+	p->skel->bss->cpu_keep_one_in = every;
 }
 
 uint64_t probes_stat(struct probes *p, int slot)

@@ -19,8 +19,8 @@ struct probes {
 	bool requested[P__COUNT];
 	bool attached[P__COUNT];
 	char reason[P__COUNT][512];
-	bool locks_waitv; /* futex_waitv is covered too (its tracepoints exist: Linux 5.16+) */
 	struct interp_handle python; /* the CPython walker's maps */
+	struct interp_handle v8;     /* the V8 walker's maps */
 };
 
 /* Loads and attaches. Returns 0 when at least one probe is attached. */
@@ -34,6 +34,8 @@ void probes_remove_target(struct probes *p, uint32_t tgid);
 /* Window control: samples before start_ns and after stop are ignored in the kernel. */
 void probes_begin_window(struct probes *p);
 void probes_end_window(struct probes *p);
+/* The cpu probe keeps one in `every` of its samples (budget.h), each at random. */
+void probes_set_cpu_thinning(struct probes *p, unsigned every);
 /* Sum of one stats slot over all CPUs. */
 uint64_t probes_stat(struct probes *p, int slot);
 void probes_destroy(struct probes *p);

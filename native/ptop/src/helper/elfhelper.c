@@ -16,6 +16,7 @@
 
 #define HINT_MAX 256
 #define ALLOC_REQUEST '\x01' /* a hint of one such byte: an allocelf.c request */
+#define V8_REQUEST '\x02'    /* a hint of one such byte: a v8elf.c request */
 
 static int sock = -1;
 static pid_t child;
@@ -65,6 +66,16 @@ static void serve(void)
 				alloc_elf_analyze(buf, len, &ai);
 			free(buf);
 			if (send(sock, &ai, sizeof(ai), MSG_NOSIGNAL) != (ssize_t)sizeof(ai))
+				_exit(0);
+			continue;
+		}
+		if (hint[0] == V8_REQUEST) { /* the V8 walker asks for a node binary's v8dbg_ layout */
+			struct v8_elf_info vi;
+			memset(&vi, 0, sizeof(vi));
+			if (buf)
+				v8_elf_analyze(buf, len, &vi);
+			free(buf);
+			if (send(sock, &vi, sizeof(vi), MSG_NOSIGNAL) != (ssize_t)sizeof(vi))
 				_exit(0);
 			continue;
 		}
@@ -159,11 +170,21 @@ int elfhelper_alloc(int fd, struct alloc_elf_info *out)
 	return 0;
 }
 
+int elfhelper_v8(int fd, struct v8_elf_info *out)
+{
+	const char hint[2] = { V8_REQUEST, 0 };
+	if (ask(fd, hint, out, sizeof(*out)))
+		return -1;
+	if (out->status < V8ELF_NOT_V8 || out->status > V8ELF_UNSUPPORTED)
+		out->status = V8ELF_UNSUPPORTED;
+	return 0;
+}
+
 int elfhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out)
 {
 	char hint[HINT_MAX];
 	snprintf(hint, sizeof(hint), "%s", name_hint ? name_hint : "");
-	if (hint[0] == ALLOC_REQUEST)
+	if (hint[0] == ALLOC_REQUEST || hint[0] == V8_REQUEST)
 		hint[0] = '?';
 	if (ask(fd, hint, out, sizeof(*out)))
 		return -1;

@@ -9,6 +9,7 @@
 #define PTOP_ELFHELPER_H
 #include "allocelf.h"
 #include "pyelf.h"
+#include "v8elf.h"
 
 /* Forks the helper; call before any BPF object or target file is opened (the child closes every
  * fd but its socket anyway). 0 on success; on failure Python frames are simply unavailable. */
@@ -18,5 +19,8 @@ int elfhelper_analyze(int fd, const char *name_hint, struct py_elf_info *out);
 /* Asks the helper where an ELF file's allocation entry points are (alloc axis). 0 when it answered;
  * the parent trusts from the answer only offsets it hands to the kernel as uprobe positions. */
 int elfhelper_alloc(int fd, struct alloc_elf_info *out);
+/* Asks the helper for a node binary's V8 layout (v8elf.c). 0 when it answered; the parent checks
+ * the layout again (v8_layout_check) before the walker uses it. */
+int elfhelper_v8(int fd, struct v8_elf_info *out);
 void elfhelper_stop(void);
 #endif

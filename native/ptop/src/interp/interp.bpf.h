@@ -15,12 +15,16 @@ extern struct py_scratch_map py_scratch SEC(".maps");
 
 /* CPython's walk (python/python.bpf.c): the section's length in py_scratch, 0 when there is none. */
 extern int interp_walk(__u32 tgid);
+/* V8's walk (v8/v8.bpf.c): the same, into the same scratch (a process is one or the other). */
+extern int v8_walk(__u32 tgid);
 
 /* Writes the current thread's section into buf (at most max bytes) and returns the bytes written
  * (0: none, see interp_walk). */
 static __always_inline __u32 interp_collect(__u32 tgid, void *buf, __u32 max)
 {
 	__u32 len = (__u32)interp_walk(tgid);
+	if (len == 0)
+		len = (__u32)v8_walk(tgid);
 	if (len == 0 || len > max || len > sizeof(struct py_stack))
 		return 0;
 	__u32 zero = 0;

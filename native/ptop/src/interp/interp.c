@@ -1,4 +1,5 @@
 #include "interp.h"
+#include "hotspot.h"
 #include "pyframes.h"
 #include <linux/types.h>
 #include "python.h"
@@ -13,6 +14,9 @@ static bool is_eval_function(const char *f)
 size_t interp_merge(int pid, const void *section, size_t len, const int *native_ids, const char *const *native_functions,
 		    size_t n, int *out, size_t cap)
 {
+	struct interp_section_hdr h;
+	if (section && len >= sizeof(h) && (memcpy(&h, section, sizeof(h)), h.kind == INTERP_HOTSPOT))
+		return hs_merge(pid, section, len, native_ids, n, out, cap);
 	int py[PY_MAX_FRAMES];
 	uint32_t flags[PY_MAX_FRAMES];
 	size_t npy = py_section_frames(pid, section, len, py, flags, PY_MAX_FRAMES);

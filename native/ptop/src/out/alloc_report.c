@@ -1,6 +1,7 @@
 /* The `alloc` summary notes (its notes hook, probe_table.c): what is exact and what is estimated,
  * and the target processes no uprobe reached. */
 #include "alloc.h"
+#include "alloc_stats.h"
 #include "report.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,8 +46,8 @@ size_t alloc_notes(const struct report *r, const struct probes *p, const char **
 		 "random intervals, each credited with the bytes since the previous one (%.0f bytes in stacks; "
 		 "%" PRIu64 " lost)",
 		 r->stat[STAT_ALLOC_BYTES], r->stat[STAT_ALLOC_CALLS], alloc_functions()[0] ? alloc_functions() : "no function",
-		 r->stat[STAT_ALLOC_SAMPLES], PTOP_ALLOC_PERIOD / 1024, r->axes[P_ALLOC].total,
-		 r->stat[STAT_ALLOC_LOST] + r->unwound.full[P_ALLOC] + r->unwound.no_memory[P_ALLOC]);
+		 r->stat[PTOP_STAT(P_ALLOC, STAT_SAMPLES)], PTOP_ALLOC_PERIOD / 1024, r->axes[P_ALLOC].total,
+		 r->stat[PTOP_STAT(P_ALLOC, STAT_LOST)] + r->unwound.full[P_ALLOC] + r->unwound.no_memory[P_ALLOC]);
 	size_t n = 0;
 	notes[n++] = note;
 	const char *coverage = coverage_note();

@@ -89,7 +89,7 @@ void report_collect(struct report *r, struct probes *p)
 	}
 	for (int i = 0; i < STAT__COUNT; i++)
 		r->stat[i] = probes_stat(p, i);
-	for (int i = 0; i < RAN__COUNT; i++)
+	for (int i = 0; i < P__COUNT; i++)
 		r->ran[i] = p->skel->bss->ran[i] != 0;
 }
 

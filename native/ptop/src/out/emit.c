@@ -4,6 +4,8 @@
 #include "output.h"
 #include "probe_ran.h"
 #include "pyframes.h"
+#include "hotspot.h"
+#include "v8frames.h"
 #include "symbolize.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -66,7 +68,7 @@ static void report_never_ran(const struct report *r, const struct probes *p, dou
 {
 	static char never_ran[P__COUNT][512];
 	for (int i = 0; i < P__COUNT; i++) {
-		bool ran = PROBES[i].ran >= 0 && r->ran[PROBES[i].ran];
+		bool ran = PROBES[i].machine_wide && r->ran[i];
 		if (probe_never_ran(i, p->attached[i], ran, measured, never_ran[i], sizeof(never_ran[i]))) {
 			out_summary_not_fired(probe_name(i), never_ran[i]);
 			fprintf(stderr, "ptop: probe %s %s\n", probe_name(i), never_ran[i]);
@@ -103,11 +105,11 @@ void report_emit(struct report *r, const struct probes *p, const char *partial_r
 			continue;
 		left[i] = agg_emit(&r->axes[i].agg, probe_name(i));
 		axes[na] = probe_name(i);
-		samples[na] = (double)r->stat[PROBES[i].samples_stat];
+		samples[na] = (double)r->stat[PTOP_STAT(i, STAT_SAMPLES)];
 		/* Lost: the sample or its stack did not reach the stream, in the kernel (ring buffer or map
 		 * full), in the unwinder (aggregate full, out of memory) or at the stream's budget: never
 		 * dropped silently. */
-		lost[na] = (double)r->stat[PROBES[i].lost_stat] + (double)r->unwound.full[i] + (double)r->unwound.no_memory[i] +
+		lost[na] = (double)r->stat[PTOP_STAT(i, STAT_LOST)] + (double)r->unwound.full[i] + (double)r->unwound.no_memory[i] +
 			   left[i].value;
 		incomplete[na] = r->axes[i].incomplete;
 		na++;
@@ -115,8 +117,10 @@ void report_emit(struct report *r, const struct probes *p, const char *partial_r
 			out_summary_total(probe_name(i), (double)r->stat[PROBES[i].total_stat]);
 	}
 	report_never_ran(r, p, measured);
-	const char *notes[16 + 2 * P__COUNT + 2 * P__COUNT + P__COUNT + 1 + PROBE_NOTES_MAX * P__COUNT + 1];
-	size_t nn = py_notes(notes, 16);
+	const char *notes[16 + 8 + 2 * P__COUNT + 2 * P__COUNT + P__COUNT + 1 + PROBE_NOTES_MAX * P__COUNT + 1];
+	size_t nn = py_notes(notes, 8);
+	nn += v8_notes(&notes[nn], 8);
+	nn += hs_notes(&notes[nn], 8);
 	nn += loss_notes(r, p, &notes[nn]);
 	nn += axis_notes(r, p, &notes[nn]);
 	nn += budget_notes(&notes[nn], left);

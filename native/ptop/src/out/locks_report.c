@@ -1,4 +1,5 @@
 #include "locks_report.h"
+#include "locks_stats.h"
 #include "report.h"
 #include "output.h"
 #include "strtab.h"
@@ -113,7 +114,7 @@ size_t locks_notes(const struct report *r, const struct probes *p, const char **
 			 other_waits, (double)other_ns / 1e9);
 		notes[n++] = other;
 	}
-	if (!p->locks_waitv)
+	if (!locks_waitv_covered())
 		notes[n++] = "locks: futex_waitv is not covered (this kernel has no syscalls:sys_enter_futex_waitv tracepoint)";
 	return n;
 }

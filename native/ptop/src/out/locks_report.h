@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include "strtab.h"
 
+/* Whether futex_waitv is covered too: its tracepoints exist (Linux 5.16+) and attached (collector/probes/locks.c). */
+bool locks_waitv_covered(void);
+
 #define LOCKS_TABLE_MAX 50 /* locks listed in the summary, longest total wait first */
 
 struct lock_stack {

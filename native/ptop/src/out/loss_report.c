@@ -11,18 +11,18 @@
 	"a full ring buffer refuses the largest snapshots first, so samples of deep stacks are under-counted " \
 	"and the shares lean toward shallow stacks (fewer busy threads or a lower --frequency avoid it)"
 
-/* The axis's samples lost in the kernel (its lost_stat): by cause, the ring buffer's called biased.
+/* The axis's samples lost in the kernel (its STAT_LOST): by cause, the ring buffer's called biased.
  * false when none was. */
 static bool kernel_loss_note(const struct report *r, int i, char *out, size_t len)
 {
 	const struct probe_desc *d = &PROBES[i];
-	uint64_t lost = r->stat[d->lost_stat];
+	uint64_t lost = r->stat[PTOP_STAT(i, STAT_LOST)];
 	if (lost == 0)
 		return false;
-	uint64_t full = d->ringbuf_stat >= 0 ? r->stat[d->ringbuf_stat] : 0;
+	uint64_t full = d->unwinds ? r->stat[PTOP_STAT(i, STAT_RINGBUF_FULL)] : 0;
 	if (full > lost)
 		full = lost; /* per-CPU counters read one after the other: never say more than was lost */
-	uint64_t all = r->stat[d->samples_stat] + (d->samples_include_lost ? 0 : lost);
+	uint64_t all = r->stat[PTOP_STAT(i, STAT_SAMPLES)] + (d->samples_include_lost ? 0 : lost);
 	int off = snprintf(out, len, "%s: %" PRIu64 " of %" PRIu64 " samples (%.1f%%) were lost in the kernel (counted in "
 			   "summary.lost):", d->name, lost, all, all ? 100.0 * (double)lost / (double)all : 0.0);
 	if (full && off > 0 && (size_t)off < len)

@@ -14,6 +14,7 @@
 static struct strmap frame_ids;
 static int next_frame_id;
 static char **functions; /* frame id -> function name (NULL when unresolved) */
+static char **modules;   /* frame id -> module (NULL when none) */
 static size_t nfunctions;
 /* frame id -> its record, held back until a written stack needs it (NULL once written: every id
  * below next_frame_id has a record until then) */
@@ -23,6 +24,11 @@ static size_t *frame_lens;
 const char *out_frame_function(int id)
 {
 	return id >= 0 && (size_t)id < nfunctions ? functions[id] : NULL;
+}
+
+const char *out_frame_module(int id)
+{
+	return id >= 0 && (size_t)id < nfunctions ? modules[id] : NULL;
 }
 
 /* Every record is built in memory first, so that its size is known before a byte of it reaches
@@ -204,10 +210,12 @@ static int frame_id_for_key(const char *key, int *is_new)
 		while (cap <= (size_t)id)
 			cap *= 2;
 		functions = xrealloc(functions, cap, sizeof(*functions));
+		modules = xrealloc(modules, cap, sizeof(*modules));
 		frame_lines = xrealloc(frame_lines, cap, sizeof(*frame_lines));
 		frame_lens = xrealloc(frame_lens, cap, sizeof(*frame_lens));
 		size_t more = cap - nfunctions;
 		memset(functions + nfunctions, 0, more * sizeof(*functions));
+		memset(modules + nfunctions, 0, more * sizeof(*modules));
 		memset(frame_lines + nfunctions, 0, more * sizeof(*frame_lines));
 		memset(frame_lens + nfunctions, 0, more * sizeof(*frame_lens));
 		nfunctions = cap;
@@ -234,6 +242,7 @@ int out_frame_id(const struct frame_info *fi)
 	if (!is_new)
 		return id;
 	functions[id] = fi->function ? xstrndup(fi->function, strlen(fi->function)) : NULL;
+	modules[id] = fi->module ? xstrndup(fi->module, strlen(fi->module)) : NULL;
 	FILE *f = rec_begin();
 	fprintf(f, "{\"type\":\"frame\",\"id\":%d,\"function\":", id);
 	if (fi->function) {

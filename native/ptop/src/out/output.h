@@ -30,6 +30,8 @@ size_t out_processes_left_out(void);
 int out_frame_id(const struct frame_info *fi);
 /* The function name of a frame id emitted by out_frame_id (NULL for syscall frames / unresolved). */
 const char *out_frame_function(int id);
+/* Its module (NULL when none; "[jit]": named by the target's perf map). */
+const char *out_frame_module(int id);
 /* A syscall frame (kind "syscall"). */
 int out_syscall_frame_id(unsigned nr);
 /* Writes the frame records the stack needs that are not yet written, then the stack; false (and

@@ -4,7 +4,7 @@
 
 const char *probe_never_ran(int probe, bool attached, bool ran, double measured_sec, char *buf, size_t n)
 {
-	if (probe < 0 || probe >= P__COUNT || PROBES[probe].ran < 0 || !attached || ran ||
+	if (probe < 0 || probe >= P__COUNT || !PROBES[probe].machine_wide || !attached || ran ||
 	    measured_sec < PROBE_RAN_MIN_WINDOW_SEC)
 		return NULL;
 	snprintf(buf, n,

@@ -47,7 +47,7 @@ struct report {
 	size_t nsys;
 	uint64_t **kstacks; /* kernel stack id -> PTOP_MAX_STACK_DEPTH addresses, or NULL */
 	uint64_t stat[STAT__COUNT];
-	bool ran[RAN__COUNT]; /* the machine-wide programs that ran inside the window (ptop.h enum ran_slot) */
+	bool ran[P__COUNT]; /* per probe: its machine-wide program ran inside the window (ptop.h `ran`) */
 	/* The unwinder's counts: snapshots that gave no frame at all (their [truncated] stacks are in
 	 * summary.incomplete), and per axis the samples it could not aggregate (in summary.lost). */
 	struct unwind_trailer unwound;

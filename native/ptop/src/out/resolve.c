@@ -2,11 +2,14 @@
  * interpreter frames merged in (interp/), and aggregated. After the capability drop. */
 #include "report.h"
 #include "interp.h"
+#include "hotspot.h"
 #include "output.h"
 #include "python.h"
+#include "v8.h"
 #include "strtab.h"
 #include "symbolize.h"
 #include "unwind.h"
+#include "v8frames.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +64,7 @@ static size_t stack_frames(const struct report *r, const struct stack_count *sc,
 	size_t n = 0;
 	*incomplete = false;
 	const size_t first_user = 0;
+	size_t user_depth = 0; /* of them, frames with a pc from the unwinder (the last ones) */
 	/* BPF stacks are leaf first; the stream wants root first: user root .. user leaf, kernel entry .. kernel leaf. */
 	if (sc->npcs > 0 || sc->truncated) {
 		const uint64_t *ips = sc->pcs;
@@ -83,13 +87,25 @@ static size_t stack_frames(const struct report *r, const struct stack_count *sc,
 		}
 		for (int i = depth - 1; i >= 0; i--)
 			ids[n++] = user_frame((int)k->tgid, sc->gen, ips[i], 1); /* already the call site */
+		user_depth = (size_t)depth;
 	} else if (sc->in_execve) {
 		/* Taken inside execve, between images: its kernel frames, under a frame that says so,
 		 * rather than a user stack read from an image that was being replaced. */
 		struct frame_info fi = { .function = "[in execve]", .kind = "unknown" };
 		ids[n++] = out_frame_id(&fi);
 	}
-	if (sc->interp_len) {
+	if (sc->interp_len && v8_section(sc->interp, sc->interp_len)) {
+		/* JavaScript frames where V8's code frames stand, matched by pc (v8frames.c) */
+		int merged[PTOP_MAX_UNWIND_DEPTH + 1 + PY_MAX_FRAMES]; /* within STACK_IDS_MAX, as Python's */
+		uint64_t pcs[PTOP_MAX_UNWIND_DEPTH + 1];
+		size_t nn = n - first_user;
+		for (size_t i = 0; i < nn; i++)
+			pcs[i] = i < nn - user_depth ? 0 : sc->pcs[nn - 1 - i];
+		size_t m = v8_merge((int)k->tgid, sc->interp, sc->interp_len, &ids[first_user], pcs, nn, merged,
+				    PTOP_MAX_UNWIND_DEPTH + 1 + PY_MAX_FRAMES);
+		memcpy(&ids[first_user], merged, m * sizeof(int));
+		n = first_user + m;
+	} else if (sc->interp_len) {
 		/* Python frames where the evaluation loop's frames stand (interp.c) */
 		int native[PTOP_MAX_UNWIND_DEPTH + 1], merged[PTOP_MAX_UNWIND_DEPTH + 1 + PY_MAX_FRAMES];
 		const char *functions[PTOP_MAX_UNWIND_DEPTH + 1];
@@ -136,6 +152,8 @@ static void resolve_stacks(struct report *r, int probe, struct axis_result *out)
 		out->total += (double)sc->value;
 		out->incomplete += incomplete ? (double)sc->value : 0;
 		agg_add(&out->agg, (int)sc->key.tgid, ids, n, (double)sc->value, -1);
+		if (probe == P_CPU) /* for the notes: how many of a JVM's samples lost Java frames */
+			hs_count((int)sc->key.tgid, sc->interp, sc->interp_len, (double)sc->value);
 		if (PROBES[probe].on_stack)
 			PROBES[probe].on_stack(sc, ids, n);
 	}

@@ -72,6 +72,24 @@ void unwind_send_process(int pid, bool first, uint64_t read_ns, uint32_t gen)
 	}
 }
 
+void unwind_send_weight(int axis, uint64_t from_ns, double weight)
+{
+	if (sock < 0)
+		return;
+	struct umsg m = { .type = MSG_WEIGHT, .pid = axis, .read_ns = from_ns, .off = (uint64_t)(weight * UMSG_WEIGHT_ONE + 0.5) };
+	send_msg(&m, -1);
+}
+
+void unwind_send_jvm(int pid, int libfd, uint64_t start, uint64_t off, int memfd)
+{
+	if (sock < 0)
+		return;
+	struct umsg lib = { .type = MSG_JVM_LIB, .pid = pid, .start = start, .off = off };
+	struct umsg mem = { .type = MSG_JVM_MEM, .pid = pid };
+	if (send_msg(&lib, libfd) || send_msg(&mem, memfd))
+		fprintf(stderr, "ptop: cannot pass pid %d's JVM to the unwinder: %s\n", pid, strerror(errno));
+}
+
 void unwind_stop(void)
 {
 	if (sock < 0)
@@ -103,7 +121,7 @@ int unwind_collect(void (*fn)(const struct unwound_hdr *, const uint64_t *, cons
 		/* The child parsed target files: everything it says is checked before use. */
 		struct unwound_hdr h;
 		int kind = trailer ? UNWIND_REC_BAD : unwind_check_result(buf, (size_t)n, &h, counts); /* the trailer is last */
-		if (kind == UNWIND_REC_BAD)
+		if (kind == UNWIND_REC_BAD || (kind == UNWIND_REC_STACK && !PROBES[h.axis].unwinds))
 			break;
 		if (kind == UNWIND_REC_TRAILER) {
 			trailer = true;

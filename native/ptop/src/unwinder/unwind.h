@@ -17,7 +17,7 @@
 /* One aggregated stack as the child sends it. pcs are lookup addresses (a return address minus
  * one: the call), leaf first. */
 struct unwound_hdr {
-	uint32_t axis; /* P_CPU, P_OFFCPU, P_LOCKS or P_ALLOC */
+	uint32_t axis; /* the number of the probe whose samples these are (probe_table.h) */
 	uint32_t tgid;
 	int32_t kstack;
 	uint32_t truncated;
@@ -25,7 +25,7 @@ struct unwound_hdr {
 	uint32_t interp_len;
 	uint32_t gen;       /* the samples' exec generation: which image of tgid names the pcs (gen_pick.h) */
 	uint32_t in_execve; /* 1: taken inside execve, no user stack (SAMPLE_F_IN_EXECVE); npcs 0 */
-	uint64_t lock;  /* locks: the futex address waited on (part of the key); 0 otherwise */
+	uint64_t lock;  /* the samples' seq when it is part of their key (SAMPLE_F_SEQ_IN_KEY; locks: the futex address); 0 otherwise */
 	double value;
 	double events;  /* samples / waits aggregated into value */
 };
@@ -36,6 +36,12 @@ int unwind_start(struct probes *p, char *err, size_t len);
  * ns (monoclock.h) taken before symbolize.c last read pid's maps: the child uses a table only for
  * samples of the image that was running then; gen: that image's exec generation (bpf/ptop.h). */
 void unwind_send_process(int pid, bool first, uint64_t read_ns, uint32_t gen);
+/* The samples of axis (a probe's number) taken from from_ns (CLOCK_MONOTONIC ns) on count for
+ * weight each (budget.h). */
+void unwind_send_weight(int axis, uint64_t from_ns, double weight);
+/* A JVM's libjvm.so (mapped at start from file offset off) and /proc/PID/mem, for its Java frames
+ * (hotspot.h); after unwind_send_process(pid, true, …). The descriptors stay the caller's. */
+void unwind_send_jvm(int pid, int libfd, uint64_t start, uint64_t off, int memfd);
 /* The window ended: the child drains the ring buffer and writes its aggregate. */
 void unwind_stop(void);
 struct unwind_trailer;

@@ -13,7 +13,10 @@
  * third of its samples to [truncated]: those taken between its exec and the parent's next look at
  * its maps. */
 #include "unwind_child.h"
+#include "delta_walk.h"
+#include "delta_table.h"
 #include "gen_pick.h"
+#include "hs_child.h"
 #include "unwind_park.h"
 #include "unwind_wire.h"
 #include <linux/types.h>
@@ -67,10 +70,33 @@ struct uproc {
 };
 
 static bool debug; /* PTOP_DEBUG: why a stack ended early, or a file gave no CFI, on stderr */
+/* PTOP_UNWIND_CHECK: every sample the stack deltas walk is unwound by libdwfl too, and a
+ * difference counted (and printed with PTOP_DEBUG); libdwfl's frames are kept. */
+static bool check_deltas;
+static uint64_t delta_walked, delta_fell_back, delta_differed;
 static struct uproc *uprocs;
 static size_t nuprocs;
 /* Out of memory: what could not be kept is dropped and counted, never half-written (uwc_dropped). */
 static uint64_t maps_dropped, samples_oom[P__COUNT];
+/* What a sample of the weighted axis counts for from a time on (MSG_WEIGHT, budget.h): the budget
+ * keeps one of its samples in weight from then on; a few changes a window at most, the last kept
+ * past the bound. */
+#define MAX_WEIGHTS 64
+static struct {
+	uint64_t from_ns;
+	double weight;
+} weights[MAX_WEIGHTS];
+static size_t nweights;
+static uint32_t weighted_axis = UINT32_MAX;
+
+static double sample_weight(uint64_t time_ns)
+{
+	double w = 1;
+	for (size_t i = 0; i < nweights && weights[i].from_ns <= time_ns; i++)
+		w = weights[i].weight;
+	return w;
+}
+
 /* Samples of an exec'd process that could not be held (park_hold: bound or memory): unwound at once. */
 static uint64_t samples_unheld[P__COUNT];
 
@@ -135,6 +161,7 @@ static void uproc_drop(int pid, bool all, uint32_t below)
 			i++;
 			continue;
 		}
+		delta_release(u->dwfl);
 		if (u->dwfl)
 			dwfl_end(u->dwfl); /* and the files it was given */
 		free(u->table.v);
@@ -274,6 +301,13 @@ static struct {
 	bool from_caller;
 	uint64_t leaf_pc;
 	bool in_execve; /* SAMPLE_F_IN_EXECVE: not unwound */
+	/* Java frames (unwind_user): the JVM of this process, where libdwfl stopped at its code
+	 * cache, and where native unwinding resumes after the Java frames */
+	struct hs_proc *jvm;
+	bool java_pending, java_leaf, resumed, resumed_first;
+	struct hs_regs java;
+	struct hs_walk_out jout;
+	uint8_t jsection[PTOP_INTERP_MAX];
 } cur;
 
 static pid_t next_thread(Dwfl *d, void *a, void **targ)
@@ -308,6 +342,11 @@ static bool set_initial_registers(Dwfl_Thread *t, void *a)
 	 * DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip. */
 	Dwarf_Word r[17] = { p[10], p[12], p[11], p[5], p[13], p[14], p[PTOP_REG_FP], p[PTOP_REG_SP],
 			     p[9],  p[8],  p[7],  p[6], p[3],  p[2],  p[1], p[0], p[PTOP_REG_PC] };
+	if (cur.resumed) { /* native code that called Java frames: only its pc, sp and fp are known */
+		dwfl_thread_state_register_pc(t, cur.java.pc);
+		Dwarf_Word fp_sp[2] = { cur.java.fp, cur.java.sp };
+		return dwfl_thread_state_registers(t, 6, 2, fp_sp);
+	}
 	if (cur.from_caller) { /* the caller's frame: pc = the return address at [sp], sp above it */
 		uint64_t ret;
 		memcpy(&ret, cur.stack, 8);
@@ -321,6 +360,11 @@ static bool set_initial_registers(Dwfl_Thread *t, void *a)
 	Dwarf_Word r[32];
 	for (int i = 0; i < 32; i++)
 		r[i] = p[i];
+	if (cur.resumed) { /* native code that called Java frames: only its pc, sp and fp are known */
+		dwfl_thread_state_register_pc(t, cur.java.pc);
+		return dwfl_thread_state_registers(t, 29, 1, &cur.java.fp) &&
+		       dwfl_thread_state_registers(t, 31, 1, &cur.java.sp);
+	}
 	/* from_caller: the caller, at the link register (PAC bits cleared: a function that signs it,
 	 * as arm64's vDSO does, holds it signed until its return) */
 	dwfl_thread_state_register_pc(t, cur.from_caller ? p[PTOP_REG_LR] & ARM64_USER_VA_MASK : p[PTOP_REG_PC]);
@@ -350,6 +394,27 @@ static int frame_cb(Dwfl_Frame *st, void *a)
 		/* the sample's pc itself, then the caller's call site (pc is a return address) */
 		cur.pcs[cur.n++] = cur.leaf_pc;
 		activation = false;
+	}
+	if (cur.resumed_first) { /* the native caller of Java frames: pc is a return address */
+		cur.resumed_first = false;
+		activation = false;
+	}
+	if (hs_child_in_code(cur.jvm, pc)) {
+		/* Java frames: no CFI, no frame pointer; the HotSpot walker takes them (unwind_user) */
+#if defined(__x86_64__)
+		const unsigned fp_reg = 6, sp_reg = 7;
+#else
+		const unsigned fp_reg = 29, sp_reg = 31;
+#endif
+		Dwarf_Word sp, fp;
+		if (dwfl_frame_reg(st, sp_reg, &sp) == 0 && dwfl_frame_reg(st, fp_reg, &fp) == 0) {
+			cur.java = (struct hs_regs){ pc, sp, fp };
+			cur.java_leaf = activation;
+			cur.java_pending = true;
+		} else {
+			cur.truncated = true;
+		}
+		return DWARF_CB_ABORT;
 	}
 	uint64_t look = activation ? pc : pc - 1;
 	/* A pc in no executable mapping is a bad rule or stale data: the stack ends before it. */
@@ -382,6 +447,35 @@ static bool vdso_leaf_without_cfi(struct uproc *u, const struct maptable *t, uin
 	return !cfi_here;
 }
 #endif
+
+static int stack_word(void *ctx, uint64_t addr, uint64_t *v)
+{
+	(void)ctx;
+	Dwarf_Word w;
+	if (!memory_read(NULL, addr, &w, NULL))
+		return -1;
+	*v = w;
+	return 0;
+}
+
+/* The user stack: native frames through libdwfl; where a pc is in a JVM's code cache, its Java
+ * frames through the HotSpot walker, then native again from the native code that called them. */
+static int unwind_user(struct uproc *u)
+{
+	cur.resumed = false;
+	for (int round = 0;; round++) {
+		cur.java_pending = false;
+		int rc = dwfl_getthread_frames(u->dwfl, (pid_t)cur.h->tid, frame_cb, NULL);
+		if (!cur.java_pending)
+			return rc;
+		if (round == 16 || !hs_child_walk(cur.jvm, &cur.java, cur.java_leaf, cur.pcs, &cur.n, PTOP_MAX_UNWIND_DEPTH,
+						  stack_word, NULL, &cur.jout)) {
+			cur.truncated = true;
+			return 0;
+		}
+		cur.resumed = cur.resumed_first = true;
+	}
+}
 
 static void child_map(const struct umsg *m, int fd)
 {
@@ -448,6 +542,7 @@ struct entry {
 	uint32_t klen;
 	double value;
 	double events;
+	bool awaits_wake; /* its records' values come with wake records (SAMPLE_F_AWAITS_WAKE) */
 };
 
 static struct entry *entries;
@@ -514,7 +609,7 @@ static int32_t agg_find(const uint8_t *key, uint32_t klen, bool *oom)
 		return -1;
 	}
 	entries_cap = cap;
-	entries[nentries] = (struct entry){ k, klen, 0, 0 };
+	entries[nentries] = (struct entry){ k, klen, 0, 0, false };
 	memcpy(k, key, klen);
 	slots[j] = (int32_t)nentries;
 	return (int32_t)nentries++;
@@ -542,16 +637,21 @@ static uint8_t keybuf[sizeof(struct unwound_hdr) + PTOP_MAX_UNWIND_DEPTH * 8 + P
 
 static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_t *interp, bool *oom)
 {
+	uint32_t interp_len = h->interp_len;
+	if (!interp_len && cur.jout.n) { /* Java frames: the section the walk wrote */
+		interp_len = (uint32_t)hs_child_section(&cur.jout, cur.jsection, sizeof(cur.jsection));
+		interp = cur.jsection;
+	}
 	/* A kernel stack id the parent could not look up is no kernel stack (the parent refuses the
 	 * record, and everything after it, otherwise). */
 	int32_t kstack = h->kstack < PTOP_MAX_STACKS ? h->kstack : -1;
-	struct unwound_hdr k = { axis, h->tgid, kstack, cur.truncated, cur.n, h->interp_len, cur.in_execve ? 0 : h->gen,
-				 cur.in_execve, axis == P_LOCKS ? h->seq : 0, 0, 0 };
+	struct unwound_hdr k = { axis, h->tgid, kstack, cur.truncated, cur.n, interp_len, cur.in_execve ? 0 : h->gen,
+				 cur.in_execve, (h->flags & SAMPLE_F_SEQ_IN_KEY) ? h->seq : 0, 0, 0 };
 	memcpy(keybuf, &k, sizeof(k));
 	/* leaf first as unwound; the parent reverses */
 	memcpy(keybuf + sizeof(k), cur.pcs, cur.n * 8ull);
-	memcpy(keybuf + sizeof(k) + cur.n * 8ull, interp, h->interp_len);
-	return agg_find(keybuf, (uint32_t)(sizeof(k) + cur.n * 8ull + h->interp_len), oom);
+	memcpy(keybuf + sizeof(k) + cur.n * 8ull, interp, interp_len);
+	return agg_find(keybuf, (uint32_t)(sizeof(k) + cur.n * 8ull + interp_len), oom);
 }
 
 /* A sum of a sample's value into an aggregate, capped where the parent can still hold it in a u64. */
@@ -581,22 +681,84 @@ static void on_table(struct uproc *u)
 	park_release(u->pid, u->gen, unwind_held);
 }
 
+static void unwind_libdwfl(struct uproc *u, const struct sample_hdr *h)
+{
+	cur.n = 0;
+	cur.truncated = false;
+	int rc = unwind_user(u);
+	if (rc != 0) {
+		if (debug && !cur.truncated)
+			fprintf(stderr, "ptop: unwinder: pid %u after %u frames (last pc %#lx): %s\n", h->tgid, cur.n,
+				cur.n ? (unsigned long)cur.pcs[cur.n - 1] : 0ul, dwfl_errmsg(-1));
+		cur.truncated = true;
+	}
+}
+
+static uint32_t first_difference(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
+{
+	uint32_t i = 0;
+	while (i < na && i < nb && a[i] == b[i])
+		i++;
+	return i;
+}
+
+static bool mapped_in_cur(uint64_t pc, const void *t)
+{
+	return in_table(t, pc);
+}
+
+/* The stack deltas' walk (delta_walk.h); false when the sample needs libdwfl (in a JVM, too: the
+ * HotSpot walker takes its Java frames from libdwfl's walk, unwind_user). */
+static bool walk_deltas(struct uproc *u, const struct sample_hdr *h)
+{
+	if (cur.jvm) {
+		delta_fell_back++;
+		return false;
+	}
+	const uint64_t *r = (const uint64_t *)h->regs;
+	struct delta_snapshot s = { cur.stack, cur.sp, h->stack_len, r[PTOP_REG_PC], r[PTOP_REG_SP], r[PTOP_REG_FP],
+				    cur.from_caller, cur.leaf_pc };
+	uint32_t n;
+	bool truncated;
+	if (delta_walk(u->dwfl, &s, mapped_in_cur, cur.t, cur.pcs, PTOP_MAX_UNWIND_DEPTH, &n, &truncated) != DELTA_WALK_DONE) {
+		delta_fell_back++;
+		return false;
+	}
+	delta_walked++;
+	cur.n = n;
+	cur.truncated = truncated;
+	if (!check_deltas)
+		return true;
+	static uint64_t pcs[PTOP_MAX_UNWIND_DEPTH];
+	memcpy(pcs, cur.pcs, n * sizeof(*pcs));
+	unwind_libdwfl(u, h);
+	if (cur.n != n || cur.truncated != truncated || memcmp(pcs, cur.pcs, n * sizeof(*pcs)) != 0) {
+		delta_differed++;
+		if (debug)
+			fprintf(stderr, "ptop: unwinder: pid %u: stack deltas gave %u frames%s, libdwfl %u%s (first difference at %u)\n",
+				h->tgid, n, truncated ? " truncated" : "", cur.n, cur.truncated ? " truncated" : "",
+				first_difference(pcs, n, cur.pcs, cur.n));
+	}
+	return true;
+}
+
 static void unwind_record(const void *data, size_t size, bool may_hold)
 {
 	if (size < sizeof(struct sample_hdr))
 		return;
 	const struct sample_hdr *h = data;
-	if (h->kind == SAMPLE_OFFCPU_WAKE) {
-		struct pend *p = pend_slot(h->tid);
+	if (h->flags & SAMPLE_F_WAKE) {
+		/* tid 0 marks a free slot, never a blocked thread */
+		struct pend *p = h->tid ? pend_slot(h->tid) : NULL;
 		if (p && p->tid == h->tid && p->seq == h->seq && p->entry >= 0) {
 			add_capped(&entries[p->entry].value, h->value); /* ns blocked */
 			p->entry = -1;
 		}
 		return;
 	}
-	if (h->interp_len > PTOP_INTERP_MAX || sizeof(*h) + (size_t)h->interp_len + h->stack_len > size)
+	if (h->kind >= P__COUNT || h->interp_len > PTOP_INTERP_MAX || sizeof(*h) + (size_t)h->interp_len + h->stack_len > size)
 		return;
-	uint32_t axis = h->kind == SAMPLE_CPU ? P_CPU : h->kind == SAMPLE_LOCK_WAIT ? P_LOCKS : h->kind == SAMPLE_ALLOC ? P_ALLOC : P_OFFCPU;
+	uint32_t axis = h->kind; /* the probe that sent it: its flags say how it adds up (ptop.h) */
 	bool in_execve = (h->flags & SAMPLE_F_IN_EXECVE) != 0;
 	bool known;
 	if (!in_execve)
@@ -626,9 +788,11 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	cur.u = u;
 	cur.stack = (const uint8_t *)data + sizeof(*h);
 	cur.sp = h->regs[PTOP_REG_SP];
-	cur.from_caller = h->kind == SAMPLE_ALLOC && h->stack_len >= 8;
+	cur.from_caller = (h->flags & SAMPLE_F_AT_ENTRY) && h->stack_len >= 8;
 	cur.leaf_pc = h->regs[PTOP_REG_PC];
 	cur.t = NULL;
+	cur.jvm = u ? hs_child_proc((int)h->tgid) : NULL;
+	cur.jout.n = 0;
 	if (u) {
 		cur.t = &u->table;
 		if (u->next_ready && !in_table(&u->table, cur.leaf_pc) && in_table(&u->next, cur.leaf_pc))
@@ -640,13 +804,8 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	if (in_execve) {
 		/* no user stack: the report names it (its kernel frames, under [in execve]) */
 	} else if (u && u->attached && h->stack_len > 0) {
-		int rc = dwfl_getthread_frames(u->dwfl, (pid_t)h->tid, frame_cb, NULL);
-		if (rc != 0) {
-			if (debug && !cur.truncated)
-				fprintf(stderr, "ptop: unwinder: pid %u after %u frames (last pc %#lx): %s\n", h->tgid, cur.n,
-					cur.n ? (unsigned long)cur.pcs[cur.n - 1] : 0ul, dwfl_errmsg(-1));
-			cur.truncated = true;
-		}
+		if (!walk_deltas(u, h))
+			unwind_libdwfl(u, h);
 		if (cur.n == 0)
 			unwind_failed++;
 	} else {
@@ -663,15 +822,17 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		return;
 	}
 	entries[e].events += entries[e].events < VALUE_MAX;
-	if (axis == P_CPU) {
-		entries[e].value += entries[e].value < VALUE_MAX;
-	} else if (axis == P_ALLOC || axis == P_LOCKS) {
-		/* alloc: bytes since the previous sample (alloc.bpf.c); locks: ns waited, timed in the kernel */
-		add_capped(&entries[e].value, h->value);
-	} else {
+	if (h->flags & SAMPLE_F_AWAITS_WAKE) {
+		entries[e].awaits_wake = true;
 		struct pend *p = pend_slot(h->tid);
 		if (p)
 			*p = (struct pend){ h->tid, h->seq, e };
+	} else if (axis == weighted_axis) {
+		/* one of the samples the budget kept, standing for those it did not (budget.h) */
+		double v = entries[e].value + (double)h->value * sample_weight(h->time_ns);
+		entries[e].value = v < VALUE_MAX ? v : VALUE_MAX;
+	} else {
+		add_capped(&entries[e].value, h->value);
 	}
 }
 
@@ -693,6 +854,10 @@ bool uwc_message(const void *buf, size_t n, int fd)
 	memcpy(&m, buf, sizeof(m));
 	if (m.type == MSG_MAP)
 		child_map(&m, fd);
+	else if (m.type == MSG_JVM_LIB)
+		hs_child_lib(m.pid, fd, m.start, m.off);
+	else if (m.type == MSG_JVM_MEM)
+		hs_child_mem(m.pid, fd);
 	else if (fd >= 0)
 		close(fd);
 	struct uproc *u = NULL;
@@ -700,6 +865,7 @@ bool uwc_message(const void *buf, size_t n, int fd)
 	case MSG_GONE: /* a fresh state (the pid may be reused): what was held is of the one before */
 		park_release(m.pid, UINT32_MAX, unwind_held);
 		uproc_forget(m.pid);
+		hs_child_forget(m.pid);
 		if (m.gen <= UINT32_MAX && (u = uproc_get(m.pid, (uint32_t)m.gen, true)))
 			u->table.read_ns = m.read_ns;
 		break;
@@ -709,6 +875,14 @@ bool uwc_message(const void *buf, size_t n, int fd)
 			u->next.read_ns = m.read_ns;
 			u->filling_next = true;
 			u->next_ready = false;
+		}
+		break;
+	case MSG_WEIGHT: /* in time order: the budget only ever keeps fewer; pid: the axis */
+		if (m.off > 0 && m.pid >= 0 && (nweights == 0 || m.read_ns >= weights[nweights - 1].from_ns)) {
+			weighted_axis = (uint32_t)m.pid;
+			size_t i = nweights < MAX_WEIGHTS ? nweights++ : MAX_WEIGHTS - 1;
+			weights[i].from_ns = m.read_ns;
+			weights[i].weight = (double)m.off / UMSG_WEIGHT_ONE;
 		}
 		break;
 	case MSG_MAPS_END:
@@ -728,13 +902,18 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 		struct entry *e = &entries[i];
 		struct unwound_hdr h;
 		memcpy(&h, e->key, sizeof(h));
-		if (h.axis == P_OFFCPU && e->value <= 0)
+		if (e->awaits_wake && e->value <= 0)
 			continue; /* blocked and never woken within the window */
 		h.value = e->value;
 		h.events = e->events;
 		memcpy(e->key, &h, sizeof(h));
 		emit(e->key, e->klen, arg);
 	}
+	if (debug || check_deltas)
+		fprintf(stderr, "ptop: unwinder: %llu samples walked by stack deltas, %llu by libdwfl\n",
+			(unsigned long long)delta_walked, (unsigned long long)delta_fell_back);
+	if (check_deltas)
+		fprintf(stderr, "ptop: unwinder: checked against libdwfl: %llu differed\n", (unsigned long long)delta_differed);
 	struct unwind_trailer t;
 	uwc_dropped(&t, NULL, NULL, NULL);
 	uint8_t rec[sizeof(struct unwound_hdr) + UNWIND_TRAILER_COUNTS * 8];
@@ -744,6 +923,7 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
 int uwc_init(bool dbg, void (*poll)(void))
 {
 	debug = dbg;
+	check_deltas = getenv("PTOP_UNWIND_CHECK") != NULL;
 	poll_messages = poll;
 	if (!pend)
 		pend = calloc(PEND_SLOTS, sizeof(*pend));
@@ -753,6 +933,7 @@ int uwc_init(bool dbg, void (*poll)(void))
 void uwc_reset(void)
 {
 	park_clear();
+	hs_child_reset();
 	while (nuprocs)
 		uproc_forget(uprocs[0].pid);
 	free(uprocs);
@@ -766,6 +947,9 @@ void uwc_reset(void)
 	slots = NULL;
 	nslots = 0;
 	unwind_failed = maps_dropped = 0;
+	delta_walked = delta_fell_back = delta_differed = 0;
+	nweights = 0;
+	weighted_axis = UINT32_MAX;
 	memset(agg_lost, 0, sizeof(agg_lost));
 	memset(samples_oom, 0, sizeof(samples_oom));
 	memset(samples_unheld, 0, sizeof(samples_unheld));
@@ -790,4 +974,11 @@ void uwc_dropped(struct unwind_trailer *t, uint64_t *full_total, uint64_t *no_me
 		*no_memory_total = oom;
 	if (mappings_no_memory)
 		*mappings_no_memory = maps_dropped;
+}
+
+void uwc_delta_counts(uint64_t *walked, uint64_t *fell_back, uint64_t *differed)
+{
+	*walked = delta_walked;
+	*fell_back = delta_fell_back;
+	*differed = delta_differed;
 }

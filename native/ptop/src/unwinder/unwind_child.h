@@ -23,6 +23,9 @@ void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg
  * totals through *_total when not NULL; uwc_results sends the per-axis counts in its trailer), and
  * mappings not kept for lack of memory (the samples in them end [truncated]). */
 void uwc_dropped(struct unwind_trailer *t, uint64_t *full_total, uint64_t *no_memory_total, uint64_t *mappings_no_memory);
+/* Samples unwound by the stack deltas' walk, by libdwfl because the walk could not, and (with
+ * PTOP_UNWIND_CHECK set at uwc_init) walked samples whose frames differed from libdwfl's. */
+void uwc_delta_counts(uint64_t *walked, uint64_t *fell_back, uint64_t *differed);
 /* Releases every process and aggregate (the fuzzer runs many inputs in one process). */
 void uwc_reset(void);
 #endif

@@ -30,11 +30,11 @@ int unwind_check_result(const uint8_t *buf, size_t n, struct unwound_hdr *h, str
 		memcpy(t->unheld, buf + sizeof(*h) + sizeof(t->full) + sizeof(t->no_memory), sizeof(t->unheld));
 		return UNWIND_REC_TRAILER;
 	}
-	if ((h->axis != P_CPU && h->axis != P_OFFCPU && h->axis != P_LOCKS && h->axis != P_ALLOC) || h->npcs > PTOP_MAX_UNWIND_DEPTH ||
+	if (h->axis >= P__COUNT || h->npcs > PTOP_MAX_UNWIND_DEPTH ||
 	    h->interp_len > PTOP_INTERP_MAX || n != sizeof(*h) + h->npcs * 8ull + h->interp_len ||
 	    !(h->value >= 0 && h->value < 18446744073709551616.0) ||
 	    !(h->events >= 0 && h->events < 18446744073709551616.0) || h->kstack >= PTOP_MAX_STACKS ||
-	    (h->axis != P_LOCKS && h->lock != 0) || h->in_execve > 1 || (h->in_execve && h->npcs != 0))
+	    h->in_execve > 1 || (h->in_execve && h->npcs != 0))
 		return UNWIND_REC_BAD;
 	return UNWIND_REC_STACK;
 }

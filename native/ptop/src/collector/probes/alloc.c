@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct held_link *links;
@@ -236,6 +237,19 @@ int alloc_attach(struct probes *p, int pid)
 		pending[npending++] = (struct pending){ pid, 1 };
 	}
 	return n;
+}
+
+bool alloc_settle(struct probes *p, int probe)
+{
+	/* alloc counts as attached only with a uprobe in some target (processes found later get theirs too). */
+	for (int i = 0; i < 10 && alloc_uprobes() == 0 && alloc_retry(p) > 0; i++) {
+		struct timespec ts = { 0, 100000000 };
+		nanosleep(&ts, NULL);
+	}
+	if (alloc_uprobes() > 0)
+		return true;
+	snprintf(p->reason[probe], sizeof(p->reason[0]), "%s", alloc_why_none());
+	return false;
 }
 
 size_t alloc_retry(struct probes *p)

@@ -3,6 +3,7 @@
 #ifndef PTOP_ALLOC_H
 #define PTOP_ALLOC_H
 #include "probes.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,9 @@ int alloc_setup(struct probes *p, uint64_t period, char *err, size_t len);
 int alloc_attach(struct probes *p, int pid);
 /* Tries again the processes that got no uprobe yet (a few times each); returns how many still wait. */
 size_t alloc_retry(struct probes *p);
+/* Once the first targets are found: waits up to 1 s for one to get a uprobe (a target that has
+ * just started may not have mapped its libc yet); false, its reason written, when none has. */
+bool alloc_settle(struct probes *p, int probe);
 /* Target processes seen while the alloc probe was attached, and what became of them: covered
  * (at least one uprobe), gone (exited before one could be attached), no_entry_point (no libc or
  * allocation symbol found within the retries), not_queued (the retry list was at its bound),

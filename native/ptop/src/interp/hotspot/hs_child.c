@@ -1,0 +1,149 @@
+#include "hs_child.h"
+#include <linux/types.h>
+#include "interp_section.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct hs_proc {
+	int pid;
+	int libfd, memfd;
+	uint64_t start, off;
+	bool tried, ok;
+	struct hs_vm vm;
+};
+
+static struct hs_proc *procs;
+static size_t nprocs;
+
+static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+	if (len > (1u << 16) || addr > INT64_MAX - len)
+		return -1;
+	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
+}
+
+static struct hs_proc *get(int pid, bool create)
+{
+	for (size_t i = 0; i < nprocs; i++)
+		if (procs[i].pid == pid)
+			return &procs[i];
+	if (!create)
+		return NULL;
+	struct hs_proc *v = realloc(procs, (nprocs + 1) * sizeof(*procs));
+	if (!v)
+		return NULL;
+	procs = v;
+	procs[nprocs] = (struct hs_proc){ .pid = pid, .libfd = -1, .memfd = -1 };
+	return &procs[nprocs++];
+}
+
+static void take(int *slot, int fd)
+{
+	if (*slot >= 0)
+		close(*slot);
+	*slot = fd;
+}
+
+void hs_child_lib(int pid, int fd, uint64_t start, uint64_t off)
+{
+	struct hs_proc *p = get(pid, true);
+	if (!p) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	take(&p->libfd, fd);
+	p->start = start;
+	p->off = off;
+	p->tried = false;
+}
+
+void hs_child_mem(int pid, int fd)
+{
+	struct hs_proc *p = get(pid, true);
+	if (!p) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	take(&p->memfd, fd);
+	p->tried = false;
+}
+
+void hs_child_forget(int pid)
+{
+	for (size_t i = 0; i < nprocs; i++)
+		if (procs[i].pid == pid) {
+			take(&procs[i].libfd, -1);
+			take(&procs[i].memfd, -1);
+			procs[i] = procs[--nprocs];
+			return;
+		}
+}
+
+void hs_child_reset(void)
+{
+	while (nprocs)
+		hs_child_forget(procs[0].pid);
+	free(procs);
+	procs = NULL;
+}
+
+struct hs_proc *hs_child_proc(int pid)
+{
+	struct hs_proc *p = get(pid, false);
+	if (!p || p->libfd < 0 || p->memfd < 0)
+		return NULL;
+	if (!p->tried) {
+		/* once both descriptors are here: the VM's tables are complete from its start on */
+		p->tried = true;
+		struct hs_elf_syms syms;
+		char why[160];
+		p->ok = !hs_elf_find_fd(p->libfd, p->start, p->off, &syms) &&
+			!hs_vm_open(mem_read, &p->memfd, &syms, &p->vm, why, sizeof(why));
+	}
+	return p->ok ? p : NULL;
+}
+
+bool hs_child_in_code(const struct hs_proc *p, uint64_t pc)
+{
+	return p && hs_in_code(&p->vm, pc);
+}
+
+bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t *pcs, uint32_t *npcs, uint32_t cap,
+		   hs_stack_fn st, void *st_ctx, struct hs_walk_out *out)
+{
+	struct hs_mem m = { &p->vm, mem_read, &p->memfd, st, st_ctx };
+	for (;;) {
+		if (*npcs == cap || out->n >= HS_MAX_RECORDS - 1) {
+			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)*npcs, HS_R_LOST, HS_LOST_DEPTH };
+			return false;
+		}
+		uint32_t idx = *npcs, why = 0;
+		pcs[(*npcs)++] = leaf ? r->pc : r->pc - 1;
+		/* one record is kept free for the reason the walk stops */
+		int rc = hs_step(&m, r, leaf, idx, out->rec, HS_MAX_RECORDS - 1, &out->n, &why);
+		if (rc == HS_STEP_FAIL) {
+			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)idx, HS_R_LOST, why };
+			return false;
+		}
+		if (rc == HS_STEP_NATIVE)
+			return true;
+		leaf = false;
+	}
+}
+
+size_t hs_child_section(const struct hs_walk_out *out, uint8_t *buf, size_t cap)
+{
+	struct interp_section_hdr h = { INTERP_HOTSPOT, (__u16)out->n,
+					(__u32)(sizeof(h) + out->n * sizeof(struct hs_record)) };
+	if (out->n == 0 || h.len > cap)
+		return 0;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), out->rec, out->n * sizeof(struct hs_record));
+	return h.len;
+}

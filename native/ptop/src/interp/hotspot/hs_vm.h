@@ -1,0 +1,92 @@
+/* The layout of one HotSpot VM, read from its own exported description of its structures
+ * (gHotSpotVMStructs, gHotSpotVMTypes and the constants tables, hs_elf.h): field offsets, type
+ * sizes and the addresses of the statics the frame walker needs. Never a table of guesses: a field
+ * that the VM does not describe leaves the VM unsupported (hs_vm_open says which). Reads the
+ * target's memory through a caller's bounded reader; run unprivileged only; fuzzed. */
+#ifndef PTOP_HS_VM_H
+#define PTOP_HS_VM_H
+#include "hs_elf.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads len bytes of the target at addr; 0 when all were read. */
+typedef int (*hs_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* X(slot, type, field, required): a field's offset, or a static's address. Alternative names of
+ * one field across versions have one slot each; hs_vm.c picks. */
+#define HS_FIELDS(X)                                                                   \
+	X(codecache_heaps, "CodeCache", "_heaps", 1)                                   \
+	X(codecache_low, "CodeCache", "_low_bound", 1)                                 \
+	X(codecache_high, "CodeCache", "_high_bound", 1)                               \
+	X(growable_len, "GrowableArrayBase", "_len", 0)                                \
+	X(growable_len_old, "GrowableArray<int>", "_len", 0)                           \
+	X(growable_data, "GrowableArray<int>", "_data", 1)                             \
+	X(heap_memory, "CodeHeap", "_memory", 1)                                       \
+	X(heap_segmap, "CodeHeap", "_segmap", 1)                                       \
+	X(heap_log2_seg, "CodeHeap", "_log2_segment_size", 1)                          \
+	X(vs_low, "VirtualSpace", "_low", 1)                                           \
+	X(vs_high, "VirtualSpace", "_high", 1)                                         \
+	X(heapblock_used, "HeapBlock::Header", "_used", 1)                             \
+	X(blob_name, "CodeBlob", "_name", 1)                                           \
+	X(blob_size, "CodeBlob", "_size", 1)                                           \
+	X(blob_frame_complete, "CodeBlob", "_frame_complete_offset", 1)                \
+	X(blob_frame_size, "CodeBlob", "_frame_size", 1)                               \
+	X(blob_code_begin, "CodeBlob", "_code_begin", 0)                               \
+	X(blob_code_offset, "CodeBlob", "_code_offset", 0)                             \
+	X(cm_method, "CompiledMethod", "_method", 0)                                   \
+	X(nm_method, "nmethod", "_method", 0)                                          \
+	X(cm_scopes_data_begin, "CompiledMethod", "_scopes_data_begin", 0)             \
+	X(nm_scopes_data_begin, "nmethod", "_scopes_data_begin", 0)                    \
+	X(nm_metadata_offset, "nmethod", "_metadata_offset", 1)                        \
+	X(nm_scopes_pcs_offset, "nmethod", "_scopes_pcs_offset", 1)                    \
+	X(nm_dependencies_offset, "nmethod", "_dependencies_offset", 1)                \
+	X(pcdesc_pc_offset, "PcDesc", "_pc_offset", 1)                                 \
+	X(pcdesc_scope_offset, "PcDesc", "_scope_decode_offset", 1)                    \
+	X(method_const, "Method", "_constMethod", 1)                                   \
+	X(cmethod_constants, "ConstMethod", "_constants", 1)                           \
+	X(cmethod_name_index, "ConstMethod", "_name_index", 1)                         \
+	X(cmethod_sig_index, "ConstMethod", "_signature_index", 1)                     \
+	X(cpool_holder, "ConstantPool", "_pool_holder", 1)                             \
+	X(cpool_length, "ConstantPool", "_length", 1)                                  \
+	X(klass_name, "Klass", "_name", 1)                                             \
+	X(iklass_methods, "InstanceKlass", "_methods", 1)                              \
+	X(iklass_constants, "InstanceKlass", "_constants", 1)                          \
+	X(array_ptr_len, "Array<Klass*>", "_length", 1)                                \
+	X(array_ptr_data, "Array<Klass*>", "_data[0]", 1)                              \
+	X(symbol_length, "Symbol", "_length", 1)                                       \
+	X(symbol_body, "Symbol", "_body", 1)
+
+/* X(slot, type): a type's size in bytes. */
+#define HS_TYPES(X)                   \
+	X(size_heapblock, "HeapBlock") \
+	X(size_pcdesc, "PcDesc")       \
+	X(size_cpool, "ConstantPool")
+
+/* X(slot, name): an int constant. The interpreter frame layout, in words from the frame pointer.
+ * The VM exports the sender-sp and last-sp slots; the Method* slot is the next one down on every
+ * HotSpot since JDK 8, x86-64 and aarch64 (frame_<cpu>.hpp), so it is taken as last_sp - 1 and
+ * every Method* read there is checked before use (hs_walk.c). */
+#define HS_INTS(X)                                                             \
+	X(fr_sender_sp, "frame::interpreter_frame_sender_sp_offset")           \
+	X(fr_last_sp, "frame::interpreter_frame_last_sp_offset")
+
+struct hs_vm {
+#define HS_SLOT(slot, ...) uint64_t slot;
+	HS_FIELDS(HS_SLOT)
+	HS_TYPES(HS_SLOT)
+#undef HS_SLOT
+#define HS_INT_SLOT(slot, name) int64_t slot;
+	HS_INTS(HS_INT_SLOT)
+#undef HS_INT_SLOT
+	/* the fields' presence (bit = position in HS_FIELDS, HS_TYPES, HS_INTS) */
+	uint64_t have_fields, have_types, have_ints;
+	/* chosen among alternatives */
+	uint64_t off_growable_len, off_method, off_scopes_data_begin;
+	int64_t fr_method; /* fr_last_sp - 1 */
+	uint64_t code_low, code_high; /* the code cache's bounds (CodeCache::_low_bound, _high_bound) */
+};
+
+/* 0: the VM is described as the walker needs it. Otherwise why not, in words, in why. */
+int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *syms, struct hs_vm *vm, char *why, size_t len);
+#endif

@@ -1,0 +1,42 @@
+/* Walking HotSpot's own frames (interpreted, C1/C2-compiled, native-method wrappers, stubs), which
+ * keep no frame pointer and have no CFI, from a stack snapshot: each step takes one physical frame
+ * whose pc is in the code cache, finds its code blob through the code heap's segment map, records
+ * its Java methods (an nmethod's inlined ones from its scope descriptors) and computes the
+ * caller's pc, sp and fp from the blob's frame size or the interpreter's frame layout. The VM's
+ * memory (code cache, metadata) is read through hs_read_fn; stack words only from the snapshot.
+ * Every value read is checked before it is followed (README "Java frames"): a step that cannot
+ * be checked fails, it never guesses. Runs in the unprivileged unwinder child; fuzzed. */
+#ifndef PTOP_HS_WALK_H
+#define PTOP_HS_WALK_H
+#include "hs_vm.h"
+#include "hs_section.h"
+
+/* A stack word at addr from the snapshot; 0 when it holds one. */
+typedef int (*hs_stack_fn)(void *ctx, uint64_t addr, uint64_t *v);
+
+struct hs_regs {
+	uint64_t pc, sp, fp; /* sp: the unextended sp of HotSpot's frames (an interpreted callee's saved sender sp) */
+};
+
+struct hs_mem {
+	const struct hs_vm *vm;
+	hs_read_fn rd;
+	void *rd_ctx;
+	hs_stack_fn st;
+	void *st_ctx;
+};
+
+enum { HS_STEP_JAVA = 0, HS_STEP_NATIVE = 1, HS_STEP_FAIL = -1 };
+
+/* true when pc lies in the VM's code cache. */
+bool hs_in_code(const struct hs_vm *vm, uint64_t pc);
+/* One physical frame at *r (pc in the code cache; leaf: pc is where the thread was, not a return
+ * address). Appends its records (innermost first, each with native_index) at out[*n] (cap in
+ * all) and sets *r to the caller. HS_STEP_JAVA: the caller is in the code cache too; NATIVE: it
+ * is native code (resume the native unwinder there); FAIL: the frame could not be checked, *why
+ * says how (HS_LOST_*). */
+int hs_step(const struct hs_mem *m, struct hs_regs *r, bool leaf, uint32_t native_index, struct hs_record *out,
+	    size_t cap, size_t *n, uint32_t *why);
+/* true when method is a Method* whose holder class's constant pool points back at it. */
+bool hs_method_ok(const struct hs_mem *m, uint64_t method);
+#endif

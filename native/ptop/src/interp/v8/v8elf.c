@@ -1,0 +1,202 @@
+#include "v8elf.h"
+#include <gelf.h>
+#include <stdbool.h>
+#include <libelf.h>
+#include <string.h>
+
+#define V8_PREFIX "v8dbg_"
+#define V8_MAX_TYPES 4096
+
+#define V8_SYM_NAMES(field, name, alt) { name, alt },
+static const struct {
+	const char *name, *alt;
+} SYMS[] = { V8_LAYOUT_FIELDS(V8_SYM_NAMES) V8_LAYOUT_OPTIONAL(V8_SYM_NAMES) };
+#define V8_COUNT(field, name, alt) +1
+enum { NREQUIRED = 0 V8_LAYOUT_FIELDS(V8_COUNT) };
+#undef V8_COUNT
+#undef V8_SYM_NAMES
+#define NSYMS (sizeof(SYMS) / sizeof(SYMS[0]))
+
+const char *v8_layout_field_symbol(int32_t i)
+{
+	return i >= 0 && (size_t)i < NSYMS ? SYMS[i].name : "";
+}
+
+struct scan {
+	int32_t val[NSYMS];
+	uint8_t found[NSYMS];
+	int32_t types[V8_MAX_TYPES];
+	size_t ntypes;
+	int any;
+};
+
+/* The 4-byte value at virtual address vaddr: from the section that holds it, 0 in a NOBITS one
+ * (a metadata constant that is 0 lands in .bss). -1 when no section holds it. */
+static int value_at(Elf *elf, const unsigned char *buf, size_t len, uint64_t vaddr, int32_t *out)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (vaddr < sh.sh_addr || vaddr - sh.sh_addr >= sh.sh_size || sh.sh_size - (vaddr - sh.sh_addr) < 4)
+			continue;
+		if (sh.sh_type == SHT_NOBITS) {
+			*out = 0;
+			return 0;
+		}
+		uint64_t off = sh.sh_offset + (vaddr - sh.sh_addr);
+		if (off < sh.sh_offset || off > len || len - off < 4)
+			return -1;
+		memcpy(out, buf + off, 4);
+		return 0;
+	}
+	return -1;
+}
+
+static void take(struct scan *s, const char *name, int32_t v)
+{
+	if (!strncmp(name, "type_", 5) && s->ntypes < V8_MAX_TYPES)
+		s->types[s->ntypes++] = v;
+	for (size_t i = 0; i < NSYMS; i++)
+		if (!s->found[i] && (!strcmp(name, SYMS[i].name) || (SYMS[i].alt && !strcmp(name, SYMS[i].alt)))) {
+			s->val[i] = v;
+			s->found[i] = 1;
+		}
+}
+
+static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const unsigned char *buf, size_t len,
+			struct scan *s)
+{
+	if (sh->sh_entsize == 0 || sh->sh_type == SHT_NOBITS || sh->sh_size > (256u << 20))
+		return;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf)
+		return;
+	size_t count = data->d_size / sh->sh_entsize;
+	for (size_t i = 0; i < count && i < (8u << 20); i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || sym.st_size != 4)
+			continue;
+		const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || strncmp(name, V8_PREFIX, sizeof(V8_PREFIX) - 1))
+			continue;
+		int32_t v;
+		if (value_at(elf, buf, len, sym.st_value, &v))
+			continue;
+		s->any = 1;
+		take(s, name + sizeof(V8_PREFIX) - 1, v);
+	}
+}
+
+/* V8 11.x (Node.js 20) exports neither JSFunction::code nor Code's instruction start and size. Its
+ * JSFunction has one pointer slot between raw_feedback_cell and prototype_or_initial_map: the code.
+ * Its Code follows deoptimization_data with source_position_table, then the instruction stream,
+ * the instructions' start, 8 bytes of flags and the instructions' size. Taken only where the
+ * exported neighbours have that shape; the walker then checks, at every sample, that the object is
+ * a Code and that the pc lies inside the instructions, or records no code. */
+static void derive_code_fields(struct v8_layout *l, bool inputs)
+{
+	/* the values are the target's: in 64 bits, and within the range v8_layout_check accepts */
+	if (!inputs || l->fn_feedback < 0 || l->fn_feedback > 512 || l->code_positions < 0 || l->code_positions > 512) {
+		l->fn_code = l->code_istart = l->code_isize = 0;
+		return;
+	}
+	if (!l->fn_code && (int64_t)l->fn_proto - l->fn_feedback == 16)
+		l->fn_code = l->fn_feedback + 8;
+	if (!l->code_istart && !l->code_isize && (int64_t)l->code_positions - l->code_deopt == 8) {
+		l->code_istart = l->code_positions + 16;
+		l->code_isize = l->code_istart + 16;
+	}
+	if (!l->fn_code || !l->code_istart || !l->code_isize)
+		l->fn_code = l->code_istart = l->code_isize = 0;
+}
+
+int v8_layout_check(const struct v8_layout *l)
+{
+	if (l->pointer_size != 8 || (int64_t)l->smi_shift + l->smi_value_shift != 32)
+		return V8WHY_COMPRESSED;
+	if (l->heap_tag != 1 || l->heap_tag_mask != 3 || l->smi_tag != 0 || l->smi_tag_mask != 1)
+		return V8WHY_TAGS;
+	/* fp slots: below fp, within the fixed part of a frame */
+	if (l->fp_function >= 0 || l->fp_function < -64 || l->fp_context >= 0 || l->fp_context < -64 ||
+	    l->fp_bytecode >= 0 || l->fp_bytecode < -64 || (l->fp_function & 7) || (l->fp_context & 7) || (l->fp_bytecode & 7))
+		return V8WHY_RANGE;
+	const int32_t offs[] = { l->map, l->map_type, l->fn_shared, l->sfi_name, l->sfi_script, l->script_name,
+				 l->script_source, l->script_line_ends, l->string_length, l->seq_one_chars,
+				 l->seq_two_chars, l->cons_first, l->cons_second, l->thin_actual, l->sliced_parent,
+				 l->sliced_offset, l->array_length, l->array_data, l->fn_feedback, l->fn_proto,
+				 l->code_deopt, l->code_positions, l->fn_code, l->code_istart, l->code_isize };
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+		if (offs[i] < 0 || offs[i] > 512)
+			return V8WHY_RANGE;
+	if (l->deopt_literals < 0 || l->deopt_literals > 32 || l->deopt_inlining < 0 || l->deopt_inlining > 32)
+		return V8WHY_RANGE;
+	if (l->scope_ncontextlocals < 0 || l->scope_ncontextlocals > 16 || l->scope_first_vars < 0 ||
+	    l->scope_first_vars > 16)
+		return V8WHY_RANGE;
+	const int32_t types[] = { l->type_fn, l->type_fn_end, l->type_sfi, l->type_script, l->type_scope_info,
+				  l->type_fixed_array, l->first_nonstring, l->type_bytecode };
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i] <= 0 || types[i] > 0xffff)
+			return V8WHY_RANGE;
+	/* inlined frames' types: 0 when not exported (then fn_code is 0: none) */
+	const int32_t inl_types[] = { l->type_byte_array, l->type_weak_array, l->type_code };
+	for (size_t i = 0; i < sizeof(inl_types) / sizeof(inl_types[0]); i++)
+		if (inl_types[i] < 0 || inl_types[i] > 0xffff || (l->fn_code && !inl_types[i]))
+			return V8WHY_RANGE;
+	if (l->type_fn_end <= l->type_fn || l->type_fn_end - l->type_fn > 64)
+		return V8WHY_RANGE;
+	return V8WHY_NONE;
+}
+
+void v8_elf_analyze(const void *buf, size_t len, struct v8_elf_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_memory((char *)buf, len);
+	if (!elf)
+		return;
+	GElf_Ehdr eh;
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		elf_end(elf);
+		return;
+	}
+	static struct scan s;
+	memset(&s, 0, sizeof(s));
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	/* .symtab first, then .dynsym: a value found once counts */
+	for (int pass = 0; pass < 2; pass++)
+		while ((scn = elf_nextscn(elf, scn)) != NULL)
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
+				scan_symtab(elf, scn, &sh, (const unsigned char *)buf, len, &s);
+	elf_end(elf);
+	if (!s.any)
+		return;
+	out->status = V8ELF_UNSUPPORTED;
+	int32_t *vals = (int32_t *)&out->layout;
+	bool inputs = true; /* every value inlined frames need but the three derived (the last ones) */
+	for (size_t i = 0; i < NSYMS; i++) {
+		if (!s.found[i] && i >= NREQUIRED) {
+			inputs &= i + 3 >= NSYMS;
+			vals[i] = 0;
+			continue;
+		}
+		if (!s.found[i]) {
+			out->why = V8WHY_MISSING;
+			out->missing = (int32_t)i;
+			return;
+		}
+		vals[i] = s.val[i];
+	}
+	int32_t end = 0;
+	for (size_t i = 0; i < s.ntypes; i++)
+		if (s.types[i] > out->layout.type_fn && (end == 0 || s.types[i] < end))
+			end = s.types[i];
+	out->layout.type_fn_end = end;
+	derive_code_fields(&out->layout, inputs);
+	out->why = v8_layout_check(&out->layout);
+	if (out->why == V8WHY_NONE)
+		out->status = V8ELF_SUPPORTED;
+}

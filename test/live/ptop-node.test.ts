@@ -1,0 +1,144 @@
+// JavaScript functions in ptop's stacks of a Node.js HTTP service started with no flag, on every
+// Node.js the machine has, the service run as uid 65534 under load: >= 90% of its samples carry its
+// own JS frames, and the two handler functions (applyDiscounts three times priceCart's loop work,
+// both small enough for TurboFan to inline into the handler) take their constructed shares of the
+// handler's samples within 5 points, named `applyDiscounts (node_shop_svc.js:LINE)`. A node whose V8
+// ptop does not read is said so in the notes, its stacks native.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { realpathSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { liveAvailable, NOT_ROOT, REPO_ROOT } from "../helpers/runner-bin.ts";
+import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
+import { NOBODY, cleanup, copyWorkload, framesById, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { describeUnless, whyNot } from "../helpers/skip.ts";
+
+const live = liveAvailable();
+
+/** Every distinct Node.js on the machine (not Bun's node shim): path and version. */
+function findNodes(): { exe: string; version: string }[] {
+  const seen = new Map<string, string>();
+  for (const name of ["node", "nodejs", "/usr/bin/node", "/usr/bin/nodejs", "/usr/local/bin/node"]) {
+    const found = name.startsWith("/") ? name : Bun.which(name);
+    if (!found) continue;
+    let exe = "";
+    try {
+      exe = realpathSync(found);
+    } catch {
+      continue;
+    }
+    const r = Bun.spawnSync([exe, "-p", "typeof Bun === 'undefined' ? process.version : ''"], { stdout: "pipe", stderr: "ignore" });
+    const version = r.stdout.toString().trim();
+    if (r.exitCode === 0 && /^v\d+\./.test(version)) seen.set(exe, version);
+  }
+  return [...seen].map(([exe, version]) => ({ exe, version }));
+}
+
+const nodes = live ? findNodes() : [];
+
+describeUnless(whyNot([!live, NOT_ROOT], [nodes.length === 0, "needs a Node.js (none on PATH or in /usr/bin, /usr/local/bin)"]))("ptop JavaScript frames (live)", () => {
+  let dir = "";
+  let ptop = "";
+  beforeAll(() => {
+    dir = sharedTempDir("ptop-node-");
+    ptop = setcapPtop(dir);
+  }, 120_000);
+  afterAll(() => cleanup(dir), 60_000);
+
+  /** The service under load from this process (2 requests in flight, keep-alive) through a capture. */
+  async function captureService(exe: string, seconds: number) {
+    const src = copyWorkload(dir, "node_shop_svc.js");
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const title = `jsvc${process.pid % 100000}`; // the workload: ptop matches the process's comm
+    const targets = writeTargets(dir, { targets: [{ workload: title }] }, `targets-${title}.json`);
+    const proc = Bun.spawn([...NOBODY, "env", "HOME=/tmp", exe, src, String(port), title], { stdout: "pipe", stderr: "pipe" });
+    let loading = true;
+    const load = async () => {
+      while (loading) {
+        try {
+          await (await fetch(`http://127.0.0.1:${port}/`)).text();
+        } catch {
+          await sleep(50);
+        }
+      }
+    };
+    const loaders = [load(), load()];
+    try {
+      await sleep(2500); // start-up, then the handler optimised
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", title, "--duration", String(seconds), "--frequency", "999", "--probes", "cpu"]);
+      expect(proc.exitCode).toBeNull(); // the service ran through the capture, unharmed
+      expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toEqual([proc.pid]);
+      return run;
+    } finally {
+      loading = false;
+      proc.kill("SIGKILL");
+      await proc.exited;
+      await Promise.all(loaders);
+    }
+  }
+
+  /** The service's samples: with its own JS frames; the handler's; each function's inclusive. */
+  function shares(records: StreamRecord[]) {
+    const frames = framesById(records);
+    let total = 0, own = 0, handler = 0, apply = 0, price = 0, gone = 0;
+    for (const s of stacksOf(records, "cpu")) {
+      const fs = s.frames.map((id) => frames.get(id)!);
+      total += s.value;
+      const mine = fs.filter((f) => f.kind === "jit" && f.module?.endsWith("/node_shop_svc.js"));
+      if (mine.length > 0) own += s.value;
+      if (mine.some((f) => f.function.startsWith("(anonymous node_shop_svc.js:"))) handler += s.value;
+      if (mine.some((f) => f.function === "applyDiscounts")) apply += s.value;
+      if (mine.some((f) => f.function === "priceCart")) price += s.value;
+      if (fs.some((f) => f.function === "[js] <function gone>")) gone += s.value;
+    }
+    const r = (x: number, of: number) => Math.round((x / Math.max(of, 1)) * 1000) / 1000;
+    const applyFrame = [...frames.values()].find((f) => f.function === "applyDiscounts");
+    return { total, own: r(own, total), apply: r(apply, handler), price: r(price, handler), gone, applyAt: `${applyFrame?.module?.split("/").pop()}:${applyFrame?.line}` };
+  }
+
+  test(`the handler's functions at their constructed shares, on every Node.js here (${nodes.map((n) => n.version).join(", ")})`, async () => {
+    const source = readFileSync(join(import.meta.dir, "../fixtures/workloads/node_shop_svc.js"), "utf8").split("\n");
+    const applyLine = source.findIndex((l) => l.startsWith("function applyDiscounts")) + 1;
+    for (const node of nodes) {
+      const run = await captureService(node.exe, 6);
+      expect(run.exitCode).toBe(PTOP_EXIT.ok);
+      const seen = shares(run.records);
+      console.log(JSON.stringify({ node: node.version, ...seen }));
+      expect({
+        node: node.version,
+        enoughSamples: seen.total >= 400,
+        ownFrames: seen.own >= 0.9,
+        apply: Math.abs(seen.apply - 0.75) <= 0.05,
+        price: Math.abs(seen.price - 0.25) <= 0.05,
+        applyAt: seen.applyAt,
+      }).toEqual({ node: node.version, enoughSamples: true, ownFrames: true, apply: true, price: true, applyAt: `node_shop_svc.js:${applyLine}` });
+    }
+  }, 60_000 * Math.max(1, nodes.length));
+
+  test("a node whose V8 metadata ptop does not read is named in the notes, its stacks native", async () => {
+    // A program called nodejs that exports Node 20's V8 metadata as a build with pointer compression
+    // would (4-byte tagged values): ptop must say so, not read its stacks as V8's.
+    const layout = readFileSync(join(REPO_ROOT, "native/ptop/fuzz/v8_seed_layout.c"), "utf8");
+    expect(layout).toContain("v8dbg_SystemPointerSize = 8;");
+    const src = join(dir, "fakenode.c");
+    await Bun.write(src, `${layout.replace("v8dbg_SystemPointerSize = 8;", "v8dbg_SystemPointerSize = 4;")}\nint main(void) { volatile unsigned long x = 0; for (;;) x++; }\n`);
+    const exe = join(dir, "nodejs");
+    expect(Bun.spawnSync(["cc", "-O1", src, "-o", exe]).exitCode).toBe(0);
+    const targets = writeTargets(dir, { targets: [{ workload: "nodejs" }] }, "targets-fakenode.json");
+    const proc = Bun.spawn([...NOBODY, exe], { stdout: "ignore", stderr: "ignore" });
+    try {
+      await sleep(300);
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", "nodejs", "--duration", "1", "--probes", "cpu"]);
+      expect(run.exitCode).toBe(PTOP_EXIT.ok);
+      const pids = run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []));
+      const summary = run.records.find((r): r is SummaryRecord => r.type === "summary")!;
+      const mine = summary.notes?.filter((n) => n.startsWith(`js frames: V8 not recognised (pid ${proc.pid}): `)) ?? [];
+      expect(mine.length).toBe(1);
+      expect(mine[0]).toContain("pointer compression");
+      expect(pids).toContain(proc.pid);
+      expect(stacksOf(run.records, "cpu").filter((s) => s.pid === proc.pid).length).toBeGreaterThan(0);
+    } finally {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    }
+  }, 60_000);
+});
