@@ -1,8 +1,10 @@
 // ptop's overhead on CPU-bound CPython targets with Python frames on, against `perf record -F 99
 // -g` in the same run; with `--target c`, on a C loop built -O2 without frame pointers (every
 // sample unwound from CFI), against `perf record -F 99 --call-graph dwarf` (mode perf-dwarf):
-// the figure the default sampling frequency rests on (bench/RESULTS.md, "Default frequency").
-//   bun bench/ptop-python-overhead.ts [--target python|c] [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9]
+// the figure the default sampling frequency rests on (bench/RESULTS.md, "Default frequency"); with
+// `--target node`, on busy Node.js targets (no flag: JS frames from V8's metadata), and with
+// `--target node+c` half the targets of each, in the same periods, each kind reported apart.
+//   bun bench/ptop-python-overhead.ts [--target python|c|node|node+c] [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9]
 //                                     [--settle 0.5] [--procs N] [--modes none,ptop-99,ptop-199,perf] [--skip-stats]   (root)
 //   mode baseline-HZ: the ptop binary at $PTOP_BASELINE (an earlier build) at HZ, in the same rotation
 //   as ptop-HZ, so that two builds are compared on the same processes in the same minutes.
@@ -29,6 +31,8 @@ import { NOBODY, setcapPtop, setcapPtopFrom, writeTargets } from "../test/live/p
 import { monotonicNow } from "./monotonic-clock.ts";
 import { progressBetween, readLines, startPythonTargets } from "./python-progress-targets.ts";
 import { startCTargets } from "./c-progress-targets.ts";
+import { startNodeTargets } from "./node-progress-targets.ts";
+import type { ProgressTargets } from "./python-progress-targets.ts";
 import { quantile, summarize } from "./paired-ratio-stats.ts";
 import { enableBpfStats, progName, progStats } from "./bpf-prog-stats.ts";
 
@@ -51,8 +55,8 @@ const MODES = (argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1]! : "
 for (const m of MODES) if (!/^(none|perf|perf-nog|perf-dwarf|ptop-\d+|baseline-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, perf-nog, perf-dwarf, ptop-HZ, baseline-HZ)`);
 if (MODES.some((m) => m.startsWith("baseline-")) && !process.env.PTOP_BASELINE) throw new Error("--modes baseline-HZ: set PTOP_BASELINE to the earlier ptop binary");
 const TARGET = argv.includes("--target") ? argv[argv.indexOf("--target") + 1]! : "python";
-if (TARGET !== "python" && TARGET !== "c") throw new Error(`--target: "${TARGET}" is not python or c`);
-const TARGET_DESC = TARGET === "c" ? "C targets (-O2, no frame pointers" : "Python targets (Debian python3";
+if (!["python", "c", "node", "node+c"].includes(TARGET)) throw new Error(`--target: "${TARGET}" is not python, c, node or node+c`);
+const TARGET_DESC = { c: "C targets (-O2, no frame pointers", python: "Python targets (Debian python3", node: "Node.js targets (/usr/bin/node, no flag", "node+c": "targets, half Node.js (no flag) and half C (-O2, no frame pointers" }[TARGET];
 
 const NAME = "pyovhpair"; // distinctive: ptop finds its targets by name machine-wide
 const dir = mkdtempSync(join(tmpdir(), "ptop-pypair-"));
@@ -64,7 +68,20 @@ const loadavg = async () => (await Bun.file("/proc/loadavg").text()).split(" ").
 const loadBefore = await loadavg();
 const started = new Date();
 const lifetime = CYCLES * MODES.length * (ON + OFF + 10) + 200;
-const targets = (TARGET === "c" ? startCTargets : startPythonTargets)(dir, NAME, PROCS, lifetime);
+/** The targets, and which of them each reported kind is (one kind but with node+c). */
+function startTargets(): { targets: ProgressTargets; kinds: Array<{ kind: string; idx: number[] }> } {
+  if (TARGET !== "node+c") {
+    const start = { c: startCTargets, python: startPythonTargets, node: startNodeTargets }[TARGET as "c" | "python" | "node"];
+    return { targets: start(dir, NAME, PROCS, lifetime), kinds: [{ kind: TARGET, idx: [...Array(PROCS).keys()] }] };
+  }
+  const nNode = Math.max(1, Math.floor(PROCS / 2)), nC = Math.max(1, PROCS - nNode);
+  const node = startNodeTargets(dir, NAME, nNode, lifetime), c = startCTargets(dir, NAME, nC, lifetime);
+  const targets = { pids: [...node.pids, ...c.pids], progress: [...node.progress, ...c.progress], stop: async () => void (await Promise.all([node.stop(), c.stop()])) };
+  return { targets, kinds: [{ kind: "node", idx: [...Array(nNode).keys()] }, { kind: "c", idx: [...Array(nC).keys()].map((i) => nNode + i) }] };
+}
+const { targets, kinds: KINDS } = startTargets();
+/** Those targets alone (their progress), for a kind's own figures. */
+const only = (idx: number[]): ProgressTargets => ({ pids: idx.map((i) => targets.pids[i]!), progress: idx.map((i) => targets.progress[i]!), stop: targets.stop });
 await Bun.sleep(2000); // the interpreters past start-up
 
 /** Starts ptop; resolves `open` at the monotonic time its header (written at window open) arrives. */
@@ -93,6 +110,9 @@ const cpuOf = (p: ReturnType<typeof Bun.spawn>) => {
   return (Number(ru.cpuTime.user) + Number(ru.cpuTime.system)) / 1e6;
 };
 
+/** The functions each capture must name: the C and Python targets' leaf(), the Node.js targets' applyDiscounts(). */
+const NAMED = [...new Set(KINDS.map(({ kind }) => (kind === "node" ? "applyDiscounts" : "leaf")))];
+
 interface OnPeriod { a: number; b: number; toolCpuPerSec: number; leafNamed: boolean }
 
 async function onPeriod(mode: Mode): Promise<OnPeriod> {
@@ -117,7 +137,7 @@ async function onPeriod(mode: Mode): Promise<OnPeriod> {
   const run = startPtop(Number(mode.slice(baseline ? 9 : 5)), ON, baseline ? baselinePtop : ptop);
   const open = await run.open;
   const { text, cpu } = await run.done;
-  return { a: open + TRIM, b: open + ON - TRIM, toolCpuPerSec: cpu / ON, leafNamed: text.includes('"function":"leaf"') };
+  return { a: open + TRIM, b: open + ON - TRIM, toolCpuPerSec: cpu / ON, leafNamed: NAMED.every((f) => text.includes(`"function":"${f}"`)) };
 }
 
 /** Nothing but the targets runs: from --settle s after the previous tool exited, OFF seconds. */
@@ -125,33 +145,39 @@ async function offPeriod() {
   await Bun.sleep(SETTLE * 1000);
   const a = monotonicNow();
   await Bun.sleep(OFF * 1000);
-  return progressBetween(targets, a, monotonicNow());
+  return { a, b: monotonicNow() };
 }
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 // Rotating order, reversed every other cycle, so that no mode always follows the same one.
-const pairs: Array<{ mode: Mode; slowdown: number; steadySlowdown: number; steadyAt: (q: number) => number; on: OnPeriod; share: number }> = [];
+const pairs: Array<{ mode: Mode; kind: string; slowdown: number; steadySlowdown: number; steadyAt: (q: number) => number; on: OnPeriod; share: number }> = [];
 const offRates: number[] = [];
 let before = await offPeriod();
-offRates.push(before.perCpu);
+offRates.push(progressBetween(targets, before.a, before.b).perCpu);
 for (let c = 0; c < CYCLES; c++) {
   const order = MODES.map((_, i) => MODES[(i + c) % MODES.length]!);
   if (c % 2) order.reverse();
   for (const mode of order) {
     const on = await onPeriod(mode);
-    const inside = progressBetween(targets, on.a, on.b);
     const after = await offPeriod();
-    offRates.push(after.perCpu);
-    const offRate = (before.rounds + after.rounds) / (before.cpu + after.cpu);
-    // Per target: its steady speed in the window against the mean of its own two off periods.
-    const prev = before; // `before` moves on with the loop; the closure must keep this pair's
-    const steadyAt = (q: number) => mean(inside.speeds.map((s, i) => (1 - quantile(s, q) / ((quantile(prev.speeds[i]!, q) + quantile(after.speeds[i]!, q)) / 2)) * 100));
-    pairs.push({ mode, slowdown: (1 - inside.perCpu / offRate) * 100, steadySlowdown: steadyAt(STEADY_Q), steadyAt, on, share: inside.cpu / inside.wall });
-    const last = pairs[pairs.length - 1]!;
-    console.error(`cycle ${c + 1}/${CYCLES} ${mode}: steady ${last.steadySlowdown.toFixed(2)}%, whole period ${last.slowdown.toFixed(2)}%, load ${await loadavg()}`);
+    offRates.push(progressBetween(targets, after.a, after.b).perCpu);
+    for (const { kind, idx } of KINDS) {
+      const these = only(idx);
+      const inside = progressBetween(these, on.a, on.b);
+      const pre = progressBetween(these, before.a, before.b), post = progressBetween(these, after.a, after.b);
+      const offRate = (pre.rounds + post.rounds) / (pre.cpu + post.cpu);
+      // Per target: its steady speed in the window against the mean of its own two off periods.
+      const steadyAt = (q: number) => mean(inside.speeds.map((s, i) => (1 - quantile(s, q) / ((quantile(pre.speeds[i]!, q) + quantile(post.speeds[i]!, q)) / 2)) * 100));
+      pairs.push({ mode, kind, slowdown: (1 - inside.perCpu / offRate) * 100, steadySlowdown: steadyAt(STEADY_Q), steadyAt, on, share: inside.cpu / inside.wall });
+      const last = pairs[pairs.length - 1]!;
+      console.error(`cycle ${c + 1}/${CYCLES} ${mode} (${kind}): steady ${last.steadySlowdown.toFixed(2)}%, whole period ${last.slowdown.toFixed(2)}%, load ${await loadavg()}`);
+    }
     before = after;
   }
 }
+/** Each mode on each kind of target: the rows reported. */
+const ROWS = MODES.flatMap((mode) => KINDS.map(({ kind }) => ({ mode, kind, label: KINDS.length > 1 ? `${mode} (${kind})` : mode })));
+const pairsOf = (r: { mode: Mode; kind: string }) => pairs.filter((p) => p.mode === r.mode && p.kind === r.kind);
 const loadAfter1 = await loadavg();
 
 const f2 = (x: number) => x.toFixed(2);
@@ -165,21 +191,21 @@ const cells = (xs: number[]) => {
   const s = summarize(xs);
   return `${f2(s.median)}% | ${f2(s.q1)} … ${f2(s.q3)} | ${f2(s.ci[0])} … ${f2(s.ci[1])}`;
 };
-for (const m of MODES) {
-  const ps = pairs.filter((p) => p.mode === m);
-  const tool = m === "none" ? "—" : `${f2(summarize(ps.map((p) => p.on.toolCpuPerSec * 100)).median)}% of a core`;
-  console.log(`| ${m} | ${ps.length} | ${cells(ps.map((p) => p.steadySlowdown))} | ${cells(ps.map((p) => p.slowdown))} | ${tool} | ${f2(summarize(ps.map((p) => p.share * 100)).median)}% |`);
+for (const row of ROWS) {
+  const ps = pairsOf(row);
+  const tool = row.mode === "none" ? "—" : `${f2(summarize(ps.map((p) => p.on.toolCpuPerSec * 100)).median)}% of a core`;
+  console.log(`| ${row.label} | ${ps.length} | ${cells(ps.map((p) => p.steadySlowdown))} | ${cells(ps.map((p) => p.slowdown))} | ${tool} | ${f2(summarize(ps.map((p) => p.share * 100)).median)}% |`);
 }
 const ptopModes = MODES.filter((m) => m.startsWith("ptop-"));
-if (ptopModes.length) console.log(`leaf() named in every ptop capture (on the Python target: a Python frame): ${pairs.filter((p) => /^(ptop|baseline)-/.test(p.mode)).every((p) => p.on.leafNamed)}`);
+if (ptopModes.length) console.log(`${NAMED.join(" and ")} named in every ptop capture (Python: a Python frame; Node.js: a JS frame): ${pairs.filter((p) => /^(ptop|baseline)-/.test(p.mode)).every((p) => p.on.leafNamed)}`);
 // How the choice of quantile for the steady speed affects each mode (the A/A row says which is tightest).
 for (const q of [0.5, 0.75, 0.9])
-  console.log(`steady speed at quantile ${q}: ${MODES.map((m) => {
-    const s = summarize(pairs.filter((p) => p.mode === m).map((p) => p.steadyAt(q)));
-    return `${m} ${f2(s.median)}% (IQR ${f2(s.q1)} … ${f2(s.q3)}, 90% ${f2(s.ci[0])} … ${f2(s.ci[1])})`;
+  console.log(`steady speed at quantile ${q}: ${ROWS.map((row) => {
+    const s = summarize(pairsOf(row).map((p) => p.steadyAt(q)));
+    return `${row.label} ${f2(s.median)}% (IQR ${f2(s.q1)} … ${f2(s.q3)}, 90% ${f2(s.ci[0])} … ${f2(s.ci[1])})`;
   }).join("; ")}`);
 for (const key of ["steadySlowdown", "slowdown"] as const)
-  console.log(`per-pair slowdowns (%), ${key === "slowdown" ? "whole period" : "steady speed"}: ${MODES.map((m) => `${m} [${pairs.filter((p) => p.mode === m).map((p) => f2(p[key])).join(", ")}]`).join("; ")}`);
+  console.log(`per-pair slowdowns (%), ${key === "slowdown" ? "whole period" : "steady speed"}: ${ROWS.map((row) => `${row.label} [${pairsOf(row).map((p) => f2(p[key])).join(", ")}]`).join("; ")}`);
 
 // 2. The BPF program's cost per run, with the kernel's statistics on only for these windows.
 if (!argv.includes("--skip-stats")) {

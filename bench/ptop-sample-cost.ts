@@ -151,7 +151,8 @@ async function ptopRun(bin: string, t: Target) {
   const inStretch = stretch * samples / measured;
   const usPerSample = ((c2[0] - c1[0]) / inStretch) * 1e6;
   const unwinderUs = ((c2[1] - c1[1]) / inStretch) * 1e6;
-  return { usPerSample, unwinderUs, samples, incomplete, frames: frames / weight, rate: samples / measured };
+  const cores = (c2[0] - c1[0]) / stretch;
+  return { usPerSample, unwinderUs, cores, samples, incomplete, frames: frames / weight, rate: samples / measured };
 }
 
 async function perfPeer(t: Target) {
@@ -183,7 +184,7 @@ for (const name of WANT) {
   const parts = builds.map(([label]) => {
     const runs = res.get(label)!;
     return `${label} ${median(runs.map((x) => x.usPerSample)).toFixed(1)} µs (${runs.map((x) => x.usPerSample.toFixed(1)).join(", ")}; ` +
-      `unwinder ${median(runs.map((x) => x.unwinderUs)).toFixed(1)} µs; ` +
+      `unwinder ${median(runs.map((x) => x.unwinderUs)).toFixed(1)} µs; ${(median(runs.map((x) => x.cores)) * 100).toFixed(2)}% of a core; ` +
       `${median(runs.map((x) => x.rate)).toFixed(0)} samples/s, ${median(runs.map((x) => x.frames)).toFixed(1)} frames, incomplete ${runs.map((x) => x.incomplete).join("/")} of ${runs.map((x) => x.samples).join("/")})`;
   });
   console.log(`  ${name.padEnd(7)} ${parts.join("  |  ")}`);

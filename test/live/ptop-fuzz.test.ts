@@ -208,6 +208,8 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     const pc = 0x1010 + 0x1f0 + 0x18;
     const walk = Buffer.from([0, pc & 0xff, pc >> 8, sp & 0xff, sp >> 8, 0x00, 0x51, 1]);
     writeFileSync(join(corpus, "walk17"), Buffer.concat([walk, mem]));
+    walk[7] = 3; // the same walk twice, the second from the walker's cache
+    writeFileSync(join(corpus, "walk17-cached"), Buffer.concat([walk, mem]));
     // Structure-table seed: the 19 gHotSpotVM* variables at the image's start, one entry each.
     const tables = Buffer.alloc(0x1000);
     const vars = [at(0x200), 0, 8, 24, 32, 40, 48, at(0x800), 0, 32, 40, at(0xa00), 0, 8, 16, at(0xb00), 0, 8, 16];

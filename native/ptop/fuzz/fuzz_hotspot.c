@@ -1,9 +1,9 @@
 /* libFuzzer harness for the HotSpot readers (src/interp/hotspot/): the input is a JVM's memory.
  * Byte 0 picks what runs over it: the frame walker (hs_walk.c) and the namer (hs_names.c) with a
- * JDK 17 x86-64 layout (the one the VM's tables gave on Debian's 17), the reader of the VM's own
+ * JDK 17 or a JDK 25 x86-64 layout (the ones the VM's tables gave on Debian's 17 and Temurin 25), the reader of the VM's own
  * structure tables (hs_vm.c) with its symbols at the image's start, or the libjvm.so recogniser
  * (hs_elf.c) on the bytes as an ELF file. Bytes 1-7: the walk's pc, sp and fp (offsets into the
- * image) and whether the pc is the leaf. The rest is memory mapped at BASE; reads outside it
+ * image), whether the pc is the leaf and whether the walker's cache is used. The rest is memory mapped at BASE; reads outside it
  * fail, as a read of unmapped target memory does, and the stack is read from the same image.
  * fuzz/corpus/hotspot holds a small image with an nmethod, a stub and their metadata
  * (tools/hotspot_seed.py). */
@@ -51,27 +51,57 @@ static void jdk17(struct hs_vm *vm)
 	vm->array_ptr_len = 0, vm->array_ptr_data = 8, vm->symbol_length = 4, vm->symbol_body = 6;
 	vm->fr_sender_sp = -1, vm->fr_method = -3;
 	vm->code_low = BASE + 0x1000, vm->code_high = BASE + 0x3000;
+	vm->nm_layout = HS_NM_IN_BLOB, vm->unsigned5_x = 0;
+	vm->nm_compile_id = 0x130, vm->have_compile_id = true;
 }
 
-static void walk_and_name(const uint8_t *h, struct mem *m)
+/* Temurin 25's nmethod: tables in _immutable_data, metadata in the blob's _mutable_data. */
+static void jdk25(struct hs_vm *vm)
 {
-	struct hs_vm vm;
-	jdk17(&vm);
-	struct hs_mem hm = { &vm, rd, m, st, m };
+	jdk17(vm);
+	vm->nm_layout = HS_NM_SPLIT, vm->unsigned5_x = 1;
+	vm->blob_code_offset = 0x24, vm->nm_immutable_data = 0x60, vm->nm_scopes_pcs_offset = 0xc4;
+	vm->nm_scopes_data_offset = 0xc8, vm->blob_mutable_data = 0x10, vm->blob_relocation_size = 0x1c;
+	vm->blob_mutable_data_size = 0x30;
+}
+
+static size_t walk(const struct hs_mem *hm, const uint8_t *h, struct hs_record *rec)
+{
 	struct hs_regs r = { BASE + (uint64_t)(h[1] | h[2] << 8), BASE + (uint64_t)(h[3] | h[4] << 8),
 			     BASE + (uint64_t)(h[5] | h[6] << 8) };
 	bool leaf = h[7] & 1;
-	struct hs_record rec[HS_MAX_RECORDS];
 	size_t n = 0;
-	for (int i = 0; i < 16 && hs_in_code(&vm, r.pc) && n < HS_MAX_RECORDS; i++, leaf = false) {
+	for (int i = 0; i < 16 && hs_in_code(hm->vm, r.pc) && n < HS_MAX_RECORDS; i++, leaf = false) {
 		uint32_t why = 0;
 		size_t before = n;
-		int rc = hs_step(&hm, &r, leaf, (uint32_t)i, rec, HS_MAX_RECORDS, &n, &why);
+		int rc = hs_step(hm, &r, leaf, (uint32_t)i, rec, HS_MAX_RECORDS, &n, &why);
 		if (n < before || n > HS_MAX_RECORDS || (rc == HS_STEP_FAIL && (why == 0 || why >= HS_LOST__COUNT)))
 			__builtin_trap();
 		if (rc != HS_STEP_JAVA)
 			break;
 	}
+	return n;
+}
+
+static void walk_and_name(const uint8_t *h, struct mem *m)
+{
+	struct hs_vm vm;
+	if (h[0] % 4 == 1)
+		jdk25(&vm);
+	else
+		jdk17(&vm);
+	/* byte 7 bit 1: with the walker's cache, fresh for this input, every pc identified twice */
+	static struct hs_cache cache;
+	struct hs_cache *c = NULL;
+	if (h[7] & 2) {
+		memset(&cache, 0, sizeof(cache));
+		c = &cache;
+	}
+	struct hs_mem hm = { &vm, rd, m, st, m, c };
+	struct hs_record rec[HS_MAX_RECORDS];
+	size_t n = walk(&hm, h, rec);
+	if (c && walk(&hm, h, rec) != n) /* the second walk, from the cache, finds as much */
+		__builtin_trap();
 	char name[HS_NAME_MAX];
 	for (size_t i = 0; i < n; i++) {
 		int rc = rec[i].flags & HS_R_STUB ? hs_blob_name(&hm, rec[i].addr, name, sizeof(name))

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #if defined(__x86_64__)
-enum { DW_REG_FP = 6, DW_REG_SP = 7 };
+enum { DW_REG_FP = 6, DW_REG_SP = 7, DW_REG_RA = 16 };
 #elif defined(__aarch64__)
-enum { DW_REG_FP = 29, DW_REG_SP = 31 };
+enum { DW_REG_FP = 29, DW_REG_SP = 31, DW_REG_RA = 30 };
 #else
 #error "unsupported architecture"
 #endif
@@ -70,7 +70,7 @@ struct delta_rule delta_rule_of(Dwarf_Frame *frame)
 	Dwarf_Op *ops;
 	size_t n;
 	/* A signal frame's caller is unwound from its own pc, not the call before it: libdwfl's. */
-	if (ra < 0 || signal || dwarf_frame_cfa(frame, &ops, &n) != 0 || n != 1 || ops[0].atom != DW_OP_bregx ||
+	if (ra != DW_REG_RA || signal || dwarf_frame_cfa(frame, &ops, &n) != 0 || n != 1 || ops[0].atom != DW_OP_bregx ||
 	    (ops[0].number != DW_REG_SP && ops[0].number != DW_REG_FP) || !fits32((int64_t)ops[0].number2))
 		return fallback;
 	struct delta_rule r = { .cfa_base = ops[0].number == DW_REG_SP ? DELTA_CFA_SP : DELTA_CFA_FP,
@@ -78,8 +78,7 @@ struct delta_rule delta_rule_of(Dwarf_Frame *frame)
 	r.ra = loc_of(frame, ra, &r.ra_off);
 	r.fp = loc_of(frame, DW_REG_FP, &r.fp_off);
 	r.sp = loc_of(frame, DW_REG_SP, &r.sp_off);
-	/* The return address is read or ends the stack; fp and sp may be anything a row says. */
-	if ((r.ra != DELTA_AT_CFA && r.ra != DELTA_UNDEFINED) || r.fp == DELTA_FALLBACK || r.sp == DELTA_FALLBACK)
+	if (r.ra == DELTA_FALLBACK || r.fp == DELTA_FALLBACK || r.sp == DELTA_FALLBACK)
 		return fallback;
 	return r;
 }

@@ -66,19 +66,41 @@ static bool fp_step(const struct delta_snapshot *s, uint64_t *pc, struct reg *sp
 }
 #endif
 
+#if defined(__aarch64__)
+/* User addresses are below 2^48; a value above holds a pointer-authentication code. */
+#define USER_VA_MASK ((1ull << 48) - 1)
+#endif
+
+/* The first frame's pc and registers, as unwind_child.c's set_initial_registers gives libdwfl them;
+ * false when they cannot be read. lr: the return-address register's value (amd64's rip is the pc). */
+static bool first_frame(const struct delta_snapshot *s, uint64_t *pc, struct reg *sp, struct reg *lr)
+{
+	*pc = s->pc;
+	*sp = (struct reg){ s->sp, true };
+#if defined(__x86_64__)
+	if (s->from_caller) { /* the caller: pc at [sp], sp above it */
+		if (!read_word(s, s->sp0, pc))
+			return false;
+		sp->v = s->sp0 + 8;
+	}
+	*lr = (struct reg){ *pc, true };
+#else
+	if (s->from_caller) /* the caller: at the link register, its PAC bits cleared */
+		*pc = s->lr & USER_VA_MASK;
+	*lr = (struct reg){ s->lr, true };
+#endif
+	return true;
+}
+
 enum delta_walk_result delta_walk(Dwfl *dwfl, const struct delta_snapshot *s, bool (*mapped)(uint64_t pc, const void *arg),
 				  const void *arg, uint64_t *pcs, uint32_t max, uint32_t *n, bool *truncated)
 {
 	*n = 0;
 	*truncated = false;
-#if defined(__x86_64__)
-	uint64_t pc = s->pc;
-	struct reg sp = { s->sp, true }, fp = { s->fp, true };
-	if (s->from_caller) {
-		if (!read_word(s, s->sp0, &pc))
-			return DELTA_WALK_FALLBACK;
-		sp.v = s->sp0 + 8;
-	}
+	uint64_t pc;
+	struct reg sp, fp = { s->fp, true }, lr;
+	if (!first_frame(s, &pc, &sp, &lr))
+		return DELTA_WALK_FALLBACK;
 	for (bool first = true;; first = false) {
 		/* The frame as frame_cb records it (the first frame's pc is exact, a caller's a return address). */
 		if (pc == 0) {
@@ -100,24 +122,30 @@ enum delta_walk_result delta_walk(Dwfl *dwfl, const struct delta_snapshot *s, bo
 		if (r.ra == DELTA_FALLBACK)
 			return DELTA_WALK_FALLBACK;
 		if (r.ra == DELTA_NO_CFI) {
+#if defined(__x86_64__)
 			if (!fp_step(s, &pc, &sp, &fp)) {
 				*truncated = true;
 				return DELTA_WALK_DONE;
 			}
+			lr = (struct reg){ 0, false }; /* the step sets the pc, not rip's register */
 			continue;
+#else
+			return DELTA_WALK_FALLBACK; /* elfutils' arm64 frame-pointer step: libdwfl's */
+#endif
 		}
 		struct reg base = r.cfa_base == DELTA_CFA_SP ? sp : fp;
 		struct reg cfa = { base.v + (uint64_t)(int64_t)r.cfa_off, base.ok };
-		struct reg ra = caller_value(s, r.ra, r.ra_off, cfa, (struct reg){ 0, false });
+		struct reg ra = caller_value(s, r.ra, r.ra_off, cfa, lr);
 		if (!ra.ok || ra.v == 0)
 			return DELTA_WALK_DONE; /* the root, or nothing more to read: libdwfl's end */
+#if defined(__aarch64__)
+		if (ra.v > USER_VA_MASK)
+			return DELTA_WALK_FALLBACK; /* a signed return address: what libdwfl makes of it is its own */
+#endif
 		struct reg nsp = caller_value(s, r.sp, r.sp_off, cfa, sp);
 		fp = caller_value(s, r.fp, r.fp_off, cfa, fp);
 		sp = nsp;
 		pc = ra.v;
+		lr = ra; /* the return-address register's value in the caller: its pc (amd64's rip), x30 */
 	}
-#else
-	(void)dwfl, (void)s, (void)mapped, (void)arg, (void)pcs, (void)max;
-	return DELTA_WALK_FALLBACK;
-#endif
 }

@@ -716,8 +716,12 @@ static bool walk_deltas(struct uproc *u, const struct sample_hdr *h)
 		return false;
 	}
 	const uint64_t *r = (const uint64_t *)h->regs;
-	struct delta_snapshot s = { cur.stack, cur.sp, h->stack_len, r[PTOP_REG_PC], r[PTOP_REG_SP], r[PTOP_REG_FP],
-				    cur.from_caller, cur.leaf_pc };
+	struct delta_snapshot s = { .stack = cur.stack, .sp0 = cur.sp, .len = h->stack_len, .pc = r[PTOP_REG_PC],
+				    .sp = r[PTOP_REG_SP], .fp = r[PTOP_REG_FP], .from_caller = cur.from_caller,
+				    .leaf_pc = cur.leaf_pc };
+#if defined(__aarch64__)
+	s.lr = r[PTOP_REG_LR];
+#endif
 	uint32_t n;
 	bool truncated;
 	if (delta_walk(u->dwfl, &s, mapped_in_cur, cur.t, cur.pcs, PTOP_MAX_UNWIND_DEPTH, &n, &truncated) != DELTA_WALK_DONE) {

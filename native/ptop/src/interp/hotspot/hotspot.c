@@ -129,7 +129,7 @@ static int frame_for(struct jvm *j, const struct hs_record *r)
 	int id = strmap_get(&j->frames, key);
 	if (id >= 0)
 		return id;
-	struct hs_mem m = { &j->vm, mem_read, &j->memfd, NULL, NULL };
+	struct hs_mem m = { &j->vm, mem_read, &j->memfd, NULL, NULL, NULL };
 	char name[HS_NAME_MAX + 16], text[HS_NAME_MAX];
 	struct frame_info fi = { .kind = "java", .module = "[java]" };
 	if (r->flags & HS_R_LOST) {

@@ -13,6 +13,7 @@ struct hs_proc {
 	uint64_t start, off;
 	bool tried, ok;
 	struct hs_vm vm;
+	struct hs_cache *cache; /* NULL when out of memory: walked without */
 };
 
 static struct hs_proc *procs;
@@ -80,6 +81,7 @@ void hs_child_forget(int pid)
 		if (procs[i].pid == pid) {
 			take(&procs[i].libfd, -1);
 			take(&procs[i].memfd, -1);
+			free(procs[i].cache);
 			procs[i] = procs[--nprocs];
 			return;
 		}
@@ -105,6 +107,8 @@ struct hs_proc *hs_child_proc(int pid)
 		char why[160];
 		p->ok = !hs_elf_find_fd(p->libfd, p->start, p->off, &syms) &&
 			!hs_vm_open(mem_read, &p->memfd, &syms, &p->vm, why, sizeof(why));
+		if (p->ok && !p->cache)
+			p->cache = calloc(1, sizeof(*p->cache));
 	}
 	return p->ok ? p : NULL;
 }
@@ -117,7 +121,7 @@ bool hs_child_in_code(const struct hs_proc *p, uint64_t pc)
 bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t *pcs, uint32_t *npcs, uint32_t cap,
 		   hs_stack_fn st, void *st_ctx, struct hs_walk_out *out)
 {
-	struct hs_mem m = { &p->vm, mem_read, &p->memfd, st, st_ctx };
+	struct hs_mem m = { &p->vm, mem_read, &p->memfd, st, st_ctx, p->cache };
 	for (;;) {
 		if (*npcs == cap || out->n >= HS_MAX_RECORDS - 1) {
 			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)*npcs, HS_R_LOST, HS_LOST_DEPTH };

@@ -185,6 +185,28 @@ enum {
 };
 #define HAVE(vm, slot) (((vm)->have_fields & BIT(FIELD_BIT(slot))) != 0)
 
+/* Which of the two nmethod layouts the tables describe (hs_vm.h), or the first field missing. JDK
+ * 23 and 24 (the scopes split off, the metadata still in the blob) are neither: not walked. */
+static const char *nmethod_layout(struct hs_vm *vm)
+{
+	if (HAVE(vm, nm_immutable_data) || HAVE(vm, blob_code_offset)) {
+		vm->nm_layout = HS_NM_SPLIT;
+		return !HAVE(vm, blob_code_offset)	     ? "CodeBlob::_code_offset"
+		       : !HAVE(vm, nm_immutable_data)	     ? "nmethod::_immutable_data"
+		       : !HAVE(vm, nm_scopes_data_offset)   ? "nmethod::_scopes_data_offset"
+		       : !HAVE(vm, blob_mutable_data)	     ? "CodeBlob::_mutable_data"
+		       : !HAVE(vm, blob_mutable_data_size) ? "CodeBlob::_mutable_data_size"
+		       : !HAVE(vm, blob_relocation_size)   ? "CodeBlob::_relocation_size"
+							     : NULL;
+	}
+	vm->nm_layout = HS_NM_IN_BLOB;
+	return !HAVE(vm, blob_code_begin)						? "CodeBlob::_code_begin"
+	       : !HAVE(vm, cm_scopes_data_begin) && !HAVE(vm, nm_scopes_data_begin) ? "nmethod::_scopes_data_begin"
+	       : !HAVE(vm, nm_metadata_offset)						? "nmethod::_metadata_offset"
+	       : !HAVE(vm, nm_dependencies_offset)					? "nmethod::_dependencies_offset"
+											: NULL;
+}
+
 int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *s, struct hs_vm *vm, char *why, size_t len)
 {
 	memset(vm, 0, sizeof(*vm));
@@ -217,14 +239,19 @@ int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *s, struct hs_
 		m = "GrowableArrayBase::_len";
 	if (!m && !HAVE(vm, cm_method) && !HAVE(vm, nm_method))
 		m = "nmethod::_method";
-	if (!m && !HAVE(vm, cm_scopes_data_begin) && !HAVE(vm, nm_scopes_data_begin))
-		m = "nmethod::_scopes_data_begin";
-	if (!m && !HAVE(vm, blob_code_begin))
-		m = "CodeBlob::_code_begin"; /* JDK 23+ keeps offsets (_code_offset): not walked yet */
+	if (!m)
+		m = nmethod_layout(vm);
 	if (m) {
 		snprintf(why, len, "its structure tables do not describe %s", m);
 		return -1;
 	}
+	int32_t major;
+	if (rd(ctx, vm->vm_major, &major, sizeof(major)) || major < 8 || major > 99) {
+		snprintf(why, len, "its version could not be read");
+		return -1;
+	}
+	vm->unsigned5_x = major >= 20;
+	vm->have_compile_id = HAVE(vm, nm_compile_id);
 	vm->fr_method = vm->fr_last_sp - 1;
 	if (read_u64(rd, ctx, vm->codecache_low, &vm->code_low) || read_u64(rd, ctx, vm->codecache_high, &vm->code_high) ||
 	    vm->code_low >= vm->code_high) {

@@ -16,6 +16,7 @@ typedef int (*hs_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 /* X(slot, type, field, required): a field's offset, or a static's address. Alternative names of
  * one field across versions have one slot each; hs_vm.c picks. */
 #define HS_FIELDS(X)                                                                   \
+	X(vm_major, "Abstract_VM_Version", "_vm_major_version", 1)                     \
 	X(codecache_heaps, "CodeCache", "_heaps", 1)                                   \
 	X(codecache_low, "CodeCache", "_low_bound", 1)                                 \
 	X(codecache_high, "CodeCache", "_high_bound", 1)                               \
@@ -34,13 +35,19 @@ typedef int (*hs_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 	X(blob_frame_size, "CodeBlob", "_frame_size", 1)                               \
 	X(blob_code_begin, "CodeBlob", "_code_begin", 0)                               \
 	X(blob_code_offset, "CodeBlob", "_code_offset", 0)                             \
+	X(blob_mutable_data, "CodeBlob", "_mutable_data", 0)                           \
+	X(blob_mutable_data_size, "CodeBlob", "_mutable_data_size", 0)                 \
+	X(blob_relocation_size, "CodeBlob", "_relocation_size", 0)                     \
 	X(cm_method, "CompiledMethod", "_method", 0)                                   \
 	X(nm_method, "nmethod", "_method", 0)                                          \
 	X(cm_scopes_data_begin, "CompiledMethod", "_scopes_data_begin", 0)             \
 	X(nm_scopes_data_begin, "nmethod", "_scopes_data_begin", 0)                    \
-	X(nm_metadata_offset, "nmethod", "_metadata_offset", 1)                        \
+	X(nm_metadata_offset, "nmethod", "_metadata_offset", 0)                        \
 	X(nm_scopes_pcs_offset, "nmethod", "_scopes_pcs_offset", 1)                    \
-	X(nm_dependencies_offset, "nmethod", "_dependencies_offset", 1)                \
+	X(nm_compile_id, "nmethod", "_compile_id", 0)                                  \
+	X(nm_dependencies_offset, "nmethod", "_dependencies_offset", 0)                \
+	X(nm_immutable_data, "nmethod", "_immutable_data", 0)                          \
+	X(nm_scopes_data_offset, "nmethod", "_scopes_data_offset", 0)                  \
 	X(pcdesc_pc_offset, "PcDesc", "_pc_offset", 1)                                 \
 	X(pcdesc_scope_offset, "PcDesc", "_scope_decode_offset", 1)                    \
 	X(method_const, "Method", "_constMethod", 1)                                   \
@@ -84,8 +91,17 @@ struct hs_vm {
 	/* chosen among alternatives */
 	uint64_t off_growable_len, off_method, off_scopes_data_begin;
 	int64_t fr_method; /* fr_last_sp - 1 */
+	/* Where an nmethod keeps its tables: HS_NM_IN_BLOB (JDK 22 and before: code, metadata, PcDescs
+	 * and scopes at offsets from the nmethod) or HS_NM_SPLIT (JDK 25: PcDescs and scopes in
+	 * _immutable_data, metadata in the blob's _mutable_data after its relocations). */
+	int nm_layout;
+	bool have_compile_id; /* nmethod::_compile_id: without it nothing is cached (hs_walk.h) */
+	/* HotSpot's compressed ints exclude bytes below this (UNSIGNED5's X: 1 since JDK 20, 0 before) */
+	unsigned unsigned5_x;
 	uint64_t code_low, code_high; /* the code cache's bounds (CodeCache::_low_bound, _high_bound) */
 };
+
+enum { HS_NM_IN_BLOB = 1, HS_NM_SPLIT = 2 };
 
 /* 0: the VM is described as the walker needs it. Otherwise why not, in words, in why. */
 int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *syms, struct hs_vm *vm, char *why, size_t len);

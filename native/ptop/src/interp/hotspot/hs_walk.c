@@ -1,10 +1,10 @@
 #include "hs_walk.h"
+#include <stddef.h>
 #include <string.h>
 
 #define MAX_HEAPS 8
 #define MAX_SEGMAP_HOPS 4096 /* a block is at most this many segment-map hops from a pc inside it */
 #define MAX_PCDESCS (1u << 20)
-#define MAX_INLINE_DEPTH 32
 #define MAX_FRAME_BYTES (1u << 20) /* a frame larger than this is no frame */
 
 static int rd64(const struct hs_mem *m, uint64_t a, uint64_t *v)
@@ -83,24 +83,32 @@ static int blob_kind(const struct hs_mem *m, uint64_t blob, enum blob_kind *k)
 bool hs_method_ok(const struct hs_mem *m, uint64_t method)
 {
 	const struct hs_vm *vm = m->vm;
+	uint64_t *seen = m->cache ? &m->cache->methods[(method >> 3) % HS_CACHE_METHODS] : NULL;
+	if (seen && method && *seen == method)
+		return true;
 	uint64_t cm, cp, holder, back;
 	if (!method || (method & 7) || rd64(m, method + vm->method_const, &cm) || !cm || (cm & 7) ||
 	    rd64(m, cm + vm->cmethod_constants, &cp) || !cp || (cp & 7) || rd64(m, cp + vm->cpool_holder, &holder) ||
-	    !holder || (holder & 7) || rd64(m, holder + vm->iklass_constants, &back))
+	    !holder || (holder & 7) || rd64(m, holder + vm->iklass_constants, &back) || back != cp)
 		return false;
-	return back == cp;
+	/* Methods live as long as their class: a name is checked again when it is read (hs_names.c). */
+	if (seen)
+		*seen = method;
+	return true;
 }
 
 /* HotSpot's compressed ints (CompressedReadStream, UNSIGNED5): a byte below 192 ends the number;
- * each byte weighs 64 times the one before; at most 5 bytes. */
-static int read_uint(const uint8_t *b, size_t len, size_t *pos, uint32_t *out)
+ * each byte, less x (bytes below x are never written), weighs 64 times the one before; at most 5. */
+static int read_uint(const uint8_t *b, size_t len, unsigned xb, size_t *pos, uint32_t *out)
 {
 	uint32_t sum = 0;
 	for (int i = 0, shift = 0; i < 5; i++, shift += 6) {
 		if (*pos >= len)
 			return -1;
 		uint32_t x = b[(*pos)++];
-		sum += x << shift;
+		if (x < xb)
+			return -1;
+		sum += (x - xb) << shift;
 		if (x < 192 || i == 4) {
 			*out = sum;
 			return 0;
@@ -109,21 +117,53 @@ static int read_uint(const uint8_t *b, size_t len, size_t *pos, uint32_t *out)
 	return -1;
 }
 
+/* Where an nmethod's code and tables are (hs_vm.h, nm_layout). */
+struct nm_tables {
+	uint64_t code_begin, pcs, pcs_end, scopes, meta, meta_end;
+};
+
+static int nm_tables(const struct hs_mem *m, uint64_t nm, struct nm_tables *t)
+{
+	const struct hs_vm *vm = m->vm;
+	int32_t a, b, c;
+	if (vm->nm_layout == HS_NM_IN_BLOB) {
+		if (rd64(m, nm + vm->blob_code_begin, &t->code_begin) || rd32(m, nm + vm->nm_scopes_pcs_offset, &a) ||
+		    rd32(m, nm + vm->nm_dependencies_offset, &b) || rd64(m, nm + vm->off_scopes_data_begin, &t->scopes) ||
+		    rd32(m, nm + vm->nm_metadata_offset, &c) || a <= 0 || b < a || c <= 0)
+			return -1;
+		t->pcs = nm + (uint64_t)a;
+		t->pcs_end = nm + (uint64_t)b;
+		t->meta = nm + (uint64_t)c;
+		t->meta_end = t->scopes;
+		return 0;
+	}
+	uint64_t imm, mut;
+	int32_t code, reloc, mut_size;
+	if (rd32(m, nm + vm->blob_code_offset, &code) || rd64(m, nm + vm->nm_immutable_data, &imm) ||
+	    rd32(m, nm + vm->nm_scopes_pcs_offset, &a) || rd32(m, nm + vm->nm_scopes_data_offset, &b) ||
+	    rd64(m, nm + vm->blob_mutable_data, &mut) || rd32(m, nm + vm->blob_relocation_size, &reloc) ||
+	    rd32(m, nm + vm->blob_mutable_data_size, &mut_size) || code <= 0 || !imm || a < 0 || b < a || !mut ||
+	    reloc < 0 || mut_size < reloc)
+		return -1;
+	t->code_begin = nm + (uint64_t)code;
+	t->pcs = imm + (uint64_t)a;
+	t->pcs_end = t->scopes = imm + (uint64_t)b;
+	t->meta = mut + (uint64_t)reloc;
+	t->meta_end = mut + (uint64_t)mut_size;
+	return 0;
+}
+
 /* The PcDesc of an nmethod at pc offset off: exact (a return address must be a call site), or for
  * the leaf the first at or after it, else the last: a hot loop's code lies before its back-edge's
  * safepoint poll, whose scope is the loop's (inlined) method; the last one before it would be the
  * entry or an earlier call, often of the caller. */
-static int find_pcdesc(const struct hs_mem *m, uint64_t nm, uint32_t off, bool exact, int32_t *scope)
+static int find_pcdesc(const struct hs_mem *m, const struct nm_tables *t, uint32_t off, bool exact, int32_t *scope)
 {
 	const struct hs_vm *vm = m->vm;
-	int32_t pcs_off, end_off;
-	if (rd32(m, nm + vm->nm_scopes_pcs_offset, &pcs_off) || rd32(m, nm + vm->nm_dependencies_offset, &end_off) ||
-	    pcs_off <= 0 || end_off < pcs_off)
-		return -1;
-	uint64_t n = ((uint64_t)end_off - (uint64_t)pcs_off) / vm->size_pcdesc;
+	uint64_t n = (t->pcs_end - t->pcs) / vm->size_pcdesc;
 	if (n == 0 || n > MAX_PCDESCS)
 		return -1;
-	uint64_t base = nm + (uint64_t)pcs_off, lo = 0, hi = n;
+	uint64_t base = t->pcs, lo = 0, hi = n;
 	while (lo < hi) { /* the first whose pc offset is >= off */
 		uint64_t mid = lo + (hi - lo) / 2;
 		int32_t p;
@@ -147,67 +187,110 @@ static int find_pcdesc(const struct hs_mem *m, uint64_t nm, uint32_t off, bool e
 	return rd32(m, base + lo * vm->size_pcdesc + vm->pcdesc_scope_offset, scope);
 }
 
+/* What a pc in the code cache is: its blob and the blob's kind and frame size and, in an nmethod,
+ * the methods at that pc (innermost first). exact: pc is a return address, which must be a call
+ * site (a PcDesc at exactly its offset); otherwise the leaf's pc. */
+/* An nmethod's methods at pc: the scope chain of its PcDesc, each scope's method from the
+ * nmethod's metadata table; a native method's wrapper has its method only. */
+static uint32_t nmethod_methods(const struct hs_mem *m, uint64_t nm, uint64_t pc, bool exact, struct hs_ident *id)
+{
+	const struct hs_vm *vm = m->vm;
+	struct nm_tables t;
+	uint64_t method;
+	if (nm_tables(m, nm, &t) || pc < t.code_begin || pc - t.code_begin > (1u << 30) || rd64(m, nm + vm->off_method, &method))
+		return HS_LOST_READ;
+	int32_t scope = 0;
+	if (id->kind == B_NMETHOD && find_pcdesc(m, &t, (uint32_t)(pc - t.code_begin), exact, &scope)) {
+		if (exact)
+			return HS_LOST_CALLER;
+		scope = 0; /* no PcDesc at all: the nmethod's own method only */
+	}
+	for (int depth = 0; scope > 0 && depth < HS_MAX_INLINE; depth++) {
+		uint8_t b[16];
+		size_t pos = 0;
+		uint32_t sender, index;
+		uint64_t sm;
+		if (m->rd(m->rd_ctx, t.scopes + (uint64_t)scope, b, sizeof(b)) ||
+		    read_uint(b, sizeof(b), vm->unsigned5_x, &pos, &sender) ||
+		    read_uint(b, sizeof(b), vm->unsigned5_x, &pos, &index) || index == 0 || t.meta + 8ull * index > t.meta_end ||
+		    (sender != 0 && (int32_t)sender >= scope)) /* a sender lies before its callee in the stream */
+			return HS_LOST_READ;
+		if (rd64(m, t.meta + 8ull * (index - 1), &sm) || !hs_method_ok(m, sm))
+			return HS_LOST_METHOD;
+		id->methods[id->nrec++] = sm;
+		scope = (int32_t)sender;
+	}
+	if (id->nrec == 0) {
+		if (!hs_method_ok(m, method))
+			return HS_LOST_METHOD;
+		id->methods[id->nrec++] = method;
+	}
+	return 0;
+}
+
+static void identify_uncached(const struct hs_mem *m, uint64_t pc, bool exact, struct hs_ident *id)
+{
+	memset(id, 0, offsetof(struct hs_ident, methods));
+	id->blob = find_blob(m, pc);
+	enum blob_kind kind;
+	if (!id->blob || blob_kind(m, id->blob, &kind)) {
+		id->why = HS_LOST_NO_BLOB;
+		return;
+	}
+	id->kind = kind;
+	if (id->kind != B_INTERPRETER && rd32(m, id->blob + m->vm->blob_frame_size, &id->words)) {
+		id->why = HS_LOST_READ;
+		return;
+	}
+	if (id->kind == B_NMETHOD || id->kind == B_NATIVE)
+		id->why = nmethod_methods(m, id->blob, pc, exact, id);
+}
+
+/* The fingerprint a cached identity is checked against before each use: the blob's heap block
+ * header (its length and whether it is used) and, for an nmethod, its compile id. Code freed,
+ * or replaced by other code at the same place, changes it. */
+static int fingerprint(const struct hs_mem *m, const struct hs_ident *id, uint64_t fp[2])
+{
+	const struct hs_vm *vm = m->vm;
+	int32_t compile_id = 0;
+	if (m->rd(m->rd_ctx, id->blob - vm->size_heapblock, fp, 16) ||
+	    ((id->kind == B_NMETHOD || id->kind == B_NATIVE) && rd32(m, id->blob + vm->nm_compile_id, &compile_id)))
+		return -1;
+	fp[1] ^= (uint64_t)(uint32_t)compile_id << 32;
+	return 0;
+}
+
+static void identify(const struct hs_mem *m, uint64_t pc, bool exact, struct hs_ident *id)
+{
+	struct hs_cache *c = m->cache;
+	if (!c || !m->vm->have_compile_id) {
+		identify_uncached(m, pc, exact, id);
+		return;
+	}
+	struct hs_cached *e = &c->slot[((pc >> 2) ^ exact) % HS_CACHE_SLOTS];
+	uint64_t fp[2];
+	if (e->pc == pc && e->exact == exact && e->id.blob && !fingerprint(m, &e->id, fp) && fp[0] == e->fp[0] &&
+	    fp[1] == e->fp[1]) {
+		*id = e->id;
+		c->hits++;
+		return;
+	}
+	c->misses++;
+	identify_uncached(m, pc, exact, id);
+	/* only answers are kept, not failures (a blob being installed may be there at the next look) */
+	if (id->blob && id->why == 0 && !fingerprint(m, id, e->fp)) {
+		e->pc = pc;
+		e->exact = exact;
+		e->id = *id;
+	} else {
+		e->pc = 0;
+	}
+}
+
 static void put(struct hs_record *out, size_t cap, size_t *n, uint64_t addr, uint32_t idx, uint16_t flags, uint32_t why)
 {
 	if (*n < cap)
 		out[(*n)++] = (struct hs_record){ addr, (uint16_t)idx, flags, why };
-}
-
-/* An nmethod's methods at pc, innermost first: the scope chain of its PcDesc, each scope's method
- * from the nmethod's metadata table. */
-static int nmethod_records(const struct hs_mem *m, uint64_t nm, uint64_t pc, bool leaf, bool native, uint32_t idx,
-			   struct hs_record *out, size_t cap, size_t *n, uint32_t *why)
-{
-	const struct hs_vm *vm = m->vm;
-	uint64_t code_begin, method, scopes;
-	int32_t meta_off;
-	if (rd64(m, nm + vm->blob_code_begin, &code_begin) || pc < code_begin || pc - code_begin > (1u << 30) ||
-	    rd64(m, nm + vm->off_method, &method) || rd64(m, nm + vm->off_scopes_data_begin, &scopes) ||
-	    rd32(m, nm + vm->nm_metadata_offset, &meta_off) || meta_off <= 0) {
-		*why = HS_LOST_READ;
-		return -1;
-	}
-	int32_t scope = 0; /* a native method's wrapper: its method, no scopes */
-	if (!native && find_pcdesc(m, nm, (uint32_t)(pc - code_begin), !leaf, &scope)) {
-		if (!leaf) {
-			*why = HS_LOST_CALLER;
-			return -1;
-		}
-		scope = 0; /* past the last safepoint: the nmethod's own method only */
-	}
-	uint64_t meta = nm + (uint64_t)meta_off;
-	size_t first = *n;
-	for (int depth = 0; scope > 0 && depth < MAX_INLINE_DEPTH; depth++) {
-		uint8_t b[16];
-		size_t pos = 0;
-		uint32_t sender, index;
-		if (m->rd(m->rd_ctx, scopes + (uint64_t)scope, b, sizeof(b)) || read_uint(b, sizeof(b), &pos, &sender) ||
-		    read_uint(b, sizeof(b), &pos, &index) || index == 0 || meta + 8ull * index > scopes) {
-			*why = HS_LOST_READ;
-			return -1;
-		}
-		uint64_t sm;
-		if (rd64(m, meta + 8ull * (index - 1), &sm) || !hs_method_ok(m, sm)) {
-			*why = HS_LOST_METHOD;
-			return -1;
-		}
-		put(out, cap, n, sm, idx, HS_R_COMPILED | HS_R_INLINED, 0);
-		if ((int32_t)sender >= scope && sender != 0) { /* a sender lies before its callee in the stream */
-			*why = HS_LOST_READ;
-			return -1;
-		}
-		scope = (int32_t)sender;
-	}
-	if (*n == first) {
-		if (!hs_method_ok(m, method)) {
-			*why = HS_LOST_METHOD;
-			return -1;
-		}
-		put(out, cap, n, method, idx, HS_R_COMPILED, 0);
-	}
-	if (*n > first)
-		out[*n - 1].flags &= (uint16_t)~HS_R_INLINED; /* the outermost is the nmethod's own */
-	return 0;
 }
 
 /* Whether a caller pc is a place a Java frame returns to: a call site of an nmethod (exact PcDesc),
@@ -216,16 +299,9 @@ static bool caller_ok(const struct hs_mem *m, uint64_t pc)
 {
 	if (!hs_in_code(m->vm, pc))
 		return false;
-	uint64_t blob = find_blob(m, pc);
-	enum blob_kind k;
-	if (!blob || blob_kind(m, blob, &k))
-		return false;
-	if (k != B_NMETHOD)
-		return true;
-	uint64_t code_begin;
-	int32_t scope;
-	return !rd64(m, blob + m->vm->blob_code_begin, &code_begin) && pc > code_begin &&
-	       !find_pcdesc(m, blob, (uint32_t)(pc - code_begin), true, &scope);
+	struct hs_ident id;
+	identify(m, pc, true, &id);
+	return id.why == 0 && id.kind != B_NATIVE;
 }
 
 /* The caller of a frame whose return address is the word below sender_sp and whose saved frame
@@ -272,10 +348,9 @@ static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, 
 /* A frame of known size; at the leaf it may not be built yet (prologue) or torn down already
  * (epilogue): then the return address is at sp or just above the saved fp, whichever is a
  * place a Java frame returns to. */
-static int sized(const struct hs_mem *m, struct hs_regs *r, uint64_t blob, bool leaf, uint32_t *why)
+static int sized(const struct hs_mem *m, struct hs_regs *r, int32_t words, bool leaf, uint32_t *why)
 {
-	int32_t words;
-	if (rd32(m, blob + m->vm->blob_frame_size, &words) || words < 2 || (uint64_t)words * 8 > MAX_FRAME_BYTES) {
+	if (words < 2 || (uint64_t)words * 8 > MAX_FRAME_BYTES) {
 		*why = HS_LOST_FRAME;
 		return -1;
 	}
@@ -303,44 +378,33 @@ static int sized(const struct hs_mem *m, struct hs_regs *r, uint64_t blob, bool 
 int hs_step(const struct hs_mem *m, struct hs_regs *r, bool leaf, uint32_t idx, struct hs_record *out, size_t cap,
 	    size_t *n, uint32_t *why)
 {
-	uint64_t blob = find_blob(m, r->pc);
-	enum blob_kind k;
-	if (!blob || blob_kind(m, blob, &k)) {
-		*why = HS_LOST_NO_BLOB;
+	struct hs_ident id;
+	identify(m, r->pc, !leaf, &id);
+	if (id.why) {
+		*why = id.why;
 		return HS_STEP_FAIL;
 	}
-	uint64_t pc = r->pc;
 	int rc;
-	switch (k) {
+	switch (id.kind) {
 	case B_INTERPRETER:
 		rc = interpreted(m, r, idx, out, cap, n, why);
 		break;
 	case B_NMETHOD:
-	case B_NATIVE: {
-		size_t first = *n;
-		if (nmethod_records(m, blob, pc, leaf, k == B_NATIVE, idx, out, cap, n, why))
-			return HS_STEP_FAIL;
-		if (k == B_NATIVE)
-			for (size_t i = first; i < *n; i++)
-				out[i].flags = HS_R_NATIVE;
-		rc = sized(m, r, blob, leaf, why);
+	case B_NATIVE:
+		for (size_t i = 0; i < id.nrec; i++)
+			put(out, cap, n, id.methods[i], idx,
+			    id.kind == B_NATIVE ? HS_R_NATIVE : i + 1 < id.nrec ? HS_R_COMPILED | HS_R_INLINED : HS_R_COMPILED, 0);
+		rc = sized(m, r, id.words, leaf, why);
 		break;
-	}
-	default: {
+	default:
 		/* a stub: its frame size when it has one (runtime stubs), else a frame-pointer frame (the
 		 * call stub, Java's entry from the VM) */
-		int32_t words;
-		if (rd32(m, blob + m->vm->blob_frame_size, &words)) {
-			*why = HS_LOST_READ;
-			return HS_STEP_FAIL;
-		}
-		put(out, cap, n, blob, idx, HS_R_STUB, 0);
-		if (words >= 2)
-			rc = sized(m, r, blob, leaf, why);
+		put(out, cap, n, id.blob, idx, HS_R_STUB, 0);
+		if (id.words >= 2)
+			rc = sized(m, r, id.words, leaf, why);
 		else if ((rc = fp_caller(m, r, 0)))
 			*why = HS_LOST_FRAME;
 		break;
-	}
 	}
 	if (rc)
 		return HS_STEP_FAIL;

@@ -18,12 +18,41 @@ struct hs_regs {
 	uint64_t pc, sp, fp; /* sp: the unextended sp of HotSpot's frames (an interpreted callee's saved sender sp) */
 };
 
+/* What a walker keeps of one VM between samples (hs_walk.c): the identity of each pc it met in
+ * the code cache, checked against the code's heap block and compile id before each use, and the
+ * Method*s that checked out. Without it a Java frame costs some fifty reads of the target's
+ * memory (a millisecond a sample of twenty frames, more than the child can keep up with). */
+#define HS_CACHE_SLOTS 2048
+#define HS_CACHE_METHODS 1024
+#define HS_MAX_INLINE 32 /* methods of one compiled frame (C2's MaxInlineLevel is 15) */
+/* What a pc in the code cache is (hs_walk.c identify()). */
+struct hs_ident {
+	uint64_t blob;
+	int kind;       /* hs_walk.c's blob kinds */
+	int32_t words;  /* the blob's frame size */
+	uint32_t why;   /* 0: identified, else HS_LOST_* */
+	size_t nrec;
+	uint64_t methods[HS_MAX_INLINE]; /* an nmethod's at that pc, innermost first */
+};
+struct hs_cached {
+	uint64_t pc;
+	bool exact;
+	uint64_t fp[2];
+	struct hs_ident id;
+};
+struct hs_cache {
+	struct hs_cached slot[HS_CACHE_SLOTS];
+	uint64_t methods[HS_CACHE_METHODS];
+	uint64_t hits, misses;
+};
+
 struct hs_mem {
 	const struct hs_vm *vm;
 	hs_read_fn rd;
 	void *rd_ctx;
 	hs_stack_fn st;
 	void *st_ctx;
+	struct hs_cache *cache; /* NULL: none */
 };
 
 enum { HS_STEP_JAVA = 0, HS_STEP_NATIVE = 1, HS_STEP_FAIL = -1 };
