@@ -3,8 +3,9 @@
 // sample unwound from CFI), against `perf record -F 99 --call-graph dwarf` (mode perf-dwarf):
 // the figure the default sampling frequency rests on (bench/RESULTS.md, "Default frequency"); with
 // `--target node`, on busy Node.js targets (no flag: JS frames from V8's metadata), and with
-// `--target node+c` half the targets of each, in the same periods, each kind reported apart.
-//   bun bench/ptop-python-overhead.ts [--target python|c|node|node+c] [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9]
+// `--target node+c` half the targets of each, in the same periods, each kind reported apart; with
+// `--target java`, on busy JVMs (no flag: Java frames from the VM's structure tables).
+//   bun bench/ptop-python-overhead.ts [--target python|c|java|node|node+c] [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9]
 //                                     [--settle 0.5] [--procs N] [--modes none,ptop-99,ptop-199,perf] [--skip-stats]   (root)
 //   mode baseline-HZ: the ptop binary at $PTOP_BASELINE (an earlier build) at HZ, in the same rotation
 //   as ptop-HZ, so that two builds are compared on the same processes in the same minutes.
@@ -31,6 +32,7 @@ import { NOBODY, setcapPtop, setcapPtopFrom, writeTargets } from "../test/live/p
 import { monotonicNow } from "./monotonic-clock.ts";
 import { progressBetween, readLines, startPythonTargets } from "./python-progress-targets.ts";
 import { startCTargets } from "./c-progress-targets.ts";
+import { startJavaTargets } from "./java-progress-targets.ts";
 import { startNodeTargets } from "./node-progress-targets.ts";
 import type { ProgressTargets } from "./python-progress-targets.ts";
 import { quantile, summarize } from "./paired-ratio-stats.ts";
@@ -55,8 +57,8 @@ const MODES = (argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1]! : "
 for (const m of MODES) if (!/^(none|perf|perf-nog|perf-dwarf|ptop-\d+|baseline-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, perf-nog, perf-dwarf, ptop-HZ, baseline-HZ)`);
 if (MODES.some((m) => m.startsWith("baseline-")) && !process.env.PTOP_BASELINE) throw new Error("--modes baseline-HZ: set PTOP_BASELINE to the earlier ptop binary");
 const TARGET = argv.includes("--target") ? argv[argv.indexOf("--target") + 1]! : "python";
-if (!["python", "c", "node", "node+c"].includes(TARGET)) throw new Error(`--target: "${TARGET}" is not python, c, node or node+c`);
-const TARGET_DESC = { c: "C targets (-O2, no frame pointers", python: "Python targets (Debian python3", node: "Node.js targets (/usr/bin/node, no flag", "node+c": "targets, half Node.js (no flag) and half C (-O2, no frame pointers" }[TARGET];
+if (!["python", "c", "java", "node", "node+c"].includes(TARGET)) throw new Error(`--target: "${TARGET}" is not python, c, java, node or node+c`);
+const TARGET_DESC = { c: "C targets (-O2, no frame pointers", python: "Python targets (Debian python3", java: "Java targets (Debian's OpenJDK 17, no flag", node: "Node.js targets (/usr/bin/node, no flag", "node+c": "targets, half Node.js (no flag) and half C (-O2, no frame pointers" }[TARGET];
 
 const NAME = "pyovhpair"; // distinctive: ptop finds its targets by name machine-wide
 const dir = mkdtempSync(join(tmpdir(), "ptop-pypair-"));
@@ -71,7 +73,7 @@ const lifetime = CYCLES * MODES.length * (ON + OFF + 10) + 200;
 /** The targets, and which of them each reported kind is (one kind but with node+c). */
 function startTargets(): { targets: ProgressTargets; kinds: Array<{ kind: string; idx: number[] }> } {
   if (TARGET !== "node+c") {
-    const start = { c: startCTargets, python: startPythonTargets, node: startNodeTargets }[TARGET as "c" | "python" | "node"];
+    const start = { c: startCTargets, python: startPythonTargets, java: startJavaTargets, node: startNodeTargets }[TARGET as "c" | "python" | "java" | "node"];
     return { targets: start(dir, NAME, PROCS, lifetime), kinds: [{ kind: TARGET, idx: [...Array(PROCS).keys()] }] };
   }
   const nNode = Math.max(1, Math.floor(PROCS / 2)), nC = Math.max(1, PROCS - nNode);
@@ -82,7 +84,7 @@ function startTargets(): { targets: ProgressTargets; kinds: Array<{ kind: string
 const { targets, kinds: KINDS } = startTargets();
 /** Those targets alone (their progress), for a kind's own figures. */
 const only = (idx: number[]): ProgressTargets => ({ pids: idx.map((i) => targets.pids[i]!), progress: idx.map((i) => targets.progress[i]!), stop: targets.stop });
-await Bun.sleep(2000); // the interpreters past start-up
+await Bun.sleep(TARGET === "java" ? 10000 : 2000); // the interpreters past start-up (the JVMs past their JIT's work)
 
 /** Starts ptop; resolves `open` at the monotonic time its header (written at window open) arrives. */
 function startPtop(freq: number, duration: number, bin = ptop) {
@@ -111,7 +113,7 @@ const cpuOf = (p: ReturnType<typeof Bun.spawn>) => {
 };
 
 /** The functions each capture must name: the C and Python targets' leaf(), the Node.js targets' applyDiscounts(). */
-const NAMED = [...new Set(KINDS.map(({ kind }) => (kind === "node" ? "applyDiscounts" : "leaf")))];
+const NAMED = [...new Set(KINDS.map(({ kind }) => (kind === "node" ? "applyDiscounts" : kind === "java" ? "JavaProgress.leaf" : "leaf")))];
 
 interface OnPeriod { a: number; b: number; toolCpuPerSec: number; leafNamed: boolean }
 
@@ -242,7 +244,7 @@ if (ptopModes.length) {
   const cpuOfWindow = async (window: number) => {
     const run = startPtop(99, window);
     const { text, cpu } = await run.done;
-    return { cpu, names: text.includes('"function":"leaf"') && !text.includes("code object gone") };
+    return { cpu, names: NAMED.every((f) => text.includes(`"function":"${f}"`)) && !text.includes("code object gone") };
   };
   const short = await cpuOfWindow(5);
   const long = await cpuOfWindow(20);

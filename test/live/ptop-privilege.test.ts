@@ -193,6 +193,45 @@ describeUnless(whyNot([!live, NOT_ROOT], [!tools && !required, "needs strace and
     await interpreterOrder(python, copyWorkload(dir, "py_shares.py"), python.split("/").at(-1)!, (r) => r.type === "frame" && r.kind === "python" && r.function === "heavy");
   }, 60_000);
 
+  testUnless(whyNot([!existsSync("/usr/bin/java"), "needs java (.ci/run installs openjdk-17-jdk-headless)"]))("Java: the JVM's memory is opened privileged and read only after the drops, by the unwinder child and by the report", async () => {
+    const jvm = spawnAsNobody(["java", copyWorkload(dir, "HotJava.java"), "60"], { cwd: dir });
+    try {
+      await sleep(4000); // past the source launcher's compile and the JIT's first work
+      const targets = writeTargets(dir, { targets: [{ workload: "java" }] }, "targets-java.json");
+      const log = join(dir, "strace-java.log");
+      const out = Bun.spawnSync(
+        ["strace", "-f", "-y", "-e", "trace=capset,prctl,read,pread64,openat,openat2", "-o", log,
+          ...NOBODY, ptop, "--targets", targets, "--workload", "java", "--duration", "2", "--probes", "cpu"],
+        { stdout: "pipe", stderr: "pipe" },
+      );
+      expect(out.exitCode).toBe(PTOP_EXIT.ok);
+      const records = parseStream(out.stdout.toString());
+      expect(records.some((r) => r.type === "frame" && r.kind === "java" && r.function.startsWith("HotJava.javaHot"))).toBe(true);
+      const { main, children } = byProcess(readFileSync(log, "utf8"));
+      const isMem = (l: string) => new RegExp(`</proc/${jvm.pid}/mem>`).test(l);
+      const isLibjvm = (l: string) => l.includes("/libjvm.so>");
+      // the parent: opens the JVM's memory while privileged, reads it (names) only after its drop
+      const memOpen = main.findIndex((l) => l.includes(`/proc/${jvm.pid}/mem`) && /openat2?\(/.test(l));
+      expect(memOpen).toBeGreaterThan(0);
+      expect(memOpen).toBeLessThan(dropIndex(main));
+      const memReads = main.flatMap((l, i) => (/ pread64\(/.test(l) && isMem(l) ? [i] : []));
+      expect(memReads.length).toBeGreaterThan(0);
+      expect(Math.min(...memReads)).toBeGreaterThan(nnpIndex(main));
+      const libReads = main.flatMap((l, i) => (/ (pread64|read)\(/.test(l) && isLibjvm(l) ? [i] : []));
+      if (libReads.length) expect(Math.min(...libReads)).toBeGreaterThan(nnpIndex(main));
+      // the unwinder child: the descriptor passed to it, read (the Java walk) only after its own drop
+      const unwinder = [...children.values()].find((ls) => ls.some((l) => / pread64\(/.test(l) && isMem(l)));
+      expect(unwinder).toBeDefined();
+      const firstRead = unwinder!.findIndex((l) => / pread64\(/.test(l) && isMem(l));
+      expect(dropIndex(unwinder!)).toBeGreaterThanOrEqual(0);
+      expect(firstRead).toBeGreaterThan(nnpIndex(unwinder!));
+      expect(unwinder!.some((l) => isMem(l) && /openat2?\(/.test(l))).toBe(false); // never opened there
+    } finally {
+      jvm.kill("SIGKILL");
+      await jvm.exited;
+    }
+  }, 60_000);
+
   testUnless(whyNot([!existsSync("/usr/bin/node"), "needs /usr/bin/node"]))("Node.js: the helper parses node only after its own drop; target memory is read after the parent's", async () => {
     const node = realpathSync("/usr/bin/node");
     await interpreterOrder(node, copyWorkload(dir, "hot-node.js"), "node", (r) => r.type === "frame" && r.kind === "jit" && r.function === "nodeHotStringHash" && r.module?.endsWith("hot-node.js") === true);
