@@ -157,6 +157,10 @@ export const SummaryRecord = Type.Object({
    * and it kept one sample in N from then on; a note then says so, and each later sample counts for
    * N in the stacks' values, which stay in samples at the header's period. Additive (v1). */
   effective_frequency_hz: Type.Optional(Type.Number({ minimum: 0 })),
+  /** Per axis whose samples ptop's budget thinned: the most samples one kept sample stands for (its
+   * stack's value counts it that many times). A statistic that takes each sample for one count
+   * counts such an axis's values in units of it (witness does). Additive (v1). */
+  sample_weight: Type.Optional(Type.Record(Type.String(), Type.Number({ minimum: 1 }))),
   /** With the locks axis: its waits grouped by lock, longest total wait first (at most 50). Additive (v1). */
   locks: Type.Optional(Type.Array(LockSummary)),
 });

@@ -62,6 +62,8 @@ export interface CaptureMeta {
   processes?: { pid: number; comm: string; nspid?: number }[];
   /** The collector's caveats about this capture (a ptop stream's summary.notes). */
   collectorNotes?: string[];
+  /** Per axis thinned by ptop's budget: the most samples one kept sample stands for (summary.sample_weight). */
+  sampleWeight?: Record<string, number>;
 }
 
 export interface Capture {

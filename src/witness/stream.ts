@@ -181,6 +181,7 @@ function applySummary(capture: Capture, rec: SummaryRecord, builders: Map<string
   m.lost = rec.lost;
   m.measuredSec = rec.measured_sec;
   if (rec.notes?.length) m.collectorNotes = [...rec.notes];
+  if (rec.sample_weight) m.sampleWeight = { ...rec.sample_weight };
   if (rec.partial) {
     m.partial = true;
     if (rec.partial_reason !== undefined) m.partialReason = rec.partial_reason;
@@ -240,6 +241,7 @@ export function toStream(c: Capture): string {
       JSON.stringify({
         type: "summary", samples, lost: {}, partial: false, ended_at_ms: (c.meta.startedAtMs ?? 0) + Math.round((c.meta.measuredSec ?? 0) * 1000),
         measured_sec: c.meta.measuredSec ?? 0, ...(c.meta.collectorNotes?.length ? { notes: c.meta.collectorNotes } : {}),
+        ...(c.meta.sampleWeight ? { sample_weight: c.meta.sampleWeight } : {}),
       }),
     );
   }

@@ -3,13 +3,15 @@
 // 999 Hz keep ptop's own CPU (parent and children, every thread's time on CPU) within that bound over
 // the window's steady stretch, and the summary states the effective frequency. A test build whose
 // budget is 0.01% of a core (`make smallbudget`) goes over it: the record says it kept one sample in
-// N, at what average frequency, and the stacks' values count each kept sample N times.
+// N, at what average frequency, and the stacks' values count each kept sample N times; witness reads N
+// (summary.sample_weight) to count that capture in units of it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
 import { buildHotloop, cleanup, parseStream, setcapPtop, setcapTestBuild, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets, NOBODY } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { parseStream as witnessParse } from "../../src/witness/stream.ts";
 
 const live = liveAvailable();
 const PER_BUSY_CPU = 0.02, FLOOR = 0.01, MOST = 1;
@@ -48,7 +50,7 @@ async function measuredRun(bin: string, targets: string, seconds: number) {
   const exitCode = await p.exited;
   clearInterval(poll);
   const records = parseStream(text);
-  return { exitCode, records, summary: records.at(-1) as SummaryRecord, cores: (cpuTo - cpuFrom) / ((to - from) / 1000) };
+  return { exitCode, text, records, summary: records.at(-1) as SummaryRecord, cores: (cpuTo - cpuFrom) / ((to - from) / 1000) };
 }
 
 describeUnless(whyNot([!live, NOT_ROOT]))("ptop's CPU budget (live)", () => {
@@ -101,6 +103,9 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop's CPU budget (live)", () => {
       // Values in samples at the requested period: the kept samples count N times each.
       const values = stacksOf(run.records, "cpu").reduce((a, s) => a + s.value, 0);
       expect(values).toBeGreaterThan(1.5 * run.summary.samples.cpu!);
+      // N in the record, and witness counts this capture's cpu values in units of it.
+      expect(run.summary.sample_weight).toEqual({ cpu: Number(m![2]) });
+      expect(witnessParse(run.text, "thinned").meta.sampleWeight).toEqual({ cpu: Number(m![2]) });
     } finally {
       work.kill("SIGKILL");
       await work.exited;

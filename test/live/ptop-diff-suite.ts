@@ -28,8 +28,10 @@ export interface DiffSpec {
   ptop: () => string;
   /** The workload name (the service's comm: at most 15 characters, this run's own). */
   workload: () => string;
-  /** The service's command line for version "1" or "2" (run as uid 65534). */
+  /** The service's command line for version "1" or "2" (run as uid 65534), and how long it runs
+   *  before the first capture (its start-up, and a JIT's tier-up). */
   command: (version: string) => string[];
+  startMs: number;
   /** The function v2 makes 30% slower, its siblings, and the cause's true share change. */
   cause: string;
   siblings: string[];
@@ -46,7 +48,7 @@ export function diffTests(spec: DiffSpec) {
     const proc = Bun.spawn([...NOBODY, "env", "HOME=/tmp", ...spec.command(version)], { stdout: "pipe", stderr: "pipe" });
     const files: string[] = [];
     try {
-      await sleep(1500);
+      await sleep(spec.startMs);
       for (let i = 0; i < n; i++) {
         const run = await runPtop(spec.ptop(), ["--targets", targets, "--workload", spec.workload(), "--duration", String(CAPTURE_SEC), "--frequency", "999", "--probes", "cpu"]);
         expect(run.exitCode).toBe(PTOP_EXIT.ok);

@@ -114,6 +114,40 @@ describeUnless(whyNot([!live, NOT_ROOT], [nodes.length === 0, "needs a Node.js (
     }
   }, 60_000 * Math.max(1, nodes.length));
 
+  test("under GC and deoptimisation churn every function named from the script is one of its own, at its line, or unknown", async () => {
+    const script = readFileSync(join(import.meta.dir, "../fixtures/workloads/node_churn.js"), "utf8").split("\n");
+    // The script's functions and the lines they start on, from its text.
+    const lines = new Map(script.flatMap((l, i) => {
+      const m = /^function (\w+)\(/.exec(l);
+      return m ? [[m[1]!, i + 1] as const] : [];
+    }));
+    const title = `jchurn${process.pid % 100000}`;
+    const targets = writeTargets(dir, { targets: [{ workload: title }] }, `targets-${title}.json`);
+    const proc = Bun.spawn([...NOBODY, "env", "HOME=/tmp", nodes[0]!.exe, copyWorkload(dir, "node_churn.js"), title], { stdout: "ignore", stderr: "pipe" });
+    try {
+      await sleep(1500);
+      const run = await runPtop(ptop, ["--targets", targets, "--workload", title, "--duration", "4", "--frequency", "999", "--probes", "cpu,offcpu"]);
+      expect(proc.exitCode).toBeNull();
+      expect(run.exitCode).toBe(PTOP_EXIT.ok);
+      const frames = framesById(run.records);
+      const mine = [...frames.values()].filter((f) => f.kind === "jit" && f.module?.endsWith("/node_churn.js"));
+      const wrong = mine.filter((f) => !f.function.startsWith("(anonymous node_churn.js:") && lines.get(f.function) !== f.line);
+      // an anonymous one only where the script has an anonymous function (an arrow, a function expression)
+      const anonymous = mine.filter((f) => f.function.startsWith("(anonymous node_churn.js:") && !/=>|function\s*\(/.test(script[(f.line ?? 0) - 1] ?? ""));
+      const samples = stacksOf(run.records, "cpu").reduce((t, s) => t + s.value, 0);
+      const named = stacksOf(run.records, "cpu").filter((s) => s.frames.some((id) => mine.includes(frames.get(id)!))).reduce((t, s) => t + s.value, 0);
+      const gone = [...frames.values()].filter((f) => f.function === "[js] <function gone>").length;
+      console.log(JSON.stringify({ samples, named, functions: mine.map((f) => `${f.function}:${f.line}`), gone }));
+      expect({ wrong, anonymous }).toEqual({ wrong: [], anonymous: [] });
+      // the script's own functions are seen (their samples carry its frames)
+      expect(["churn", "sumSquares"].every((f) => mine.some((m) => m.function === f))).toBe(true);
+      expect(named / samples).toBeGreaterThan(0.5);
+    } finally {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    }
+  }, 60_000);
+
   test("a node whose V8 metadata ptop does not read is named in the notes, its stacks native", async () => {
     // A program called nodejs that exports Node 20's V8 metadata as a build with pointer compression
     // would (4-byte tagged values): ptop must say so, not read its stacks as V8's.

@@ -45,6 +45,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop + witness: a Python function mad
     ptop: () => ptop,
     workload: () => workload,
     command: (version) => [...py.env, join(dir, workload), copyWorkload(dir, "py_svc.py"), version],
+    startMs: 1500,
     cause: "apply_discounts",
     siblings: ["parse_order", "compute_tax", "format_receipt"],
     trueChange: 26 / 106 / (20 / 100) - 1,

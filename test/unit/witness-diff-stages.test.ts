@@ -55,6 +55,17 @@ describe("stage 1: axis matrices", () => {
     expect(m.totals).toEqual([14 / 1e6, 5]);
     expect(m.cols).toEqual({ before: [0], after: [1] });
   });
+  test("a capture ptop's budget thinned (summary.sample_weight): its counts in units of the weight, its values unchanged", () => {
+    const thinned = capture("a0", { cpu: axis({ f: 600, g: 400 }) });
+    thinned.meta.sampleWeight = { cpu: 10 };
+    const m = matrixOf([capture("b0", { cpu: axis({ f: 60, g: 40 }) })], [thinned]);
+    expect(m.quanta).toEqual([1, 10]);
+    // The Poisson term sees the 100 samples taken, not 1,000 weighted ones...
+    expect(m.totals).toEqual([100, 100]);
+    expect([...m.self[1]!]).toEqual([60, 60]);
+    // ...and what is reported stays in the stream's values.
+    expect(sideSummary(m, m.self[1]!, m.cols.after).value).toBe(600);
+  });
   test("an axis a head lacks is not compared, naming the head and the missing reason", () => {
     const o = buildAxisMatrix({ before: [capture("b0", { cpu: axis({ f: 1 }) })], after: [capture("a0", {}, [{ axis: "cpu", reason: "perf_event_open denied" }])] }, "cpu");
     expect(o).toEqual({ notCompared: { axis: "cpu", reason: "absent from after head a0: perf_event_open denied" } });

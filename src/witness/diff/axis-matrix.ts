@@ -56,6 +56,10 @@ export interface AxisMatrix {
   totals: number[];
   seconds: (number | undefined)[];
   quantum: number;
+  /** Per capture, the quantum its counts are in: the axis's, times the samples one kept sample stands
+   *  for where ptop's budget thinned the capture (summary.sample_weight), so that its Poisson term is
+   *  that of the samples taken, not of their weighted values. */
+  quanta: number[];
   /** Column indices of each side in the matrices. */
   cols: { before: number[]; after: number[] };
 }
@@ -93,18 +97,19 @@ export function buildAxisMatrix(input: { before: Capture[]; after: Capture[] }, 
 
   const index = new Map<string, number>();
   const names: string[] = [];
+  const quanta = caps.map((c) => quantum * Math.max(1, c.meta.sampleWeight?.[axis] ?? 1));
   const perCapture = caps.map((c) => functionTotals(c.axes[axis]!, index, names));
   const self = Array.from({ length: names.length }, () => new Float64Array(captureCount));
   const inclusive = Array.from({ length: names.length }, () => new Float64Array(captureCount));
   const own = Array.from({ length: names.length }, () => new Float64Array(captureCount));
   perCapture.forEach((t, c) => {
     for (let f = 0; f < t.self.length; f++) {
-      if (t.self[f]) self[f]![c] = t.self[f]! / quantum;
-      if (t.inclusive[f]) inclusive[f]![c] = t.inclusive[f]! / quantum;
-      if (t.own[f]) own[f]![c] = t.own[f]! / quantum;
+      if (t.self[f]) self[f]![c] = t.self[f]! / quanta[c]!;
+      if (t.inclusive[f]) inclusive[f]![c] = t.inclusive[f]! / quanta[c]!;
+      if (t.own[f]) own[f]![c] = t.own[f]! / quanta[c]!;
     }
   });
-  const totals = perCapture.map((t) => t.total / quantum);
+  const totals = perCapture.map((t, c) => t.total / quanta[c]!);
   const interpreted = names.map(() => false);
   for (const c of caps) for (const f of c.axes[axis]!.frames) if (isInterpreted(f.kind)) interpreted[index.get(functionIdentity(f))!] = true;
   const empty = caps.findIndex((_, c) => !(totals[c]! > 0));
@@ -128,11 +133,12 @@ export function buildAxisMatrix(input: { before: Capture[]; after: Capture[] }, 
       units: treeUnits(
         caps.map((c) => c.axes[axis]!),
         index,
-        quantum,
+        quanta,
       ),
       totals,
       seconds: caps.map((c) => c.meta.measuredSec),
       quantum,
+      quanta,
       cols: { before: before.map((_, i) => i), after: after.map((_, i) => before.length + i) },
     },
   };

@@ -84,7 +84,7 @@ function residual(m: AxisMatrix, prepared: Prepared[], h: Hypothesis, walk: Walk
         const g = fn[fr[k]!]!;
         if (g !== h.fn && ((k > at && walk.below.has(g)) || (k < at && walk.above?.has(g)))) return void met.add(g);
       }
-      y[col]! += s.value / m.quantum;
+      y[col]! += s.value / m.quanta[col]!;
     });
   });
   return { y, met };

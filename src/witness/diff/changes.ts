@@ -29,8 +29,8 @@ export function sideSummary(m: AxisMatrix, y: Float64Array, cs: number[]): Side 
   let sec = 0;
   let hasSec = true;
   for (const c of cs) {
-    count += y[c]! * m.quantum;
-    axisTotal += m.totals[c]! * m.quantum;
+    count += y[c]! * m.quanta[c]!;
+    axisTotal += m.totals[c]! * m.quanta[c]!;
     const s = m.seconds[c];
     if (s === undefined || !(s > 0)) hasSec = false;
     else sec += s;

@@ -28,7 +28,7 @@ export interface TreeUnit {
   path: Int32Array;
 }
 
-export function treeUnits(profiles: AxisProfile[], index: Map<string, number>, quantum: number): TreeUnit[] {
+export function treeUnits(profiles: AxisProfile[], index: Map<string, number>, quanta: number[]): TreeUnit[] {
   const n = profiles.length;
   const F = index.size + 1;
   // Node ids: 0 is the root; a child is found by node × F + function (exact below 2^53).
@@ -59,7 +59,7 @@ export function treeUnits(profiles: AxisProfile[], index: Map<string, number>, q
         node = next;
         if (f === owner) break;
       }
-      counts[node * n + c]! += s.value / quantum;
+      counts[node * n + c]! += s.value / quanta[c]!;
     }
   });
   // Children are created after their parents: folding in descending order reaches every node once,

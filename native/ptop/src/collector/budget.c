@@ -158,9 +158,9 @@ char *budget_summary_json(void)
 	if (!b.on)
 		return NULL;
 	char *s = NULL;
-	if (asprintf(&s, ",\"effective_frequency_hz\":%.1f", effective_hz()) < 0)
-		return NULL;
-	return s;
+	int rc = b.lowered ? asprintf(&s, ",\"effective_frequency_hz\":%.1f,\"sample_weight\":{\"cpu\":%u}", effective_hz(), b.every)
+			   : asprintf(&s, ",\"effective_frequency_hz\":%.1f", effective_hz());
+	return rc < 0 ? NULL : s;
 }
 
 struct report;

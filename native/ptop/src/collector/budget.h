@@ -18,8 +18,9 @@ void budget_begin(struct probes *p, int requested_hz);
 void budget_tick(struct probes *p);
 /* Window closed: the last stretch counts toward the average frequency. */
 void budget_end(void);
-/* The cpu probe's summary members: ",\"effective_frequency_hz\":N" and, when lowered, the budget's
- * account; NULL when the cpu probe did not run a window. */
+/* The cpu probe's summary members: ",\"effective_frequency_hz\":F" and, when lowered,
+ * ",\"sample_weight\":{\"cpu\":N}" (one sample kept in N at the end); NULL when the cpu probe did not
+ * run a window. */
 char *budget_summary_json(void);
 /* The note on a lowered frequency, or NULL. */
 const char *budget_note(void);
