@@ -1,17 +1,17 @@
 // Issue 30: a real A/A through the whole system with the default capture plan. Debian's own
 // python3 (a distribution-built binary, stripped) runs test/fixtures/workloads/py_svc.py at one
 // version; it is captured as "1.0.0" and then as "1.0.1" through the capture API by a Profiler (as
-// nobody, with a setcap'd ptop), each a head and 3 replicates of the default 60 s (+5 s warm-up) at
+// nobody, with a setcap'd ptop), each a head and 4 replicates of the default 60 s (+5 s warm-up) at
 // the default frequency and probes, and the server's diff on arrival gives the verdict. Root and
-// BPF; about 9 minutes. Prints the verdict, its reason, and each axis's promise.
-//   sudo bun bench/witness-real-aa.ts [replicates=3]
+// BPF; about 11 minutes. Prints the verdict, its reason, and each axis's promise.
+//   sudo bun bench/witness-real-aa.ts [replicates=4]
 import { copyFileSync, chmodSync, mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { findCollector } from "../src/demo/machine.ts";
 import { OneMachine } from "../src/demo/one-machine.ts";
 
-const replicates = Number(process.argv[2] ?? 3);
+const replicates = Number(process.argv[2] ?? 4);
 const collector = findCollector();
 if (!collector) throw new Error("dist/ptop is not built (npm run build)");
 const dir = mkdtempSync(join(tmpdir(), "witness-aa-"));

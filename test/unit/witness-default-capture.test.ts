@@ -1,5 +1,5 @@
 // Issue 30's promises at the default capture: one busy thread, 60 s × 399 Hz ≈ 24,000 cpu samples,
-// a head and 3 replicates per version, every function at ~2% run-to-run CV
+// a head and 4 replicates per version (the default plan), every function at ~2% run-to-run CV
 // (test/fixtures/profiles/service-shape.ts). Seeded trials, 20 per promise: each count is fixed for
 // these seeds, and each fails if the design is broken (share normalisation flags the siblings, a
 // leaf-based median-ratio flags them in an interpreter, uniform Holm misses the 5% function, no
@@ -19,8 +19,9 @@ describe(`witness at the default capture (${TRIALS} seeded trials each)`, () => 
     const rs = run(interpreterSibling);
     expect(count(rs, (r) => causes(r).includes("apply_discounts"))).toBe(TRIALS);
     expect(count(rs, (r) => causes(r).some((f) => f !== "apply_discounts"))).toBeLessThanOrEqual(1);
-    // Its callers and the shared leaves moved with it: secondary, explained by it, never counted.
-    for (const r of rs) {
+    // Its callers and the shared leaves moved with it: secondary, explained by it, never counted
+    // (in the trials where it is the only cause; a wrongly flagged sibling explains them too).
+    for (const r of rs.filter((x) => causes(x).join() === "apply_discounts")) {
       for (const c of r.changes.filter((x) => x.role === "secondary")) expect({ f: c.function, flagged: c.flagged, by: c.explained_by }).toEqual({ f: c.function, flagged: false, by: ["apply_discounts"] });
       expect(r.reason).toStartWith("1 function changed on cpu: apply_discounts +");
     }

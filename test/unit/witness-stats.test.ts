@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { normalCdf, normalQuantile, tQuantile, tTwoSided } from "../../src/witness/stats/distributions.ts";
 import { holmAdjust } from "../../src/witness/stats/multiple-testing.ts";
 import { detectabilityWeights, MAX_LEVEL_SHARE, WEIGHT_FLOOR } from "../../src/witness/stats/weights.ts";
-import { digamma, fitPrior, priorScale, squeeze, trigamma, trigammaInverse } from "../../src/witness/stats/squeeze.ts";
+import { D0_MAX, digamma, fitPrior, priorScale, squeeze, TAU2_MIN, trigamma, trigammaInverse } from "../../src/witness/stats/squeeze.ts";
 import { dispersionMoM } from "../../src/witness/stats/rate-test.ts";
 import { unitRatioFactors, weightedMedian } from "../../src/witness/stats/normalise.ts";
 import { diffCaptures, type DiffResult } from "../../src/witness/diff.ts";
@@ -122,13 +122,24 @@ describe("variance moderation (squeeze)", () => {
     expect(priorScale(prior, Math.log(20))).toBeGreaterThan(4 * priorScale(prior, Math.log(mu.at(-1)!)));
   });
 
-  test("functions that agree: infinite prior degrees of freedom, every test on the pool's scale", () => {
+  test("2,000 functions that agree: a prior worth hundreds of df, every test on the pool's scale", () => {
     const r = rng(8);
     const phi = Array.from({ length: 2000 }, () => chi2(r, 8) / 8);
     const prior = fitPrior(phi, 8);
     expect(prior.d0 > 200).toBe(true);
     expect(prior.s02).toBeCloseTo(1, 1);
     expect(prior.mixture === null || prior.mixture.weight < 0.01).toBe(true);
+  });
+
+  test("twenty functions that agree cannot rule out a spread: the prior's df stays finite (TAU2_MIN), and a mid-sized function's prior is worth at most D0_MAX", () => {
+    const r = rng(8);
+    const phi = Array.from({ length: 20 }, () => chi2(r, 6) / 6);
+    const mu = phi.map((_, i) => 100 * 1.3 ** i);
+    const prior = fitPrior(phi, 6, undefined, mu.map(Math.log), 4e-4);
+    expect(prior.d0).toBeLessThanOrEqual(2 * trigammaInverse(TAU2_MIN) + 1e-9);
+    // Poisson-bound (20 counts) or run-to-run-bound (the largest), no function's df passes D0_MAX + 6.
+    for (const m of [mu[0]!, mu[10]!, mu[19]!]) expect(squeeze(1, 6, prior, Math.log(m)).df).toBeLessThanOrEqual(D0_MAX + 6);
+    expect(squeeze(1, 6, prior, Math.log(mu[19]!)).df).toBeLessThan(squeeze(1, 6, prior, Math.log(mu[0]!)).df);
   });
 });
 

@@ -53,6 +53,7 @@ static void jdk17(struct hs_vm *vm)
 	vm->code_low = BASE + 0x1000, vm->code_high = BASE + 0x3000;
 	vm->nm_layout = HS_NM_IN_BLOB, vm->unsigned5_x = 0;
 	vm->nm_compile_id = 0x130, vm->have_compile_id = true;
+	vm->deopt = HS_DEOPT_ADDRESS, vm->cm_deopt_handler_begin = 0x80, vm->nm_orig_pc_offset = 0x12c;
 }
 
 /* Temurin 25's nmethod: tables in _immutable_data, metadata in the blob's _mutable_data. */
@@ -63,6 +64,7 @@ static void jdk25(struct hs_vm *vm)
 	vm->blob_code_offset = 0x24, vm->nm_immutable_data = 0x60, vm->nm_scopes_pcs_offset = 0xc4;
 	vm->nm_scopes_data_offset = 0xc8, vm->blob_mutable_data = 0x10, vm->blob_relocation_size = 0x1c;
 	vm->blob_mutable_data_size = 0x30;
+	vm->deopt = HS_DEOPT_OFFSET, vm->nm_deopt_handler_offset = 0xb0, vm->nm_orig_pc_offset = 0xd0, vm->nm_compile_id = 0xd4;
 }
 
 static size_t walk(const struct hs_mem *hm, const uint8_t *h, struct hs_record *rec)

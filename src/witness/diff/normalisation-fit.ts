@@ -4,7 +4,7 @@
 
 import { rateFactors, shareFactors, unitRatioFactors, type Normalisation } from "../stats/normalise.ts";
 import { dispersionMoM, quasiDispersion, rateTest, type Groups } from "../stats/rate-test.ts";
-import { estimatePrior, STRONG_COUNT, type DispersionPrior } from "../stats/dispersion-pool.ts";
+import { estimatePrior, type DispersionPrior } from "../stats/dispersion-pool.ts";
 import { fitPrior, squeeze, type VariancePrior } from "../stats/squeeze.ts";
 import type { AxisMatrix, TestSet } from "./axis-matrix.ts";
 import { axisTotal } from "../model.ts";
@@ -103,10 +103,14 @@ export function fitNormalisation(
   // function is far below STRONG_COUNT anyway).
   const quasi = distinct.map((y) => (pool.usePrior ? { phi: NaN, df: 0 } : quasiDispersion(y, groups, alpha0)));
   const fullDf = quasi.reduce((d, x) => Math.max(d, x.df), 0);
+  // Every own-cost function with the full replicate df, small ones included: the loud component's
+  // weight must be learnt from the functions it is applied to (a real service's bursty neighbours
+  // are small; fitted on the big ones only, the loud weight came out near 0 and a bursty function
+  // whose few captures agreed was squeezed to the steady variance: A/A beside ten bursty
+  // functions said `changed` in 12.4% of 2,000 seeded trials). The trend in log μ keeps the
+  // small functions' scale apart from the big ones'; α0 sets each one's run-to-run fraction.
   const fitAtom = (i: number) => isPoolAtom(tests, i) && quasi[i]!.df === fullDf;
-  const fitIdx = quasi.map((_, i) => i).filter((i) => fitAtom(i));
-  const strongIdx = fitIdx.filter((i) => mus[i]! >= STRONG_COUNT);
-  const on = strongIdx.length >= 5 && strongIdx.length * 2 >= fitIdx.length ? strongIdx : fitIdx;
+  const on = quasi.map((_, i) => i).filter((i) => fitAtom(i));
   const logMu = (i: number) => Math.log(Math.max(mus[i]!, 1e-9));
   const variance = pool.usePrior
     ? null
@@ -115,6 +119,7 @@ export function fitNormalisation(
         fullDf,
         undefined,
         on.map(logMu),
+        alpha0,
       );
   const fitted = distinct.map((y, i) => {
     const sq = variance ? squeeze(quasi[i]!.phi, quasi[i]!.df, variance, logMu(i)) : { phi: 1, df: Infinity };

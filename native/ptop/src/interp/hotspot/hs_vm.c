@@ -252,6 +252,10 @@ int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *s, struct hs_
 	}
 	vm->unsigned5_x = major >= 20;
 	vm->have_compile_id = HAVE(vm, nm_compile_id);
+	vm->deopt = !HAVE(vm, nm_orig_pc_offset)	  ? 0
+		    : HAVE(vm, cm_deopt_handler_begin)	  ? HS_DEOPT_ADDRESS
+		    : HAVE(vm, nm_deopt_handler_offset) ? HS_DEOPT_OFFSET
+							  : 0;
 	vm->fr_method = vm->fr_last_sp - 1;
 	if (read_u64(rd, ctx, vm->codecache_low, &vm->code_low) || read_u64(rd, ctx, vm->codecache_high, &vm->code_high) ||
 	    vm->code_low >= vm->code_high) {

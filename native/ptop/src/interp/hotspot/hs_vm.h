@@ -45,6 +45,9 @@ typedef int (*hs_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 	X(nm_metadata_offset, "nmethod", "_metadata_offset", 0)                        \
 	X(nm_scopes_pcs_offset, "nmethod", "_scopes_pcs_offset", 1)                    \
 	X(nm_compile_id, "nmethod", "_compile_id", 0)                                  \
+	X(nm_orig_pc_offset, "nmethod", "_orig_pc_offset", 0)                          \
+	X(cm_deopt_handler_begin, "CompiledMethod", "_deopt_handler_begin", 0)         \
+	X(nm_deopt_handler_offset, "nmethod", "_deopt_handler_offset", 0)              \
 	X(nm_dependencies_offset, "nmethod", "_dependencies_offset", 0)                \
 	X(nm_immutable_data, "nmethod", "_immutable_data", 0)                          \
 	X(nm_scopes_data_offset, "nmethod", "_scopes_data_offset", 0)                  \
@@ -96,12 +99,17 @@ struct hs_vm {
 	 * _immutable_data, metadata in the blob's _mutable_data after its relocations). */
 	int nm_layout;
 	bool have_compile_id; /* nmethod::_compile_id: without it nothing is cached (hs_walk.h) */
+	/* Where an nmethod's deopt handler is: HS_DEOPT_ADDRESS (JDK 22 and before: a pointer),
+	 * HS_DEOPT_OFFSET (JDK 25: an offset from the nmethod), 0: not described (frames being
+	 * deoptimised stop the walk) */
+	int deopt;
 	/* HotSpot's compressed ints exclude bytes below this (UNSIGNED5's X: 1 since JDK 20, 0 before) */
 	unsigned unsigned5_x;
 	uint64_t code_low, code_high; /* the code cache's bounds (CodeCache::_low_bound, _high_bound) */
 };
 
 enum { HS_NM_IN_BLOB = 1, HS_NM_SPLIT = 2 };
+enum { HS_DEOPT_ADDRESS = 1, HS_DEOPT_OFFSET = 2 };
 
 /* 0: the VM is described as the walker needs it. Otherwise why not, in words, in why. */
 int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *syms, struct hs_vm *vm, char *why, size_t len);

@@ -287,6 +287,32 @@ static void identify(const struct hs_mem *m, uint64_t pc, bool exact, struct hs_
 	}
 }
 
+/* A return address the VM patched to its nmethod's deopt handler (that frame is being
+ * deoptimised): the pc it replaced, which the VM keeps in the frame at frame_sp + _orig_pc_offset,
+ * provided it is a call site of the same nmethod (then id is its identity); else 0. */
+static uint64_t deopt_orig_pc(const struct hs_mem *m, uint64_t pc, uint64_t frame_sp, struct hs_ident *id)
+{
+	const struct hs_vm *vm = m->vm;
+	uint64_t blob = id->blob, handler = 0, orig;
+	int32_t off, orig_off;
+	if (id->why != HS_LOST_CALLER || id->kind != B_NMETHOD)
+		return 0;
+	if (vm->deopt == HS_DEOPT_ADDRESS && rd64(m, blob + vm->cm_deopt_handler_begin, &handler))
+		return 0;
+	if (vm->deopt == HS_DEOPT_OFFSET && (rd32(m, blob + vm->nm_deopt_handler_offset, &off) || off <= 0 ||
+					     (handler = blob + (uint64_t)off, false)))
+		return 0;
+	if (!handler || pc != handler || rd32(m, blob + vm->nm_orig_pc_offset, &orig_off) || orig_off < 0 ||
+	    orig_off > (int32_t)MAX_FRAME_BYTES || m->st(m->st_ctx, frame_sp + (uint64_t)orig_off, &orig) || orig == pc)
+		return 0;
+	struct hs_ident at_orig;
+	identify(m, orig, true, &at_orig);
+	if (at_orig.why || at_orig.blob != blob)
+		return 0;
+	*id = at_orig;
+	return orig;
+}
+
 static void put(struct hs_record *out, size_t cap, size_t *n, uint64_t addr, uint32_t idx, uint16_t flags, uint32_t why)
 {
 	if (*n < cap)
@@ -295,13 +321,13 @@ static void put(struct hs_record *out, size_t cap, size_t *n, uint64_t addr, uin
 
 /* Whether a caller pc is a place a Java frame returns to: a call site of an nmethod (exact PcDesc),
  * the interpreter, or a stub; native code is reached only through a stub. */
-static bool caller_ok(const struct hs_mem *m, uint64_t pc)
+static bool caller_ok(const struct hs_mem *m, uint64_t pc, uint64_t sp)
 {
 	if (!hs_in_code(m->vm, pc))
 		return false;
 	struct hs_ident id;
 	identify(m, pc, true, &id);
-	return id.why == 0 && id.kind != B_NATIVE;
+	return (id.why == 0 || deopt_orig_pc(m, pc, sp, &id)) && id.kind != B_NATIVE;
 }
 
 /* The caller of a frame whose return address is the word below sender_sp and whose saved frame
@@ -355,18 +381,18 @@ static int sized(const struct hs_mem *m, struct hs_regs *r, int32_t words, bool 
 		return -1;
 	}
 	struct hs_regs c = *r;
-	if (!sized_caller(m, r->sp + 8ull * (uint64_t)words, true, &c) && caller_ok(m, c.pc)) {
+	if (!sized_caller(m, r->sp + 8ull * (uint64_t)words, true, &c) && caller_ok(m, c.pc, c.sp)) {
 		*r = c;
 		return 0;
 	}
 	if (leaf) {
 		c = *r;
-		if (!sized_caller(m, r->sp + 8, false, &c) && caller_ok(m, c.pc)) {
+		if (!sized_caller(m, r->sp + 8, false, &c) && caller_ok(m, c.pc, c.sp)) {
 			*r = c;
 			return 0;
 		}
 		c = *r;
-		if (!sized_caller(m, r->sp + 16, true, &c) && caller_ok(m, c.pc)) {
+		if (!sized_caller(m, r->sp + 16, true, &c) && caller_ok(m, c.pc, c.sp)) {
 			*r = c;
 			return 0;
 		}
@@ -380,6 +406,8 @@ int hs_step(const struct hs_mem *m, struct hs_regs *r, bool leaf, uint32_t idx, 
 {
 	struct hs_ident id;
 	identify(m, r->pc, !leaf, &id);
+	if (id.why && !leaf)
+		deopt_orig_pc(m, r->pc, r->sp, &id); /* a frame being deoptimised: named from its original pc */
 	if (id.why) {
 		*why = id.why;
 		return HS_STEP_FAIL;
