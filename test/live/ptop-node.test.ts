@@ -5,7 +5,7 @@
 // handler's samples within 5 points, named `applyDiscounts (node_shop_svc.js:LINE)`. A node whose V8
 // ptop does not read is said so in the notes, its stacks native.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { realpathSync, readFileSync } from "node:fs";
+import { mkdirSync, realpathSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT, REPO_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
@@ -148,31 +148,40 @@ describeUnless(whyNot([!live, NOT_ROOT], [nodes.length === 0, "needs a Node.js (
     }
   }, 60_000);
 
-  test("a node whose V8 metadata ptop does not read is named in the notes, its stacks native", async () => {
-    // A program called nodejs that exports Node 20's V8 metadata as a build with pointer compression
-    // would (4-byte tagged values): ptop must say so, not read its stacks as V8's.
+  test("a node whose V8 metadata ptop does not read, or that has none, is named in the notes, its stacks native", async () => {
+    // Two programs called nodejs: one exports Node 20's V8 metadata as a build with pointer
+    // compression would (4-byte tagged values), the other none at all. ptop must say so of each,
+    // not read their stacks as V8's.
     const layout = readFileSync(join(REPO_ROOT, "native/ptop/fuzz/v8_seed_layout.c"), "utf8");
     expect(layout).toContain("v8dbg_SystemPointerSize = 8;");
-    const src = join(dir, "fakenode.c");
-    await Bun.write(src, `${layout.replace("v8dbg_SystemPointerSize = 8;", "v8dbg_SystemPointerSize = 4;")}\nint main(void) { volatile unsigned long x = 0; for (;;) x++; }\n`);
-    const exe = join(dir, "nodejs");
-    expect(Bun.spawnSync(["cc", "-O1", src, "-o", exe]).exitCode).toBe(0);
+    const loop = "int main(void) { volatile unsigned long x = 0; for (;;) x++; }\n";
+    const build = (sub: string, source: string) => {
+      mkdirSync(join(dir, sub), { recursive: true, mode: 0o755 });
+      const src = join(dir, sub, "fakenode.c"), exe = join(dir, sub, "nodejs");
+      writeFileSync(src, source);
+      expect(Bun.spawnSync(["cc", "-O1", src, "-o", exe]).exitCode).toBe(0);
+      return exe;
+    };
+    const compressed = build("compressed", `${layout.replace("v8dbg_SystemPointerSize = 8;", "v8dbg_SystemPointerSize = 4;")}\n${loop}`);
+    const bare = build("bare", loop);
     const targets = writeTargets(dir, { targets: [{ workload: "nodejs" }] }, "targets-fakenode.json");
-    const proc = Bun.spawn([...NOBODY, exe], { stdout: "ignore", stderr: "ignore" });
+    const procs = [compressed, bare].map((exe) => Bun.spawn([...NOBODY, exe], { stdout: "ignore", stderr: "ignore" }));
     try {
       await sleep(300);
       const run = await runPtop(ptop, ["--targets", targets, "--workload", "nodejs", "--duration", "1", "--probes", "cpu"]);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
       const pids = run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []));
       const summary = run.records.find((r): r is SummaryRecord => r.type === "summary")!;
-      const mine = summary.notes?.filter((n) => n.startsWith(`js frames: V8 not recognised (pid ${proc.pid}): `)) ?? [];
-      expect(mine.length).toBe(1);
-      expect(mine[0]).toContain("pointer compression");
-      expect(pids).toContain(proc.pid);
-      expect(stacksOf(run.records, "cpu").filter((s) => s.pid === proc.pid).length).toBeGreaterThan(0);
+      const noteOf = (pid: number) => summary.notes?.filter((n) => n.startsWith(`js frames: V8 not recognised (pid ${pid}): `)) ?? [];
+      expect(noteOf(procs[0]!.pid)).toEqual([expect.stringContaining("pointer compression")]);
+      expect(noteOf(procs[1]!.pid)).toEqual([expect.stringContaining("exports no V8 post-mortem metadata")]);
+      for (const p of procs) {
+        expect(pids).toContain(p.pid);
+        expect(stacksOf(run.records, "cpu").filter((s) => s.pid === p.pid).length).toBeGreaterThan(0);
+      }
     } finally {
-      proc.kill("SIGKILL");
-      await proc.exited;
+      for (const p of procs) p.kill("SIGKILL");
+      await Promise.all(procs.map((p) => p.exited));
     }
   }, 60_000);
 });

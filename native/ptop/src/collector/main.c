@@ -74,7 +74,7 @@ static void register_new(size_t first)
 		uint32_t gen;
 		sym_prepare_process(scan.procs[i].pid, scan.procs[i].nspid, &gen);
 		unwind_send_process(scan.procs[i].pid, true, read_ns, gen);
-		hs_attach(scan.procs[i].pid); /* a JVM: its libjvm.so and memory for the unwinder's Java walk */
+		hs_attach(scan.procs[i].pid, false); /* a JVM: its libjvm.so and memory for the unwinder's Java walk */
 		if (probes.skel && probes_add_target(&probes, (uint32_t)scan.procs[i].pid))
 			fprintf(stderr, "ptop: cannot add pid %d to the target map: %s\n", scan.procs[i].pid, strerror(errno));
 		else {
@@ -121,6 +121,8 @@ static void refresh_mappings(size_t n, bool last)
 		bool changed = last ? sym_prepare_process(pr->pid, pr->nspid, &gen) : sym_refresh_process(pr->pid, pr->nspid, &gen);
 		if (pr->alive && (changed || last))
 			unwind_send_process(pr->pid, false, read_ns, gen);
+		if (pr->alive && changed && !last)
+			hs_attach(pr->pid, true); /* a JVM whose libjvm.so was not mapped yet when it was found */
 	}
 }
 

@@ -1,6 +1,6 @@
 /* Interpreter frames in the stack snapshot (README "Sample record and unwinding design"): the
- * section a walker writes after the copied stack. Today's only walker is CPython's
- * (python/python.bpf.c); a second one (hotspot/, v8/) adds its call to interp_collect. */
+ * section a walker writes after the copied stack: CPython's (python/python.bpf.c), else V8's
+ * (v8/v8.bpf.c); another walker adds its call to interp_collect. */
 #ifndef PTOP_INTERP_BPF_H
 #define PTOP_INTERP_BPF_H
 #include "shared.bpf.h"

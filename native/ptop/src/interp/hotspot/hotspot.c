@@ -47,8 +47,12 @@ static void lib_line(const struct maps_line *l, void *arg)
 	*f = (struct lib_find){ l->start, l->end, l->off, true };
 }
 
-void hs_attach(int pid)
+static struct jvm *find(int pid);
+
+void hs_attach(int pid, bool again)
 {
+	if (again && find(pid))
+		return;
 	char exe[4096];
 	size_t len;
 	char *maps = read_proc_maps_and_exe(pid, &len, exe, sizeof(exe));
@@ -59,11 +63,20 @@ void hs_attach(int pid)
 	free(maps);
 	if (!f.found)
 		return;
-	struct jvm *v = realloc(jvms, (njvms + 1) * sizeof(*jvms));
-	if (!v)
-		return;
-	jvms = v;
-	struct jvm *j = &jvms[njvms++];
+	struct jvm *j = find(pid); /* a pid reused: the earlier process's entry goes */
+	if (j) {
+		if (j->libfd >= 0)
+			close(j->libfd);
+		if (j->memfd >= 0)
+			close(j->memfd);
+		strmap_free(&j->frames);
+	} else {
+		struct jvm *v = realloc(jvms, (njvms + 1) * sizeof(*jvms));
+		if (!v)
+			return;
+		jvms = v;
+		j = &jvms[njvms++];
+	}
 	*j = (struct jvm){ .pid = pid, .start = f.start, .off = f.off };
 	/* map_files: exactly the file that is mapped. mem: read later, unprivileged, by the unwinder
 	 * and by the report; the kernel checks ptrace access when it is opened. */

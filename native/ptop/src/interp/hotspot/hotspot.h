@@ -8,10 +8,13 @@
  *   hs_count(), hs_notes()  what could not be walked or named, for the summary's notes. */
 #ifndef PTOP_HOTSPOT_H
 #define PTOP_HOTSPOT_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-void hs_attach(int pid);
+/* again: a later look at a known process (its mappings changed): only one not attached yet is
+ * (a JVM found before its launcher mapped libjvm.so). */
+void hs_attach(int pid, bool again);
 /* native_ids: the user stack root first (n of them, the leaf last); writes at most cap ids to out. */
 size_t hs_merge(int pid, const void *section, size_t len, const int *native_ids, size_t n, int *out, size_t cap);
 /* One cpu stack of pid with value samples, its section (or none): counted for the notes. */

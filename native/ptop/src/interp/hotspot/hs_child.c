@@ -7,11 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#define RETRY_SAMPLES 256
+#define MAX_TRIES 32
+
 struct hs_proc {
 	int pid;
 	int libfd, memfd;
 	uint64_t start, off;
 	bool tried, ok;
+	unsigned tries, since_try; /* a VM not yet initialised (its code cache unset) is read again later */
 	struct hs_vm vm;
 	struct hs_cache *cache; /* NULL when out of memory: walked without */
 };
@@ -61,6 +65,7 @@ void hs_child_lib(int pid, int fd, uint64_t start, uint64_t off)
 	p->start = start;
 	p->off = off;
 	p->tried = false;
+	p->tries = 0;
 }
 
 void hs_child_mem(int pid, int fd)
@@ -73,6 +78,7 @@ void hs_child_mem(int pid, int fd)
 	}
 	take(&p->memfd, fd);
 	p->tried = false;
+	p->tries = 0;
 }
 
 void hs_child_forget(int pid)
@@ -100,9 +106,12 @@ struct hs_proc *hs_child_proc(int pid)
 	struct hs_proc *p = get(pid, false);
 	if (!p || p->libfd < 0 || p->memfd < 0)
 		return NULL;
-	if (!p->tried) {
-		/* once both descriptors are here: the VM's tables are complete from its start on */
+	/* A JVM found just after its start may not have set up its code cache yet: read again every
+	 * RETRY_SAMPLES of its samples, at most MAX_TRIES times. */
+	if (!p->tried || (!p->ok && ++p->since_try >= RETRY_SAMPLES && p->tries < MAX_TRIES)) {
 		p->tried = true;
+		p->since_try = 0;
+		p->tries++;
 		struct hs_elf_syms syms;
 		char why[160];
 		p->ok = !hs_elf_find_fd(p->libfd, p->start, p->off, &syms) &&

@@ -18,6 +18,7 @@ enum v8_elf_why {
 	V8WHY_COMPRESSED,   /* pointer compression or a 32-bit build: tagged values are not 8 bytes */
 	V8WHY_TAGS,         /* heap-object or SMI tags that are not V8's 64-bit ones */
 	V8WHY_RANGE,        /* an offset out of the range ptop accepts */
+	V8WHY_NO_METADATA,  /* (the parent's) a node whose files have no v8dbg_ symbols at all */
 	V8WHY__COUNT
 };
 

@@ -51,6 +51,7 @@ static void note(int pid, const struct v8_elf_info *info, int why)
 		[V8WHY_COMPRESSED] = "its V8 uses pointer compression or 32-bit values, which ptop does not read",
 		[V8WHY_TAGS] = "its V8's heap-object or SMI tags are not the ones ptop reads",
 		[V8WHY_RANGE] = "its V8 metadata has an offset or type out of the range ptop accepts",
+		[V8WHY_NO_METADATA] = "its node exports no V8 post-mortem metadata (v8dbg_ symbols)",
 	};
 	char buf[320];
 	const char *w = why > V8WHY_NONE && why < V8WHY__COUNT ? WHY[why] : "its V8 metadata could not be read";
@@ -91,7 +92,8 @@ static void candidate_line(const struct maps_line *l, void *arg)
 	f->n++;
 }
 
-/* The helper's answer for the file fd (closed here); 0 when there is one that names V8. */
+/* The helper's answer for the file fd (closed here): 0 when it names V8, 1 when it names none, -1
+ * when there is none (the helper gone). */
 static int analyze(int fd, struct v8_elf_info *info)
 {
 	struct stat st;
@@ -101,7 +103,7 @@ static int analyze(int fd, struct v8_elf_info *info)
 		    files[i].mtime.tv_nsec == st.st_mtim.tv_nsec) {
 			close(fd);
 			*info = files[i].info;
-			return info->status == V8ELF_NOT_V8 ? -1 : 0;
+			return info->status == V8ELF_NOT_V8 ? 1 : 0;
 		}
 	int asked = elfhelper_v8(fd, info);
 	close(fd);
@@ -111,7 +113,7 @@ static int analyze(int fd, struct v8_elf_info *info)
 		files = xrealloc(files, nfiles + 1, sizeof(*files));
 		files[nfiles++] = (struct v8_known_file){ st.st_dev, st.st_ino, st.st_mtim, *info };
 	}
-	return info->status == V8ELF_NOT_V8 ? -1 : 0;
+	return info->status == V8ELF_NOT_V8 ? 1 : 0;
 }
 
 void v8_attach(const struct interp_handle *h, int pid)
@@ -127,16 +129,22 @@ void v8_attach(const struct interp_handle *h, int pid)
 	proctext_maps_foreach(maps, len, candidate_line, &f);
 	free(maps);
 	struct v8_elf_info info;
-	size_t i = 0;
+	size_t i = 0, without = 0; /* files the helper read and found no V8 metadata in */
 	for (; i < f.n; i++) {
 		char mf[96];
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, f.start[i], f.end[i]);
 		int fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (fd >= 0 && analyze(fd, &info) == 0)
+		int got = fd >= 0 ? analyze(fd, &info) : -1;
+		if (got == 0)
 			break;
+		without += got == 1;
 	}
-	if (i == f.n)
+	if (i == f.n) {
+		/* a node whose files export no V8 metadata at all (a build without it): said, not guessed */
+		if (f.n > 0 && without == f.n)
+			note(pid, &info, V8WHY_NO_METADATA);
 		return;
+	}
 	/* the helper's answer is checked again: only a layout that passes reaches the walker */
 	int why = info.status == V8ELF_SUPPORTED ? v8_layout_check(&info.layout) : info.why;
 	if (why != V8WHY_NONE) {
