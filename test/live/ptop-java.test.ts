@@ -7,15 +7,14 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync } from "
 import { join, resolve } from "node:path";
 import { REPO_ROOT, liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
-import { NOBODY, cleanup, framesById, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { NOBODY, cleanup, framesById, runPtop, setcapPtop, sharedTempDir, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { waitForQuietJit } from "./jvm-warmup.ts";
 
 const live = liveAvailable();
 const DEBIAN_JDK = "/usr/lib/jvm/java-17-openjdk-amd64";
 const SHOP = resolve(REPO_ROOT, "test/fixtures/workloads/java-shop");
 const UNITS = 2_000_000; // loop iterations of priceCart per request: about 10 ms of both methods
-const WARMUP_MIN_MS = 15_000; // under load at least this long, then until the JIT is quiet
-const WARMUP_MAX_MS = 75_000;
 const CAPTURE_SEC = 6;
 
 /** The JDKs whose nmethods ptop does not walk: it must say so (README "Java frames"). */
@@ -25,38 +24,6 @@ const NOT_WALKED = new Set([23, 24]);
 function majorOf(jdk: string): number {
   const release = existsSync(join(jdk, "release")) ? readFileSync(join(jdk, "release"), "utf8") : "";
   return Number(/JAVA_VERSION="(\d+)/.exec(release)?.[1] ?? 0);
-}
-
-/** CPU ticks the JVM's JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre") have used. */
-function jitTicks(pid: number): number {
-  let ticks = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      if (!/^C[12] CompilerThre/.test(readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8"))) continue;
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // from field 3 (the name may hold spaces)
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime
-    } catch {
-      // a thread that ended
-    }
-  }
-  return ticks;
-}
-
-/** Under load until C2 has compiled (and inlined) the handler: its compiler threads used at most
- *  20 ms in the last 5 s. Under this load the JIT works in bursts for 40 s or more (1–2 ticks a
- *  second, measured); a fixed 20 s wait left it at work on a loaded machine, and its samples took
- *  the service's own share to 87%. */
-async function waitForQuietJit(pid: number) {
-  const start = Date.now();
-  await sleep(WARMUP_MIN_MS);
-  let before = jitTicks(pid);
-  while (Date.now() - start < WARMUP_MAX_MS) {
-    await sleep(5000);
-    const now = jitTicks(pid);
-    if (now - before <= 2) return;
-    before = now;
-  }
 }
 
 /** Every JDK under /usr/lib/jvm (one per real directory), Debian's 17 first. */
@@ -142,7 +109,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [!existsSync(join(DEBIAN_JDK, "bin/java
       // a request cut by the service's end is not an error; one before it is
       const guarded = () => loop().catch((e) => void (stop || (loadError = e)));
       loops.push(guarded(), guarded());
-      await waitForQuietJit(svc.pid);
+      await waitForQuietJit(svc.pid, 15_000);
       const targets = writeTargets(dir, { targets: [{ workload }] }, "targets-java.json");
       const run = await runPtop(ptop, ["--targets", targets, "--workload", workload, "--duration", String(CAPTURE_SEC), "--frequency", "999", "--probes", "cpu"]);
       expect(svc.exitCode).toBeNull(); // the service ran through the capture, unharmed
