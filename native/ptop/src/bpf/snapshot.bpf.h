@@ -82,7 +82,7 @@ static __always_inline int emit_snapshot(__u32 probe, __u32 flags, __u32 tgid, _
 	/* The interpreter-frames section follows the stack (interp.bpf.h; 0 bytes for other processes). */
 	__u32 ilen = 0;
 	if (len <= PTOP_STACK_MAX)
-		ilen = interp_collect(tgid, stack + len, PTOP_INTERP_MAX);
+		ilen = interp_collect(tgid, stack + len, PTOP_INTERP_MAX, probe != P_OFFCPU);
 	if (ilen > PTOP_INTERP_MAX)
 		ilen = 0;
 	h->interp_len = ilen;

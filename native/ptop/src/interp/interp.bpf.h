@@ -19,11 +19,14 @@ extern int interp_walk(__u32 tgid);
 extern int v8_walk(__u32 tgid);
 
 /* Writes the current thread's section into buf (at most max bytes) and returns the bytes written
- * (0: none, see interp_walk). */
-static __always_inline __u32 interp_collect(__u32 tgid, void *buf, __u32 max)
+ * (0: none, see interp_walk). v8: whether V8's walk may run. on_sched_switch keeps 384 bytes on its
+ * stack, and the verifier adds the frames of a call chain up against 512 (in 32-byte units): with
+ * v8_walk and its bpf_loop callback below it, Linux 6.1 refused to load the program (6.18 did
+ * not), so its off-cpu snapshots carry no JS frames. */
+static __always_inline __u32 interp_collect(__u32 tgid, void *buf, __u32 max, bool v8)
 {
 	__u32 len = (__u32)interp_walk(tgid);
-	if (len == 0)
+	if (len == 0 && v8)
 		len = (__u32)v8_walk(tgid);
 	if (len == 0 || len > max || len > sizeof(struct py_stack))
 		return 0;
