@@ -65,4 +65,4 @@ export const ARCH: Record<GuestArch, ArchTools> = {
 };
 
 /** Where downloaded kernels and busybox packages are kept between runs (outside the repo). */
-export const CACHE_DIR = process.env.RUNNER_KERNEL_CACHE ?? "/var/cache/runner-kernels";
+export { CACHE_DIR } from "../helpers/debian-packages.ts";

@@ -3,7 +3,7 @@
 // (the cause) 30% slower; `runner witness diff` on those streams flags the cause and no sibling
 // (their shares fall only by dilution), and so does the compiled `runner server`'s diff on arrival:
 // the same streams pushed by a Profiler over the tunnel (head + replicates per version), v2 head's
-// capture screen read in Chromium. Shared by ptop-python-diff (CPython) and ptop-node-diff (V8).
+// capture screen read in Chromium. Shared by ptop-python-diff (CPython), ptop-node-diff (V8) and ptop-java-diff (HotSpot).
 import { expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,6 +32,8 @@ export interface DiffSpec {
    *  before the first capture (its start-up, and a JIT's tier-up). */
   command: (version: string) => string[];
   startMs: number;
+  /** Then, where a JIT's warm-up has no fixed length, until the service (its pid) is warm. */
+  warm?: (pid: number) => Promise<void>;
   /** The function v2 makes 30% slower, its siblings, and the cause's true share change. */
   cause: string;
   siblings: string[];
@@ -49,6 +51,7 @@ export function diffTests(spec: DiffSpec) {
     const files: string[] = [];
     try {
       await sleep(spec.startMs);
+      await spec.warm?.(proc.pid);
       for (let i = 0; i < n; i++) {
         const run = await runPtop(spec.ptop(), ["--targets", targets, "--workload", spec.workload(), "--duration", String(CAPTURE_SEC), "--frequency", "999", "--probes", "cpu"]);
         expect(run.exitCode).toBe(PTOP_EXIT.ok);

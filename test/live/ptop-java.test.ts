@@ -1,21 +1,22 @@
 // Java methods in ptop's stacks for a JVM started with no flag (issue 32): a com.sun.net.httpserver
 // service (test/fixtures/workloads/java-shop) run as uid 65534 under load, on every JDK of the
-// machine (JDK 23 and 24 must be reported unsupported instead). Each request runs Pricing.priceCart and Pricing.applyDiscounts, the second doing three
-// times the loop work of the first: of the samples in either, 75% and 25% by construction.
+// machine and on OpenJDK 11 and 21 fetched from Debian (fetched-jdks.ts); JDK 23 and 24 must be
+// reported unsupported instead. Each request runs Pricing.priceCart and Pricing.applyDiscounts, the
+// second doing three times the loop work of the first: of the samples in either, 75% and 25% by construction.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT, liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
-import { NOBODY, cleanup, framesById, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { NOBODY, cleanup, framesById, runPtop, setcapPtop, sharedTempDir, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { waitForQuietJit } from "./jvm-warmup.ts";
+import { fetchJdks, type FetchedJdk } from "./fetched-jdks.ts";
 
 const live = liveAvailable();
 const DEBIAN_JDK = "/usr/lib/jvm/java-17-openjdk-amd64";
 const SHOP = resolve(REPO_ROOT, "test/fixtures/workloads/java-shop");
 const UNITS = 2_000_000; // loop iterations of priceCart per request: about 10 ms of both methods
-const WARMUP_MIN_MS = 15_000; // under load at least this long, then until the JIT is quiet
-const WARMUP_MAX_MS = 75_000;
 const CAPTURE_SEC = 6;
 
 /** The JDKs whose nmethods ptop does not walk: it must say so (README "Java frames"). */
@@ -27,40 +28,8 @@ function majorOf(jdk: string): number {
   return Number(/JAVA_VERSION="(\d+)/.exec(release)?.[1] ?? 0);
 }
 
-/** CPU ticks the JVM's JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre") have used. */
-function jitTicks(pid: number): number {
-  let ticks = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      if (!/^C[12] CompilerThre/.test(readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8"))) continue;
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // from field 3 (the name may hold spaces)
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime
-    } catch {
-      // a thread that ended
-    }
-  }
-  return ticks;
-}
-
-/** Under load until C2 has compiled (and inlined) the handler: its compiler threads used at most
- *  20 ms in the last 5 s. Under this load the JIT works in bursts for 40 s or more (1–2 ticks a
- *  second, measured); a fixed 20 s wait left it at work on a loaded machine, and its samples took
- *  the service's own share to 87%. */
-async function waitForQuietJit(pid: number) {
-  const start = Date.now();
-  await sleep(WARMUP_MIN_MS);
-  let before = jitTicks(pid);
-  while (Date.now() - start < WARMUP_MAX_MS) {
-    await sleep(5000);
-    const now = jitTicks(pid);
-    if (now - before <= 2) return;
-    before = now;
-  }
-}
-
 /** Every JDK under /usr/lib/jvm (one per real directory), Debian's 17 first. */
-function jdks(): string[] {
+function installedJdks(): string[] {
   if (!existsSync("/usr/lib/jvm")) return [];
   const homes = new Set<string>();
   for (const name of readdirSync("/usr/lib/jvm")) {
@@ -68,6 +37,15 @@ function jdks(): string[] {
     if (existsSync(join(home, "bin/java")) && existsSync(join(home, "lib/server/libjvm.so"))) homes.add(realpathSync(home));
   }
   return [...homes].sort((a, b) => Number(b === DEBIAN_JDK) - Number(a === DEBIAN_JDK) || a.localeCompare(b));
+}
+
+/** The installed JDKs, then the fetched ones (logged, not failed, when they cannot be fetched here
+ *  and RUNNER_REQUIRE_LIVE is not set). */
+function jdks(): FetchedJdk[] {
+  const installed = installedJdks().map((home) => ({ major: majorOf(home), home, java: [join(home, "bin/java")] }));
+  const fetched = fetchJdks();
+  if (fetched.why) console.log(`ptop-java: skipping the fetched JDKs: ${fetched.why}`);
+  return [...installed, ...fetched.jdks];
 }
 
 interface Shares {
@@ -114,19 +92,19 @@ describeUnless(whyNot([!live, NOT_ROOT], [!existsSync(join(DEBIAN_JDK, "bin/java
     ptop = setcapPtop(dir);
     classes = join(dir, "classes");
     mkdirSync(classes);
-    // Class files of Java 17, so that every JDK of the machine (17 and newer) runs the same code.
-    const javac = Bun.spawnSync([join(DEBIAN_JDK, "bin/javac"), "--release", "17", "-d", classes,
+    // Class files of Java 11, so that every JDK (11 and newer) runs the same code.
+    const javac = Bun.spawnSync([join(DEBIAN_JDK, "bin/javac"), "--release", "11", "-d", classes,
       join(SHOP, "com/shop/Pricing.java"), join(SHOP, "com/shop/Service.java")], { stderr: "pipe" });
     if (javac.exitCode !== 0) throw new Error(`javac: ${javac.stderr.toString()}`);
   }, 60_000);
   afterAll(() => cleanup(dir));
 
   /** The service on jdk, loaded by two request loops; ptop's capture once it is warm. */
-  async function capture(jdk: string) {
+  async function capture(jdk: FetchedJdk) {
     // Its own workload name (argv[0]): other JVMs may run on the machine, and every share below is
     // of this one's samples.
     const workload = `javashop-${process.pid}`;
-    const svc = Bun.spawn([...NOBODY, "env", "HOME=/tmp", "bash", "-c", 'exec -a "$0" "$@"', workload, join(jdk, "bin/java"),
+    const svc = Bun.spawn([...NOBODY, "env", "HOME=/tmp", "bash", "-c", 'exec -a "$0" "$@"', workload, ...jdk.java,
       "-cp", classes, "com.shop.Service", "0", String(UNITS)], { stdout: "pipe", stderr: "pipe" });
     let stop = false;
     let loadError: unknown = null;
@@ -142,7 +120,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [!existsSync(join(DEBIAN_JDK, "bin/java
       // a request cut by the service's end is not an error; one before it is
       const guarded = () => loop().catch((e) => void (stop || (loadError = e)));
       loops.push(guarded(), guarded());
-      await waitForQuietJit(svc.pid);
+      await waitForQuietJit(svc.pid, 15_000);
       const targets = writeTargets(dir, { targets: [{ workload }] }, "targets-java.json");
       const run = await runPtop(ptop, ["--targets", targets, "--workload", workload, "--duration", String(CAPTURE_SEC), "--frequency", "999", "--probes", "cpu"]);
       expect(svc.exitCode).toBeNull(); // the service ran through the capture, unharmed
@@ -159,14 +137,15 @@ describeUnless(whyNot([!live, NOT_ROOT], [!existsSync(join(DEBIAN_JDK, "bin/java
 
   test("every JDK: ≥ 90% of the service's Java threads' samples carry its Java frames; applyDiscounts 75%, priceCart 25% (± 5 points)", async () => {
     const found = jdks();
-    expect(found).toContain(DEBIAN_JDK);
+    expect(found.map((j) => j.home)).toContain(DEBIAN_JDK);
     const seen: Record<string, Shares | string> = {};
-    for (const jdk of found) {
-      const run = await capture(jdk);
+    for (const j of found) {
+      const jdk = j.home;
+      const run = await capture(j);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
       const summary = run.records.find((r): r is SummaryRecord => r.type === "summary")!;
       const unsupported = summary.notes?.find((n) => n.startsWith("java frames: unsupported JVM"));
-      if (NOT_WALKED.has(majorOf(jdk))) {
+      if (NOT_WALKED.has(j.major)) {
         // JDK 23 and 24 (their nmethod layout, README "Java frames"): said so, and no Java frame
         // at all rather than a wrong one.
         expect(unsupported).toBeDefined();
@@ -189,5 +168,5 @@ describeUnless(whyNot([!live, NOT_ROOT], [!existsSync(join(DEBIAN_JDK, "bin/java
       };
       expect(holds).toEqual({ jdk, enoughSamples: true, ownJava: true, applyDiscounts: true, priceCart: true });
     }
-  }, 300_000);
+  }, 600_000);
 });

@@ -231,11 +231,14 @@ int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *s, struct hs_
 	types_and_ints(rd, ctx, &tt, true, vm);
 	types_and_ints(rd, ctx, &it, false, vm);
 	/* the alternatives: one of each pair must be there */
-	vm->off_growable_len = HAVE(vm, growable_len) ? vm->growable_len : vm->growable_len_old;
+	/* GrowableArrayBase was GenericGrowableArray before (JDK 11 describes _len there) */
+	vm->off_growable_len = HAVE(vm, growable_len)	      ? vm->growable_len
+			       : HAVE(vm, growable_len_old) ? vm->growable_len_old
+							    : vm->growable_len_generic;
 	vm->off_method = HAVE(vm, cm_method) ? vm->cm_method : vm->nm_method;
 	vm->off_scopes_data_begin = HAVE(vm, cm_scopes_data_begin) ? vm->cm_scopes_data_begin : vm->nm_scopes_data_begin;
 	const char *m = missing(vm);
-	if (!m && !HAVE(vm, growable_len) && !HAVE(vm, growable_len_old))
+	if (!m && !HAVE(vm, growable_len) && !HAVE(vm, growable_len_old) && !HAVE(vm, growable_len_generic))
 		m = "GrowableArrayBase::_len";
 	if (!m && !HAVE(vm, cm_method) && !HAVE(vm, nm_method))
 		m = "nmethod::_method";

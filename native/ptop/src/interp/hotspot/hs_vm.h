@@ -22,6 +22,7 @@ typedef int (*hs_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 	X(codecache_high, "CodeCache", "_high_bound", 1)                               \
 	X(growable_len, "GrowableArrayBase", "_len", 0)                                \
 	X(growable_len_old, "GrowableArray<int>", "_len", 0)                           \
+	X(growable_len_generic, "GenericGrowableArray", "_len", 0)                     \
 	X(growable_data, "GrowableArray<int>", "_data", 1)                             \
 	X(heap_memory, "CodeHeap", "_memory", 1)                                       \
 	X(heap_segmap, "CodeHeap", "_segmap", 1)                                       \
