@@ -402,10 +402,13 @@ export function expectGoAllocSite(records: StreamRecord[], pid: number, binary: 
 
 /** Of the cpu samples of `pids`, how many and which share are named exitsym_spin called from main,
  *  in a module whose path ends with `binary` (test/fixtures/workloads/exitsym_worker.c, which may
- *  exec itself: each image's frames must be named too). The five largest others, for the message. */
+ *  exec itself: each image's frames must be named too). The five largest others, for the message.
+ *  `whole`: the share whose stack is whole in its own image (rooted at the binary's `_start`) or was
+ *  taken inside execve, wherever it stands: an image's start-up before main is no fault of ptop's,
+ *  and under an emulated guest it takes a varying part of each 0.4 s life. */
 export function exitsymNamedShare(records: StreamRecord[], pids: Set<number>, binary: string) {
   const frames = framesById(records);
-  let total = 0, named = 0;
+  let total = 0, named = 0, whole = 0;
   const other = new Map<string, number>();
   for (const s of stacksOf(records, "cpu")) {
     if (s.pid === undefined || !pids.has(s.pid)) continue;
@@ -413,13 +416,14 @@ export function exitsymNamedShare(records: StreamRecord[], pids: Set<number>, bi
     const names = s.frames.map((id) => frames.get(id)?.function ?? "?");
     const spin = names.lastIndexOf("exitsym_spin");
     const mods = s.frames.map((id) => frames.get(id)?.module ?? "");
+    if ((names[0] === "_start" && mods[0]?.endsWith(binary)) || names[0] === "[in execve]") whole += s.value;
     if (spin > 0 && names.slice(0, spin).includes("main") && mods[spin]?.endsWith(binary)) named += s.value;
     else {
       const key = names.join(" <- ");
       other.set(key, (other.get(key) ?? 0) + s.value);
     }
   }
-  return { total, named, share: total ? named / total : 0, other: [...other].sort((a, b) => b[1] - a[1]).slice(0, 5) };
+  return { total, named, share: total ? named / total : 0, whole: total ? whole / total : 0, other: [...other].sort((a, b) => b[1] - a[1]).slice(0, 5) };
 }
 
 /** Of the cpu samples with a [vdso] frame, how many reach main. */
