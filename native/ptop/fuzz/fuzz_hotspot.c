@@ -8,29 +8,16 @@
  * fuzz/corpus/hotspot holds a small image with an nmethod, a stub and their metadata
  * (tools/hotspot_seed.py). */
 #include "hs_names.h"
+#include "fuzz_mem.h"
 #include <stdint.h>
 #include <string.h>
 
-#define BASE 0x10000ull
+#define BASE FUZZ_MEM_BASE
 #define HDR 8
-
-struct mem {
-	const uint8_t *p;
-	size_t n;
-};
-
-static int rd(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const struct mem *m = ctx;
-	if (addr < BASE || addr - BASE > m->n || len > m->n - (addr - BASE))
-		return -1;
-	memcpy(buf, m->p + (addr - BASE), len);
-	return 0;
-}
 
 static int st(void *ctx, uint64_t addr, uint64_t *v)
 {
-	return rd(ctx, addr, v, 8);
+	return fuzz_mem_read(ctx, addr, v, 8);
 }
 
 /* The layout Debian's OpenJDK 17 (amd64) describes; the seed image is laid out to match. */
@@ -85,7 +72,7 @@ static size_t walk(const struct hs_mem *hm, const uint8_t *h, struct hs_record *
 	return n;
 }
 
-static void walk_and_name(const uint8_t *h, struct mem *m)
+static void walk_and_name(const uint8_t *h, struct fuzz_mem *m)
 {
 	struct hs_vm vm;
 	if (h[0] % 4 == 1)
@@ -99,7 +86,7 @@ static void walk_and_name(const uint8_t *h, struct mem *m)
 		memset(&cache, 0, sizeof(cache));
 		c = &cache;
 	}
-	struct hs_mem hm = { &vm, rd, m, st, m, c };
+	struct hs_mem hm = { &vm, fuzz_mem_read, m, st, m, c };
 	struct hs_record rec[HS_MAX_RECORDS];
 	size_t n = walk(&hm, h, rec);
 	if (c && walk(&hm, h, rec) != n) /* the second walk, from the cache, finds as much */
@@ -124,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < HDR)
 		return 0;
-	struct mem m = { data + HDR, size - HDR };
+	struct fuzz_mem m = { data + HDR, size - HDR };
 	switch (data[0] % 4) {
 	case 0:
 	case 1:
@@ -136,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			s.addr[k] = BASE + 8ull * (uint64_t)k;
 		struct hs_vm vm;
 		char why[160];
-		if (hs_vm_open(rd, &m, &s, &vm, why, sizeof(why)) && strnlen(why, sizeof(why)) == sizeof(why))
+		if (hs_vm_open(fuzz_mem_read, &m, &s, &vm, why, sizeof(why)) && strnlen(why, sizeof(why)) == sizeof(why))
 			__builtin_trap();
 		break;
 	}

@@ -4,24 +4,11 @@
  * as a read of unmapped target memory does. Type pointers are checked against the two words at
  * BASE (so the fuzzer can satisfy them) or not at all (byte 0 bit 7). */
 #include "pycode.h"
+#include "fuzz_mem.h"
 #include <stdint.h>
 #include <string.h>
 
-#define BASE 0x10000ull
-
-struct mem {
-	const uint8_t *p;
-	size_t n;
-};
-
-static int rd(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const struct mem *m = ctx;
-	if (addr < BASE || addr - BASE > m->n || len > m->n - (addr - BASE))
-		return -1;
-	memcpy(buf, m->p + (addr - BASE), len);
-	return 0;
-}
+#define BASE FUZZ_MEM_BASE
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -33,20 +20,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t code = BASE + (uint64_t)(data[1] | data[2] << 8);
 	int32_t line;
 	memcpy(&line, data + 3, 4);
-	struct mem m = { data + 7, size - 7 };
+	struct fuzz_mem m = { data + 7, size - 7 };
 	struct py_types t = { 0, 0 };
 	if (!(data[0] & 0x80) && m.n >= 16) {
 		memcpy(&t.code_type, m.p, 8);
 		memcpy(&t.unicode_type, m.p + 8, 8);
 	}
 	struct py_code_info ci;
-	if (py_code_read(o, &t, rd, &m, code, line, &ci) == 0) {
+	if (py_code_read(o, &t, fuzz_mem_read, &m, code, line, &ci) == 0) {
 		/* what ptop emits: NUL-terminated, within bounds, never empty */
 		if (strnlen(ci.name, sizeof(ci.name)) == sizeof(ci.name) || !ci.name[0] ||
 		    strnlen(ci.filename, sizeof(ci.filename)) == sizeof(ci.filename))
 			__builtin_trap();
 	}
 	char s[32];
-	(void)py_str_read(o, &t, rd, &m, code, s, sizeof(s));
+	(void)py_str_read(o, &t, fuzz_mem_read, &m, code, s, sizeof(s));
 	return 0;
 }

@@ -4,25 +4,12 @@
  * outside it fail as a read of unmapped target memory does. The layout is Node.js 20's, read back
  * by v8elf.c from this harness's own symbols (v8_seed_layout.c is linked in). */
 #include "v8name.h"
+#include "fuzz_mem.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BASE 0x10000ull
-
-struct mem {
-	const uint8_t *p;
-	size_t n;
-};
-
-static int rd(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const struct mem *m = ctx;
-	if (addr < BASE || addr - BASE > m->n || len > m->n - (addr - BASE))
-		return -1;
-	memcpy(buf, m->p + (addr - BASE), len);
-	return 0;
-}
+#define BASE FUZZ_MEM_BASE
 
 static const struct v8_layout *layout(void)
 {
@@ -61,17 +48,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t code = BASE + (uint64_t)(data[2] | data[3] << 8) + 1;
 	uint32_t off;
 	memcpy(&off, data + 4, 4);
-	struct mem m = { data + 8, size - 8 };
+	struct fuzz_mem m = { data + 8, size - 8 };
 	struct v8_fn_info fn;
-	if (v8_function_read_now(l, rd, &m, sfi, &fn) == 0)
+	if (v8_function_read_now(l, fuzz_mem_read, &m, sfi, &fn) == 0)
 		check(&fn);
 	uint64_t istart, sfis[V8_INLINE_MAX];
-	if (l->code_istart && rd(&m, code - 1 + (uint64_t)l->code_istart, &istart, 8) == 0) {
-		size_t n = v8_inlined_read(l, rd, &m, code, istart, istart + off, off & 1, sfis, V8_INLINE_MAX);
+	if (l->code_istart && fuzz_mem_read(&m, code - 1 + (uint64_t)l->code_istart, &istart, 8) == 0) {
+		size_t n = v8_inlined_read(l, fuzz_mem_read, &m, code, istart, istart + off, off & 1, sfis, V8_INLINE_MAX);
 		if (n > V8_INLINE_MAX)
 			__builtin_trap();
 		for (size_t i = 0; i < n; i++)
-			if (v8_function_read_now(l, rd, &m, sfis[i], &fn) == 0)
+			if (v8_function_read_now(l, fuzz_mem_read, &m, sfis[i], &fn) == 0)
 				check(&fn);
 	}
 	return 0;

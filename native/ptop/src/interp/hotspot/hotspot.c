@@ -1,4 +1,5 @@
 #include "hotspot.h"
+#include "target_mem.h"
 #include "hs_names.h"
 #include "output.h"
 #include "proctext.h"
@@ -83,8 +84,7 @@ void hs_attach(int pid, bool again)
 	char path[96];
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, f.start, f.end);
 	j->libfd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	j->memfd = open(path, O_RDONLY | O_CLOEXEC);
+	j->memfd = target_mem_open(pid);
 	if (j->libfd < 0 || j->memfd < 0) {
 		snprintf(j->why, sizeof(j->why), "its libjvm.so or memory could not be opened");
 		j->opened = true;
@@ -101,14 +101,6 @@ static struct jvm *find(int pid)
 	return NULL;
 }
 
-static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	int fd = *(int *)ctx;
-	if (len > (1u << 16) || addr > INT64_MAX - len)
-		return -1;
-	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
-}
-
 /* The VM's description, read once, after the drop. */
 static struct jvm *open_vm(int pid)
 {
@@ -121,7 +113,7 @@ static struct jvm *open_vm(int pid)
 		if (hs_elf_find_fd(j->libfd, j->start, j->off, &syms))
 			snprintf(j->why, sizeof(j->why), "its libjvm.so exports no gHotSpotVMStructs tables");
 		else
-			j->ok = !hs_vm_open(mem_read, &j->memfd, &syms, &j->vm, j->why, sizeof(j->why));
+			j->ok = !hs_vm_open(target_mem_read, &j->memfd, &syms, &j->vm, j->why, sizeof(j->why));
 	}
 	return j;
 }
@@ -142,7 +134,7 @@ static int frame_for(struct jvm *j, const struct hs_record *r)
 	int id = strmap_get(&j->frames, key);
 	if (id >= 0)
 		return id;
-	struct hs_mem m = { &j->vm, mem_read, &j->memfd, NULL, NULL, NULL };
+	struct hs_mem m = { &j->vm, target_mem_read, &j->memfd, NULL, NULL, NULL };
 	char name[HS_NAME_MAX + 16], text[HS_NAME_MAX];
 	struct frame_info fi = { .kind = "java", .module = "[java]" };
 	if (r->flags & HS_R_LOST) {

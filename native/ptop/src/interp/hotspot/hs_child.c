@@ -1,4 +1,5 @@
 #include "hs_child.h"
+#include "target_mem.h"
 #include <linux/types.h>
 #include "interp_section.h"
 #include <stdint.h>
@@ -22,14 +23,6 @@ struct hs_proc {
 
 static struct hs_proc *procs;
 static size_t nprocs;
-
-static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	int fd = *(int *)ctx;
-	if (len > (1u << 16) || addr > INT64_MAX - len)
-		return -1;
-	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
-}
 
 static struct hs_proc *get(int pid, bool create)
 {
@@ -115,7 +108,7 @@ struct hs_proc *hs_child_proc(int pid)
 		struct hs_elf_syms syms;
 		char why[160];
 		p->ok = !hs_elf_find_fd(p->libfd, p->start, p->off, &syms) &&
-			!hs_vm_open(mem_read, &p->memfd, &syms, &p->vm, why, sizeof(why));
+			!hs_vm_open(target_mem_read, &p->memfd, &syms, &p->vm, why, sizeof(why));
 		if (p->ok && !p->cache)
 			p->cache = calloc(1, sizeof(*p->cache));
 	}
@@ -130,7 +123,7 @@ bool hs_child_in_code(const struct hs_proc *p, uint64_t pc)
 bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t *pcs, uint32_t *npcs, uint32_t cap,
 		   hs_stack_fn st, void *st_ctx, struct hs_walk_out *out)
 {
-	struct hs_mem m = { &p->vm, mem_read, &p->memfd, st, st_ctx, p->cache };
+	struct hs_mem m = { &p->vm, target_mem_read, &p->memfd, st, st_ctx, p->cache };
 	for (;;) {
 		if (*npcs == cap || out->n >= HS_MAX_RECORDS - 1) {
 			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)*npcs, HS_R_LOST, HS_LOST_DEPTH };

@@ -1,5 +1,6 @@
 #include "pyelf.h"
 #include "pyoffsets.h"
+#include "symtab_each.h"
 #include <ctype.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -18,36 +19,24 @@ struct syms {
 	int has_runtime, has_py_version, is_python;
 };
 
-static void scan_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct syms *s)
+static void take_symbol(void *ctx, Elf *elf, const char *name, const GElf_Sym *sym)
 {
-	if (sh->sh_entsize == 0 || sh->sh_type == SHT_NOBITS || sh->sh_size > (256u << 20))
-		return;
-	Elf_Data *data = elf_getdata(scn, NULL);
-	if (!data || !data->d_buf)
-		return;
-	size_t count = data->d_size / sh->sh_entsize;
-	for (size_t i = 0; i < count && i < (8u << 20); i++) {
-		GElf_Sym sym;
-		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-			continue;
-		const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name)
-			continue;
-		if (!strcmp(name, "_PyRuntime")) {
-			s->runtime = sym.st_value;
-			s->runtime_size = sym.st_size;
-			s->has_runtime = 1;
-		} else if (!strcmp(name, "Py_Version")) {
-			s->py_version = sym.st_value;
-			s->has_py_version = 1;
-		} else if (!strcmp(name, "PyCode_Type")) {
-			s->code_type = sym.st_value;
-		} else if (!strcmp(name, "PyUnicode_Type")) {
-			s->unicode_type = sym.st_value;
-		} else if (!strcmp(name, "Py_Initialize") || !strcmp(name, "Py_InitializeEx") ||
-			   !strcmp(name, "PyEval_EvalCode")) {
-			s->is_python = 1;
-		}
+	struct syms *s = ctx;
+	(void)elf;
+	if (!strcmp(name, "_PyRuntime")) {
+		s->runtime = sym->st_value;
+		s->runtime_size = sym->st_size;
+		s->has_runtime = 1;
+	} else if (!strcmp(name, "Py_Version")) {
+		s->py_version = sym->st_value;
+		s->has_py_version = 1;
+	} else if (!strcmp(name, "PyCode_Type")) {
+		s->code_type = sym->st_value;
+	} else if (!strcmp(name, "PyUnicode_Type")) {
+		s->unicode_type = sym->st_value;
+	} else if (!strcmp(name, "Py_Initialize") || !strcmp(name, "Py_InitializeEx") ||
+		   !strcmp(name, "PyEval_EvalCode")) {
+		s->is_python = 1;
 	}
 }
 
@@ -215,7 +204,7 @@ void py_elf_analyze(const void *buf, size_t len, const char *name_hint, struct p
 	GElf_Shdr sh;
 	while ((scn = elf_nextscn(elf, scn)) != NULL)
 		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			scan_symtab(elf, scn, &sh, &s);
+			symtab_each(elf, scn, &sh, take_symbol, &s);
 	if (!s.is_python && !s.has_runtime) {
 		elf_end(elf);
 		return; /* not CPython */

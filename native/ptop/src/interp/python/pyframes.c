@@ -1,4 +1,5 @@
 #include "pyframes.h"
+#include "target_mem.h"
 #include "output.h"
 #include "interp.h"
 #include "proctext.h"
@@ -163,21 +164,9 @@ static struct py_target *find_target(int pid)
 
 void py_prepare(void)
 {
-	for (size_t i = 0; i < ntargets; i++) {
-		char path[64];
-		if (targets[i].memfd >= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/mem", targets[i].pid);
-		targets[i].memfd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-}
-
-static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	int fd = *(int *)ctx;
-	if (len > (1u << 16) || addr > INT64_MAX - len)
-		return -1;
-	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
+	for (size_t i = 0; i < ntargets; i++)
+		if (targets[i].memfd < 0)
+			targets[i].memfd = target_mem_open(targets[i].pid);
 }
 
 static int python_frame(struct py_target *t, const struct py_frame *f)
@@ -189,7 +178,7 @@ static int python_frame(struct py_target *t, const struct py_frame *f)
 		return id;
 	struct py_code_info ci;
 	struct frame_info fi = { .kind = "python", .module = NULL };
-	if (t->memfd >= 0 && py_code_read(t->off, &t->types, mem_read, &t->memfd, f->code, f->firstlineno, &ci) == 0) {
+	if (t->memfd >= 0 && py_code_read(t->off, &t->types, target_mem_read, &t->memfd, f->code, f->firstlineno, &ci) == 0) {
 		/* module = file only: a function keeps its identity across versions when lines move */
 		fi.function = ci.name;
 		fi.module = ci.filename;

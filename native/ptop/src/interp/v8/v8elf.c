@@ -1,4 +1,5 @@
 #include "v8elf.h"
+#include "symtab_each.h"
 #include <gelf.h>
 #include <stdbool.h>
 #include <libelf.h>
@@ -28,6 +29,8 @@ struct scan {
 	int32_t types[V8_MAX_TYPES];
 	size_t ntypes;
 	int any;
+	const unsigned char *buf; /* the file, for the values the symbols point at */
+	size_t len;
 };
 
 /* The 4-byte value at virtual address vaddr: from the section that holds it, 0 in a NOBITS one
@@ -65,28 +68,16 @@ static void take(struct scan *s, const char *name, int32_t v)
 		}
 }
 
-static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const unsigned char *buf, size_t len,
-			struct scan *s)
+static void take_symbol(void *ctx, Elf *elf, const char *name, const GElf_Sym *sym)
 {
-	if (sh->sh_entsize == 0 || sh->sh_type == SHT_NOBITS || sh->sh_size > (256u << 20))
+	struct scan *s = ctx;
+	if (sym->st_size != 4 || strncmp(name, V8_PREFIX, sizeof(V8_PREFIX) - 1))
 		return;
-	Elf_Data *data = elf_getdata(scn, NULL);
-	if (!data || !data->d_buf)
+	int32_t v;
+	if (value_at(elf, s->buf, s->len, sym->st_value, &v))
 		return;
-	size_t count = data->d_size / sh->sh_entsize;
-	for (size_t i = 0; i < count && i < (8u << 20); i++) {
-		GElf_Sym sym;
-		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || sym.st_size != 4)
-			continue;
-		const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || strncmp(name, V8_PREFIX, sizeof(V8_PREFIX) - 1))
-			continue;
-		int32_t v;
-		if (value_at(elf, buf, len, sym.st_value, &v))
-			continue;
-		s->any = 1;
-		take(s, name + sizeof(V8_PREFIX) - 1, v);
-	}
+	s->any = 1;
+	take(s, name + sizeof(V8_PREFIX) - 1, v);
 }
 
 /* V8 11.x (Node.js 20) exports neither JSFunction::code nor Code's instruction start and size. Its
@@ -164,13 +155,15 @@ void v8_elf_analyze(const void *buf, size_t len, struct v8_elf_info *out)
 	}
 	static struct scan s;
 	memset(&s, 0, sizeof(s));
+	s.buf = (const unsigned char *)buf;
+	s.len = len;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	/* .symtab first, then .dynsym: a value found once counts */
 	for (int pass = 0; pass < 2; pass++)
 		while ((scn = elf_nextscn(elf, scn)) != NULL)
 			if (gelf_getshdr(scn, &sh) && sh.sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
-				scan_symtab(elf, scn, &sh, (const unsigned char *)buf, len, &s);
+				symtab_each(elf, scn, &sh, take_symbol, &s);
 	elf_end(elf);
 	if (!s.any)
 		return;

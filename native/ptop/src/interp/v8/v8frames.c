@@ -1,4 +1,5 @@
 #include "v8frames.h"
+#include "target_mem.h"
 #include "elfhelper.h"
 #include "interp.h"
 #include "output.h"
@@ -171,13 +172,9 @@ void v8_attach(const struct interp_handle *h, int pid)
 
 void v8_prepare(void)
 {
-	for (size_t i = 0; i < ntargets; i++) {
-		char path[64];
-		if (targets[i].memfd >= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/mem", targets[i].pid);
-		targets[i].memfd = open(path, O_RDONLY | O_CLOEXEC);
-	}
+	for (size_t i = 0; i < ntargets; i++)
+		if (targets[i].memfd < 0)
+			targets[i].memfd = target_mem_open(targets[i].pid);
 }
 
 static struct v8_target *find_target(int pid)
@@ -186,14 +183,6 @@ static struct v8_target *find_target(int pid)
 		if (targets[i].pid == pid)
 			return &targets[i];
 	return NULL;
-}
-
-static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	int fd = *(int *)ctx;
-	if (len > (1u << 16) || addr > INT64_MAX - len)
-		return -1;
-	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
 }
 
 /* The frame id of a function: fields non-NULL, checked against what the walker read (its own frame);
@@ -212,8 +201,8 @@ static int function_frame(struct v8_target *t, uint64_t sfi, const uint64_t *fie
 	struct frame_info fi = { .kind = "jit" };
 	char anon[V8_FILE_MAX + 32];
 	int got = t->memfd < 0 ? -1 :
-		  fields ? v8_function_read(&t->layout, mem_read, &t->memfd, sfi, fields[0], fields[1], &fn) :
-			   v8_function_read_now(&t->layout, mem_read, &t->memfd, sfi, &fn);
+		  fields ? v8_function_read(&t->layout, target_mem_read, &t->memfd, sfi, fields[0], fields[1], &fn) :
+			   v8_function_read_now(&t->layout, target_mem_read, &t->memfd, sfi, &fn);
 	if (got == 0) {
 		const char *slash = strrchr(fn.file, '/');
 		const char *base = slash ? slash + 1 : fn.file;
@@ -244,7 +233,7 @@ static size_t js_frames(struct v8_target *t, const struct v8_frame *f, int leaf,
 	size_t n = 0, ni = 0;
 	ids[n++] = function_frame(t, f->sfi, fields);
 	if (f->code && t->memfd >= 0)
-		ni = v8_inlined_read(&t->layout, mem_read, &t->memfd, f->code, f->istart, f->pc, leaf, inl, V8_INLINE_MAX);
+		ni = v8_inlined_read(&t->layout, target_mem_read, &t->memfd, f->code, f->istart, f->pc, leaf, inl, V8_INLINE_MAX);
 	for (size_t j = ni; j-- > 0;)
 		ids[n++] = function_frame(t, inl[j], NULL);
 	return n;
