@@ -1,4 +1,5 @@
 #include "rootfs.h"
+#include "proctext.h"
 #include "strtab.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -95,4 +96,15 @@ char *read_proc_maps_and_exe(int pid, size_t *len, char *exe, size_t exelen)
 		exe[el > 0 ? el : 0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	return read_proc_file(path, 32u << 20, len);
+}
+
+bool proc_maps_each(int pid, char *exe, size_t exelen, void (*fn)(const struct maps_line *l, void *arg), void *arg)
+{
+	size_t len;
+	char *maps = read_proc_maps_and_exe(pid, &len, exe, exelen);
+	if (!maps)
+		return false;
+	proctext_maps_foreach(maps, len, fn, arg);
+	free(maps);
+	return true;
 }

@@ -3,6 +3,7 @@
  * FIFO or device the target planted there. */
 #ifndef PTOP_ROOTFS_H
 #define PTOP_ROOTFS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,4 +21,8 @@ char *read_proc_file(const char *path, size_t max, size_t *len);
 /* pid's /proc/PID/maps text (as read_proc_file; NULL with errno set) and its executable's path in
  * exe ("" when the link cannot be read): what the probes that pick files from the maps need. */
 char *read_proc_maps_and_exe(int pid, size_t *len, char *exe, size_t exelen);
+struct maps_line;
+/* fn over each line of pid's maps (proctext_maps_foreach), its executable's path in exe first, as
+ * read_proc_maps_and_exe gives them; false when the maps cannot be read. */
+bool proc_maps_each(int pid, char *exe, size_t exelen, void (*fn)(const struct maps_line *l, void *arg), void *arg);
 #endif

@@ -55,14 +55,8 @@ void hs_attach(int pid, bool again)
 	if (again && find(pid))
 		return;
 	char exe[4096];
-	size_t len;
-	char *maps = read_proc_maps_and_exe(pid, &len, exe, sizeof(exe));
-	if (!maps)
-		return;
 	struct lib_find f = { 0 };
-	proctext_maps_foreach(maps, len, lib_line, &f);
-	free(maps);
-	if (!f.found)
+	if (!proc_maps_each(pid, exe, sizeof(exe), lib_line, &f) || !f.found)
 		return;
 	struct jvm *j = find(pid); /* a pid reused: the earlier process's entry goes */
 	if (j) {

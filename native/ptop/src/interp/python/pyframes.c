@@ -98,14 +98,8 @@ static void candidate_line(const struct maps_line *l, void *arg)
 static size_t find_candidates(int pid, struct candidate *c, size_t cap)
 {
 	char exe[4096];
-	size_t len;
-	char *maps = read_proc_maps_and_exe(pid, &len, exe, sizeof(exe));
-	if (!maps)
-		return 0;
 	struct find_ctx f = { c, 0, cap, exe };
-	proctext_maps_foreach(maps, len, candidate_line, &f);
-	free(maps);
-	return f.n;
+	return proc_maps_each(pid, exe, sizeof(exe), candidate_line, &f) ? f.n : 0;
 }
 
 void py_attach(const struct interp_handle *h, int pid)

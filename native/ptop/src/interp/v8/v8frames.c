@@ -122,13 +122,9 @@ void v8_attach(const struct interp_handle *h, int pid)
 	if (!h->procs)
 		return;
 	char exe[4096];
-	size_t len;
-	char *maps = read_proc_maps_and_exe(pid, &len, exe, sizeof(exe));
-	if (!maps)
-		return;
 	struct find_ctx f = { .exe = exe };
-	proctext_maps_foreach(maps, len, candidate_line, &f);
-	free(maps);
+	if (!proc_maps_each(pid, exe, sizeof(exe), candidate_line, &f))
+		return;
 	struct v8_elf_info info;
 	size_t i = 0, without = 0; /* files the helper read and found no V8 metadata in */
 	for (; i < f.n; i++) {
