@@ -1,5 +1,6 @@
 #include "pyelf.h"
 #include "pyoffsets.h"
+#include "elf_image.h"
 #include "symtab_each.h"
 #include <ctype.h>
 #include <gelf.h>
@@ -190,12 +191,11 @@ static void set(struct py_elf_info *out, int status, enum py_elf_why why)
 void py_elf_analyze(const void *buf, size_t len, const char *name_hint, struct py_elf_info *out)
 {
 	memset(out, 0, sizeof(*out));
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_memory((char *)buf, len);
+	GElf_Ehdr eh;
+	Elf *elf = elf_image_open(buf, len, &eh);
 	if (!elf)
 		return;
-	GElf_Ehdr eh;
-	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) || gelf_getclass(elf) != ELFCLASS64) {
+	if (gelf_getclass(elf) != ELFCLASS64) {
 		elf_end(elf);
 		return;
 	}

@@ -1,4 +1,5 @@
 #include "v8elf.h"
+#include "elf_image.h"
 #include "symtab_each.h"
 #include <gelf.h>
 #include <stdbool.h>
@@ -144,15 +145,10 @@ int v8_layout_check(const struct v8_layout *l)
 void v8_elf_analyze(const void *buf, size_t len, struct v8_elf_info *out)
 {
 	memset(out, 0, sizeof(*out));
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_memory((char *)buf, len);
+	GElf_Ehdr eh;
+	Elf *elf = elf_image_open(buf, len, &eh);
 	if (!elf)
 		return;
-	GElf_Ehdr eh;
-	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		elf_end(elf);
-		return;
-	}
 	static struct scan s;
 	memset(&s, 0, sizeof(s));
 	s.buf = (const unsigned char *)buf;
