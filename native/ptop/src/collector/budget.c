@@ -40,12 +40,6 @@ static struct {
 	char note[480];
 } b;
 
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-	return clock_gettime(c, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec : 0;
-}
-
 /* ptop's CPU so far: its own threads and its children's (the unwinder, the helpers). */
 static uint64_t own_cpu_ns(void)
 {

@@ -41,9 +41,7 @@ static void on_signal(int sig)
 
 static double now_mono(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)mono_ns() / 1e9;
 }
 
 static int64_t now_ms(void)

@@ -5,10 +5,15 @@
 #include <stdint.h>
 #include <time.h>
 
-static inline uint64_t mono_ns(void)
+/* Any clock in ns (a process's or thread's CPU clock too); 0 when it cannot be read. */
+static inline uint64_t clock_ns(clockid_t c)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_gettime(c, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec : 0;
+}
+
+static inline uint64_t mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 #endif
