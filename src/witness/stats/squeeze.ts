@@ -222,7 +222,8 @@ export function fitPrior(phi: readonly number[], d: number, loudSd = LOUD_SD, x?
   const res = quiet.map((i) => e0[i]! - trendAt(trend, xs?.[i]));
   const mean = res.reduce((a, b) => a + b, 0) / n;
   const dfUsed = trend === FLAT ? 1 : 2;
-  const evar = res.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - dfUsed) - trigamma(d / 2);
+  const resVar = res.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - dfUsed);
+  const evar = resVar - trigamma(d / 2);
   // τ²: the spread of the quiet functions' true log φ, each f_i²·τ², over their mean f² (f at the
   // fitted scale: the trend's own offset, before τ² is known, is what sets it).
   const at = { s02: Math.exp(mean), trend, alpha0 };
@@ -231,7 +232,7 @@ export function fitPrior(phi: readonly number[], d: number, loudSd = LOUD_SD, x?
   const d0 = 2 * trigammaInverse(tau2);
   const qx = xs ? quiet.map((i) => xs[i]!) : [];
   const mx = qx.reduce((a, b) => a + b, 0) / Math.max(1, qx.length);
-  const fit = { n, res: res.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - dfUsed), sxx: trend === FLAT ? Infinity : qx.reduce((a, b) => a + (b - mx) ** 2, 0) };
+  const fit = { n, res: resVar, sxx: trend === FLAT ? Infinity : qx.reduce((a, b) => a + (b - mx) ** 2, 0) };
   const prior: VariancePrior = { s02: Math.exp(mean + logChiCentre(d0)), d0, tau2, alpha0, trend, fit, fitted: n, loud: ok.length - n, loudAbove, mixture: null };
   const loudIdx = e0.map((_, i) => i).filter((i) => r0[i]! > loudAbove);
   if (loudIdx.length === 0 || few) return prior;
