@@ -20,6 +20,8 @@ const required = process.env.RUNNER_REQUIRE_LIVE === "1";
 const TIMEOUT_SEC = Number(process.env.RUNNER_KERNEL_TIMEOUT_SEC ?? 900);
 /** RUNNER_KERNELS=name,name: only those guests (a developer's run; CI boots every one). */
 const ONLY = process.env.RUNNER_KERNELS?.split(",").filter(Boolean);
+/** RUNNER_KERNEL_SCENARIOS=name,name: only those scenarios in each guest (a developer's run). */
+const ONLY_SCENARIOS = process.env.RUNNER_KERNEL_SCENARIOS?.split(",").filter(Boolean);
 for (const name of ONLY ?? []) if (!MATRIX.some((k) => k.name === name)) throw new Error(`RUNNER_KERNELS: no kernel "${name}" in matrix.ts (${MATRIX.map((k) => k.name).join(", ")})`);
 
 /** Why this kernel cannot be tested here, or null. */
@@ -51,7 +53,8 @@ for (const k of MATRIX.filter((k) => !ONLY || ONLY.includes(k.name))) {
     }
   }
 
-  const scenarios = k.expect === "below-floor" ? BELOW_FLOOR_SCENARIOS : SCENARIOS;
+  const scenarios = (k.expect === "below-floor" ? BELOW_FLOOR_SCENARIOS : SCENARIOS)
+    .filter((s) => !ONLY_SCENARIOS || ONLY_SCENARIOS.includes(s.name));
   describeUnless(why)(`${k.name} (${k.why})`, () => {
     let work = "";
     let kernel: FetchedKernel | undefined;
