@@ -11,11 +11,12 @@ import { liveAvailable, NOT_ROOT, REPO_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
 import { NOBODY, cleanup, copyWorkload, framesById, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
+import { fetchNodes, type NodeUnderTest } from "./fetched-nodes.ts";
 
 const live = liveAvailable();
 
 /** Every distinct Node.js on the machine (not Bun's node shim): path and version. */
-function findNodes(): { exe: string; version: string }[] {
+function machineNodes(): NodeUnderTest[] {
   const seen = new Map<string, string>();
   for (const name of ["node", "nodejs", "/usr/bin/node", "/usr/bin/nodejs", "/usr/local/bin/node"]) {
     const found = name.startsWith("/") ? name : Bun.which(name);
@@ -30,7 +31,15 @@ function findNodes(): { exe: string; version: string }[] {
     const version = r.stdout.toString().trim();
     if (r.exitCode === 0 && /^v\d+\./.test(version)) seen.set(exe, version);
   }
-  return [...seen].map(([exe, version]) => ({ exe, version }));
+  return [...seen].map(([exe, version]) => ({ exe, version, command: [...NOBODY, "env", "HOME=/tmp", exe] }));
+}
+
+/** The machine's nodes, then Node 18 and 22 fetched (logged, not failed, when they cannot be
+ *  fetched here and RUNNER_REQUIRE_LIVE is not set). */
+function findNodes(): NodeUnderTest[] {
+  const fetched = fetchNodes();
+  for (const why of fetched.why) console.log(`ptop-node: skipping a fetched Node.js: ${why}`);
+  return [...machineNodes(), ...fetched.nodes];
 }
 
 const nodes = live ? findNodes() : [];
@@ -45,12 +54,12 @@ describeUnless(whyNot([!live, NOT_ROOT], [nodes.length === 0, "needs a Node.js (
   afterAll(() => cleanup(dir), 60_000);
 
   /** The service under load from this process (2 requests in flight, keep-alive) through a capture. */
-  async function captureService(exe: string, seconds: number) {
+  async function captureService(node: NodeUnderTest, seconds: number) {
     const src = copyWorkload(dir, "node_shop_svc.js");
     const port = 20000 + Math.floor(Math.random() * 20000);
     const title = `jsvc${process.pid % 100000}`; // the workload: ptop matches the process's comm
     const targets = writeTargets(dir, { targets: [{ workload: title }] }, `targets-${title}.json`);
-    const proc = Bun.spawn([...NOBODY, "env", "HOME=/tmp", exe, src, String(port), title], { stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([...node.command, src, String(port), title], { stdout: "pipe", stderr: "pipe" });
     let loading = true;
     const load = async () => {
       while (loading) {
@@ -99,7 +108,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [nodes.length === 0, "needs a Node.js (
     const source = readFileSync(join(import.meta.dir, "../fixtures/workloads/node_shop_svc.js"), "utf8").split("\n");
     const applyLine = source.findIndex((l) => l.startsWith("function applyDiscounts")) + 1;
     for (const node of nodes) {
-      const run = await captureService(node.exe, 6);
+      const run = await captureService(node, 6);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
       const seen = shares(run.records);
       console.log(JSON.stringify({ node: node.version, ...seen }));
