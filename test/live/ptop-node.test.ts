@@ -123,6 +123,52 @@ describeUnless(whyNot([!live, NOT_ROOT], [nodes.length === 0, "needs a Node.js (
     }
   }, 60_000 * Math.max(1, nodes.length));
 
+  test(`blocked in JS-initiated waits, the waiting JS functions carry the offcpu stacks, on every Node.js here`, async () => {
+    const source = readFileSync(join(import.meta.dir, "../fixtures/workloads/node_offcpu.js"), "utf8").split("\n");
+    const lineOf = (name: string) => source.findIndex((l) => l.startsWith(`function ${name}(`)) + 1;
+    const script = copyWorkload(dir, "node_offcpu.js");
+    for (const node of nodes) {
+      const title = `joff${process.pid % 100000}`;
+      const targets = writeTargets(dir, { targets: [{ workload: title }] }, `targets-${title}.json`);
+      const proc = Bun.spawn([...node.command, script, title], { stdout: "ignore", stderr: "pipe" });
+      try {
+        await sleep(1000);
+        const run = await runPtop(ptop, ["--targets", targets, "--workload", title, "--duration", "3", "--probes", "cpu,offcpu"]);
+        expect(proc.exitCode).toBeNull();
+        expect(run.exitCode).toBe(PTOP_EXIT.ok);
+        const frames = framesById(run.records);
+        // the main thread's blocked time: every stack but those of threads glibc started
+        let main = 0, mine = 0, peer = 0, disk = 0;
+        const at = new Set<string>();
+        for (const s of stacksOf(run.records, "offcpu")) {
+          const fs = s.frames.map((id) => frames.get(id)!);
+          if (fs.some((f) => f.function === "start_thread")) continue;
+          main += s.value;
+          const own = fs.filter((f) => f.kind === "jit" && f.module?.endsWith("/node_offcpu.js"));
+          for (const f of own) at.add(`${f.function}:${f.line}`);
+          if (own.length > 0) mine += s.value;
+          if (own.some((f) => f.function === "waitForPeer")) peer += s.value;
+          if (own.some((f) => f.function === "waitForDisk")) disk += s.value;
+        }
+        const r = (x: number, of: number) => Math.round((x / Math.max(of, 1)) * 1000) / 1000;
+        const seen = { node: node.version, blockedMs: Math.round(main / 1e6), own: r(mine, main), peer: r(peer, peer + disk), disk: r(disk, peer + disk) };
+        console.log(JSON.stringify(seen));
+        expect({
+          node: node.version,
+          blocked: seen.blockedMs >= 2000, // of the 3-s window
+          ownFrames: seen.own >= 0.9,
+          peer: Math.abs(seen.peer - 0.75) <= 0.05,
+          disk: Math.abs(seen.disk - 0.25) <= 0.05,
+          peerAt: at.has(`waitForPeer:${lineOf("waitForPeer")}`),
+          diskAt: at.has(`waitForDisk:${lineOf("waitForDisk")}`),
+        }).toEqual({ node: node.version, blocked: true, ownFrames: true, peer: true, disk: true, peerAt: true, diskAt: true });
+      } finally {
+        proc.kill("SIGKILL");
+        await proc.exited;
+      }
+    }
+  }, 30_000 * Math.max(1, nodes.length));
+
   test("under GC and deoptimisation churn every function named from the script is one of its own, at its line, or unknown", async () => {
     const script = readFileSync(join(import.meta.dir, "../fixtures/workloads/node_churn.js"), "utf8").split("\n");
     // The script's functions and the lines they start on, from its text.
