@@ -1,8 +1,10 @@
 // JavaScript functions in ptop's stacks of a Node.js HTTP service started with no flag, on every
-// Node.js the machine has, the service run as uid 65534 under load: >= 90% of its samples carry its
-// own JS frames, and the two handler functions (applyDiscounts three times priceCart's loop work,
-// both small enough for TurboFan to inline into the handler) take their constructed shares of the
-// handler's samples within 5 points, named `applyDiscounts (node_shop_svc.js:LINE)`. A node whose V8
+// Node.js the machine has and on Node 18 and 22 fetched (fetched-nodes.ts), the service run as uid
+// 65534 under load: >= 90% of its samples carry its own JS frames, and the two handler functions
+// (applyDiscounts three times priceCart's loop work, both small enough for TurboFan to inline into
+// the handler) take their constructed shares of the handler's samples within 5 points, named
+// `applyDiscounts (node_shop_svc.js:LINE)`. Off-cpu: a node blocked in Atomics.wait in two named
+// functions shows them in its offcpu stacks at their shares of the blocked time. A node whose V8
 // ptop does not read is said so in the notes, its stacks native.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, readFileSync, writeFileSync } from "node:fs";
