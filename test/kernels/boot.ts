@@ -9,6 +9,9 @@ import { ARCH, type GuestArch } from "./matrix.ts";
 import type { Section } from "./scenarios.ts";
 
 const MARK = "@@kernels ";
+/** The guest's memory: its root file system is the initramfs, unpacked in RAM (with the java
+ *  scenario's JDK ~250 MB, held twice while the kernel unpacks it), and the JVM's heap beside it. */
+const GUEST_MIB = 1536;
 
 export interface GuestResult {
   accel: "kvm" | "tcg";
@@ -98,7 +101,7 @@ async function runQemu(opts: BootOpts, accel: "kvm" | "tcg"): Promise<GuestResul
   // -arch-capabilities: QEMU asserts when the host KVM cannot set that MSR (nested AMD hosts).
   const cpu = accel === "kvm" ? ["-machine", a.machine[1]!, "-cpu", "host,-arch-capabilities"] : a.machine;
   const cmd = [
-    a.qemu, ...cpu, "-accel", accel === "kvm" ? "kvm" : "tcg,thread=multi", "-smp", "2", "-m", "768",
+    a.qemu, ...cpu, "-accel", accel === "kvm" ? "kvm" : "tcg,thread=multi", "-smp", "2", "-m", String(GUEST_MIB),
     "-nodefaults", "-display", "none", "-serial", "stdio", "-no-reboot",
     "-kernel", opts.vmlinuz, "-initrd", opts.initramfs,
     "-append", `${a.append} quiet loglevel=1 panic=-1 rdinit=/init`,
