@@ -95,6 +95,11 @@ static void walk_and_name(const uint8_t *h, struct fuzz_mem *m)
 	for (size_t i = 0; i < n; i++) {
 		int rc = rec[i].flags & HS_R_STUB ? hs_blob_name(&hm, rec[i].addr, name, sizeof(name))
 						   : hs_method_name(&hm, rec[i].addr, name, sizeof(name));
+		/* the memory has not changed since the walk: a method's stamp is the same when read again */
+		uint32_t stamp;
+		if (!(rec[i].flags & (HS_R_STUB | HS_R_LOST)) && rec[i].stamp &&
+		    (hs_method_stamp(&hm, rec[i].addr, &stamp) || stamp != rec[i].stamp))
+			__builtin_trap();
 		/* what ptop emits: NUL-terminated within the buffer, no control byte */
 		if (rc == 0) {
 			size_t len = strnlen(name, sizeof(name));
