@@ -9,7 +9,7 @@
 // unloaded classes a bounded residue is allowed (a Method reused between the sample and its walk,
 // README "Java frames").
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT, liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type FrameRecord, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
