@@ -364,6 +364,23 @@ static int fp_caller(const struct hs_mem *m, struct hs_regs *r, uint64_t sp)
 	return 0;
 }
 
+/* Whether the frame's bytecode pointer, as the sample caught it, lies in method's bytecodes (which
+ * follow its ConstMethod), or is 0 (a native method's frame has none). A Method freed and reused by
+ * another method between the sample and the walk has its bytecodes elsewhere: that frame is not
+ * named from it. Not caught so: reuse by a method of the same shape at the same addresses. */
+static bool bcp_ok(const struct hs_mem *m, const struct hs_regs *r, uint64_t method)
+{
+	const struct hs_vm *vm = m->vm;
+	uint64_t bcp, cm;
+	uint16_t code_size;
+	if (!vm->fr_bcp)
+		return true;
+	if (m->st(m->st_ctx, r->fp + (uint64_t)(vm->fr_bcp * 8), &bcp) || rd64(m, method + vm->method_const, &cm) ||
+	    m->rd(m->rd_ctx, cm + vm->cmethod_code_size, &code_size, 2))
+		return false;
+	return bcp == 0 || (bcp >= cm + vm->size_cmethod && bcp - (cm + vm->size_cmethod) <= code_size);
+}
+
 static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, struct hs_record *out, size_t cap,
 		       size_t *n, uint32_t *why)
 {
@@ -375,7 +392,7 @@ static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, 
 		*why = HS_LOST_FRAME;
 		return -1;
 	}
-	if (!hs_method_ok(m, method)) {
+	if (!hs_method_ok(m, method) || !bcp_ok(m, r, method)) {
 		*why = HS_LOST_METHOD;
 		return -1;
 	}
