@@ -387,9 +387,15 @@ static int frame_cb(Dwfl_Frame *st, void *a)
 #else
 		const unsigned fp_reg = 29, sp_reg = 31;
 #endif
-		Dwarf_Word sp, fp;
+		Dwarf_Word sp, fp, lr = 0;
+#if defined(__aarch64__)
+		/* the leaf's link register: where a compiled frame not built yet keeps its return address */
+		if (activation && dwfl_frame_reg(st, 30, &lr) != 0)
+			lr = 0;
+		lr &= ARM64_USER_VA_MASK;
+#endif
 		if (dwfl_frame_reg(st, sp_reg, &sp) == 0 && dwfl_frame_reg(st, fp_reg, &fp) == 0) {
-			cur.java = (struct hs_regs){ pc, sp, fp };
+			cur.java = (struct hs_regs){ pc, sp, fp, activation ? lr : 0, !activation };
 			cur.java_leaf = activation;
 			cur.java_pending = true;
 		} else {

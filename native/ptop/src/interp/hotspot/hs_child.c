@@ -123,7 +123,7 @@ bool hs_child_in_code(const struct hs_proc *p, uint64_t pc)
 bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t *pcs, uint32_t *npcs, uint32_t cap,
 		   hs_stack_fn st, void *st_ctx, struct hs_walk_out *out)
 {
-	struct hs_mem m = { &p->vm, target_mem_read, &p->memfd, st, st_ctx, p->cache };
+	struct hs_mem m = { &p->vm, target_mem_read, &p->memfd, st, st_ctx, p->cache, HS_ARM64 };
 	for (;;) {
 		if (*npcs == cap || out->n >= HS_MAX_RECORDS - 1) {
 			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)*npcs, HS_R_LOST, { HS_LOST_DEPTH } };

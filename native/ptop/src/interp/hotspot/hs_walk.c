@@ -349,7 +349,7 @@ static int sized_caller(const struct hs_mem *m, uint64_t sender_sp, bool fp_save
 	uint64_t ret, fp = r->fp;
 	if (m->st(m->st_ctx, sender_sp - 8, &ret) || (fp_saved && m->st(m->st_ctx, sender_sp - 16, &fp)))
 		return -1;
-	*r = (struct hs_regs){ ret, sender_sp, fp };
+	*r = (struct hs_regs){ ret, sender_sp, fp, 0, false };
 	return 0;
 }
 
@@ -360,7 +360,7 @@ static int fp_caller(const struct hs_mem *m, struct hs_regs *r, uint64_t sp)
 	if (r->fp < r->sp || r->fp - r->sp > MAX_FRAME_BYTES || m->st(m->st_ctx, r->fp, &fp) ||
 	    m->st(m->st_ctx, r->fp + 8, &ret))
 		return -1;
-	*r = (struct hs_regs){ ret, sp ? sp : r->fp + 16, fp };
+	*r = (struct hs_regs){ ret, sp ? sp : r->fp + 16, fp, 0, false };
 	return 0;
 }
 
@@ -403,8 +403,14 @@ static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, 
 }
 
 /* A frame of known size; at the leaf it may not be built yet (prologue) or torn down already
- * (epilogue): then the return address is at sp or just above the saved fp, whichever is a
- * place a Java frame returns to. */
+ * (epilogue). Then on amd64 the return address is at sp (the call pushed it) or just above the
+ * saved fp (after push rbp). On arm64 a call leaves it in the link register, which the prologue
+ * stores with the fp as a pair ([sp] fp, [sp + 8] lr: stp x29, x30, [sp, #-16]!) before or after
+ * it lowers sp by the rest of the frame; until that store, and again after the epilogue's
+ * ldp/add, it is in lr with sp at the caller's. Whichever is a place a Java frame returns to.
+ * Above native code on arm64, compiled code that calls the VM's C++ directly leaves a breadcrumb for
+ * the VM's own stack walks: it pushes 16 bytes (stp zr, <return address>, [sp, #-16]!) just
+ * before the call, so its frame lies 16 bytes above the sp its callee returns to. */
 static int sized(const struct hs_mem *m, struct hs_regs *r, int32_t words, bool leaf, uint32_t *why)
 {
 	if (words < 2 || (uint64_t)words * 8 > MAX_FRAME_BYTES) {
@@ -416,9 +422,18 @@ static int sized(const struct hs_mem *m, struct hs_regs *r, int32_t words, bool 
 		*r = c;
 		return 0;
 	}
+	c = *r;
+	if (m->arm64 && r->native_callee && !sized_caller(m, r->sp + 16 + 8ull * (uint64_t)words, true, &c) && caller_ok(m, c.pc, c.sp)) {
+		*r = c;
+		return 0;
+	}
 	if (leaf) {
+		if (m->arm64 && r->lr && caller_ok(m, r->lr, r->sp)) {
+			*r = (struct hs_regs){ r->lr, r->sp, r->fp, 0, false };
+			return 0;
+		}
 		c = *r;
-		if (!sized_caller(m, r->sp + 8, false, &c) && caller_ok(m, c.pc, c.sp)) {
+		if (!m->arm64 && !sized_caller(m, r->sp + 8, false, &c) && caller_ok(m, c.pc, c.sp)) {
 			*r = c;
 			return 0;
 		}

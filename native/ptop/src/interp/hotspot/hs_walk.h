@@ -16,6 +16,11 @@ typedef int (*hs_stack_fn)(void *ctx, uint64_t addr, uint64_t *v);
 
 struct hs_regs {
 	uint64_t pc, sp, fp; /* sp: the unextended sp of HotSpot's frames (an interpreted callee's saved sender sp) */
+	/* arm64's link register (x30) at the leaf, where a frame not built yet (or torn down already)
+	 * keeps its return address; 0 where unknown, and on amd64, whose call pushes it */
+	uint64_t lr;
+	/* the frame's callee was native code (libdwfl's unwinding reached it), not a Java frame */
+	bool native_callee;
 };
 
 /* What a walker keeps of one VM between samples (hs_walk.c): the identity of each pc it met in
@@ -54,6 +59,9 @@ struct hs_mem {
 	hs_stack_fn st;
 	void *st_ctx;
 	struct hs_cache *cache; /* NULL: none */
+	/* arm64's frames (the leaf's return address in lr; runtime calls' breadcrumbs, see sized())
+	 * rather than amd64's */
+	bool arm64;
 };
 
 enum { HS_STEP_JAVA = 0, HS_STEP_NATIVE = 1, HS_STEP_FAIL = -1 };
