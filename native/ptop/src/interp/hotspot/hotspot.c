@@ -128,7 +128,7 @@ static int frame_for(struct jvm *j, const struct hs_record *r)
 	int id = strmap_get(&j->frames, key);
 	if (id >= 0)
 		return id;
-	struct hs_mem m = { &j->vm, target_mem_read, &j->memfd, NULL, NULL, NULL };
+	struct hs_mem m = { &j->vm, target_mem_read, &j->memfd, NULL, NULL, NULL, HS_ARM64 };
 	char name[HS_NAME_MAX + 16], text[HS_NAME_MAX];
 	uint32_t now;
 	struct frame_info fi = { .kind = "java", .module = "[java]" };
