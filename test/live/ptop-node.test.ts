@@ -127,8 +127,8 @@ describeUnless(whyNot([!live, NOT_ROOT], [nodes.length === 0, "needs a Node.js (
 
   test("a function TurboFan inlined is a frame of its own, on every Node.js whose V8 ptop reads inlining from", async () => {
     const script = copyWorkload(dir, "node_inline.js");
-    // Node 18's V8 10 keeps a Code's instructions inside it, which the walker does not read (README
-    // "JavaScript frames"): its inlined functions' time is their caller's.
+    // Node 18's V8 10 exports too little of its Code and deoptimization data to read inlining from
+    // (README "JavaScript frames"): its inlined functions' time is their caller's.
     for (const node of nodes.filter((n) => !n.version.startsWith("v18."))) {
       const title = `jinl${process.pid % 100000}`;
       const targets = writeTargets(dir, { targets: [{ workload: title }] }, `targets-${title}.json`);
