@@ -210,6 +210,11 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     writeFileSync(join(corpus, "walk17"), Buffer.concat([walk, mem]));
     walk[7] = 3; // the same walk twice, the second from the walker's cache
     writeFileSync(join(corpus, "walk17-cached"), Buffer.concat([walk, mem]));
+    // The class redefined since: its methods keep the pool they were parsed with (0x4200), the
+    // class has a new one (0x4a00) that belongs to it too (hs_method_ok's earlier-version case).
+    mem.copy(mem, 0x4a00, 0x4200, 0x4200 + 0x48 + 4 * 8);
+    mem.writeBigUInt64LE(at(0x4a00), 0x4400 + 0xe8); // InstanceKlass::_constants
+    writeFileSync(join(corpus, "walk17-redefined"), Buffer.concat([walk, mem]));
     // Structure-table seed: the 19 gHotSpotVM* variables at the image's start, one entry each.
     const tables = Buffer.alloc(0x1000);
     const vars = [at(0x200), 0, 8, 24, 32, 40, 48, at(0x800), 0, 32, 40, at(0xa00), 0, 8, 16, at(0xb00), 0, 8, 16];

@@ -4,7 +4,7 @@
 // reported unsupported instead. Each request runs Pricing.priceCart and Pricing.applyDiscounts, the
 // second doing three times the loop work of the first: of the samples in either, 75% and 25% by construction.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT, liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
@@ -12,42 +12,13 @@ import { NOBODY, cleanup, framesById, runPtop, setcapPtop, sharedTempDir, writeT
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 import { waitForQuietJit } from "./jvm-warmup.ts";
 import { javaShares, javaSharesHold, JAVA_SHARES_HOLD, type JavaShares } from "./java-shares.ts";
-import { fetchJdks, type FetchedJdk } from "./fetched-jdks.ts";
+import { DEBIAN_JDK, NOT_WALKED, javaTestJdks as jdks, type FetchedJdk } from "./fetched-jdks.ts";
 
 const live = liveAvailable();
-const DEBIAN_JDK = "/usr/lib/jvm/java-17-openjdk-amd64";
 const SHOP = resolve(REPO_ROOT, "test/fixtures/workloads/java-shop");
 const UNITS = 2_000_000; // loop iterations of priceCart per request: about 10 ms of both methods
 const CAPTURE_SEC = 6;
 
-/** The JDKs whose nmethods ptop does not walk: it must say so (README "Java frames"). */
-const NOT_WALKED = new Set([23, 24]);
-
-/** A JDK's major version, from its release file (JAVA_VERSION="17.0.21"). */
-function majorOf(jdk: string): number {
-  const release = existsSync(join(jdk, "release")) ? readFileSync(join(jdk, "release"), "utf8") : "";
-  return Number(/JAVA_VERSION="(\d+)/.exec(release)?.[1] ?? 0);
-}
-
-/** Every JDK under /usr/lib/jvm (one per real directory), Debian's 17 first. */
-function installedJdks(): string[] {
-  if (!existsSync("/usr/lib/jvm")) return [];
-  const homes = new Set<string>();
-  for (const name of readdirSync("/usr/lib/jvm")) {
-    const home = join("/usr/lib/jvm", name);
-    if (existsSync(join(home, "bin/java")) && existsSync(join(home, "lib/server/libjvm.so"))) homes.add(realpathSync(home));
-  }
-  return [...homes].sort((a, b) => Number(b === DEBIAN_JDK) - Number(a === DEBIAN_JDK) || a.localeCompare(b));
-}
-
-/** The installed JDKs, then the fetched ones (logged, not failed, when they cannot be fetched here
- *  and RUNNER_REQUIRE_LIVE is not set). */
-function jdks(): FetchedJdk[] {
-  const installed = installedJdks().map((home) => ({ major: majorOf(home), home, java: [join(home, "bin/java")] }));
-  const fetched = fetchJdks();
-  if (fetched.why) console.log(`ptop-java: skipping the fetched JDKs: ${fetched.why}`);
-  return [...installed, ...fetched.jdks];
-}
 
 describeUnless(whyNot([!live, NOT_ROOT], [!existsSync(join(DEBIAN_JDK, "bin/javac")), "needs Debian's openjdk-17-jdk-headless (.ci/run installs it)"]))("ptop Java frames, no JVM flag (live)", () => {
   let dir = "";

@@ -125,6 +125,40 @@ describeUnless(whyNot([!live, NOT_ROOT], [nodes.length === 0, "needs a Node.js (
     }
   }, 60_000 * Math.max(1, nodes.length));
 
+  test("a function TurboFan inlined is a frame of its own, on every Node.js whose V8 ptop reads inlining from", async () => {
+    const script = copyWorkload(dir, "node_inline.js");
+    // Node 18's V8 10 exports too little of its Code and deoptimization data to read inlining from
+    // (README "JavaScript frames"): its inlined functions' time is their caller's.
+    for (const node of nodes.filter((n) => !n.version.startsWith("v18."))) {
+      const title = `jinl${process.pid % 100000}`;
+      const targets = writeTargets(dir, { targets: [{ workload: title }] }, `targets-${title}.json`);
+      const proc = Bun.spawn([...node.command, "--trace-turbo-inlining", script, title], { stdout: "pipe", stderr: "ignore" });
+      const trace = new Response(proc.stdout).text();
+      try {
+        await sleep(1500);
+        const run = await runPtop(ptop, ["--targets", targets, "--workload", title, "--duration", "2", "--frequency", "999", "--probes", "cpu"]);
+        expect(proc.exitCode).toBeNull();
+        expect(run.exitCode).toBe(PTOP_EXIT.ok);
+        const frames = framesById(run.records);
+        let outer = 0, inner = 0;
+        for (const s of stacksOf(run.records, "cpu")) {
+          const names = s.frames.map((id) => frames.get(id)!).filter((f) => f.kind === "jit" && f.module?.endsWith("/node_inline.js")).map((f) => f.function);
+          const at = names.indexOf("outer");
+          if (at < 0) continue;
+          outer += s.value;
+          if (names[at + 1] === "inner") inner += s.value;
+        }
+        proc.kill("SIGKILL");
+        const inlined = /Inlining .*<SharedFunctionInfo inner>.* into .*<SharedFunctionInfo outer>/.test(await trace);
+        console.log(JSON.stringify({ node: node.version, outerSamples: outer, withInner: Math.round((inner / Math.max(outer, 1)) * 1000) / 1000, inlined }));
+        expect({ node: node.version, inlined, enough: outer >= 200, inner: inner / Math.max(outer, 1) >= 0.9 }).toEqual({ node: node.version, inlined: true, enough: true, inner: true });
+      } finally {
+        proc.kill("SIGKILL");
+        await proc.exited;
+      }
+    }
+  }, 30_000 * Math.max(1, nodes.length));
+
   test(`blocked in JS-initiated waits, the waiting JS functions carry the offcpu stacks, on every Node.js here`, async () => {
     const source = readFileSync(join(import.meta.dir, "../fixtures/workloads/node_offcpu.js"), "utf8").split("\n");
     const lineOf = (name: string) => source.findIndex((l) => l.startsWith(`function ${name}(`)) + 1;

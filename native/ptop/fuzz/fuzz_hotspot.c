@@ -37,7 +37,8 @@ static void jdk17(struct hs_vm *vm)
 	vm->cpool_holder = 0x18, vm->cpool_length = 0x3c, vm->size_cpool = 0x48;
 	vm->klass_name = 0x18, vm->iklass_methods = 0x198, vm->iklass_constants = 0xe8;
 	vm->array_ptr_len = 0, vm->array_ptr_data = 8, vm->symbol_length = 4, vm->symbol_body = 6;
-	vm->fr_sender_sp = -1, vm->fr_method = -3;
+	vm->fr_sender_sp = -1, vm->fr_method = -3, vm->fr_bcp = -8;
+	vm->cmethod_code_size = 0x28, vm->size_cmethod = 0x38;
 	vm->code_low = BASE + 0x1000, vm->code_high = BASE + 0x3000;
 	vm->nm_layout = HS_NM_IN_BLOB, vm->unsigned5_x = 0;
 	vm->nm_compile_id = 0x130, vm->have_compile_id = true;
@@ -99,6 +100,11 @@ static void walk_and_name(const uint8_t *h, struct fuzz_mem *m)
 	for (size_t i = 0; i < n; i++) {
 		int rc = rec[i].flags & HS_R_STUB ? hs_blob_name(&hm, rec[i].addr, name, sizeof(name))
 						   : hs_method_name(&hm, rec[i].addr, name, sizeof(name));
+		/* the memory has not changed since the walk: a method's stamp is the same when read again */
+		uint32_t stamp;
+		if (!(rec[i].flags & (HS_R_STUB | HS_R_LOST)) && rec[i].stamp &&
+		    (hs_method_stamp(&hm, rec[i].addr, &stamp) || stamp != rec[i].stamp))
+			__builtin_trap();
 		/* what ptop emits: NUL-terminated within the buffer, no control byte */
 		if (rc == 0) {
 			size_t len = strnlen(name, sizeof(name));

@@ -271,6 +271,9 @@ int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *s, struct hs_
 		    : HAVE(vm, nm_deopt_handler_offset) ? HS_DEOPT_OFFSET
 							  : 0;
 	vm->fr_method = vm->fr_last_sp - 1;
+#if defined(__x86_64__)
+	vm->fr_bcp = HAVE(vm, cmethod_code_size) && major >= 9 ? vm->fr_method - 5 : 0;
+#endif
 	if (read_u64(rd, ctx, vm->codecache_low, &vm->code_low) || read_u64(rd, ctx, vm->codecache_high, &vm->code_high) ||
 	    vm->code_low >= vm->code_high) {
 		snprintf(why, len, "its code cache's bounds could not be read");

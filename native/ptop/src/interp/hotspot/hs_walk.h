@@ -38,6 +38,7 @@ struct hs_ident {
 	uint32_t why;   /* 0: identified, else HS_LOST_* */
 	size_t nrec;
 	uint64_t methods[HS_MAX_INLINE]; /* an nmethod's at that pc, innermost first */
+	uint32_t stamps[HS_MAX_INLINE];  /* their stamps (hs_names.h hs_method_stamp), 0: unread */
 };
 struct hs_cached {
 	uint64_t pc;
@@ -74,6 +75,7 @@ bool hs_in_code(const struct hs_vm *vm, uint64_t pc);
  * says how (HS_LOST_*). */
 int hs_step(const struct hs_mem *m, struct hs_regs *r, bool leaf, uint32_t native_index, struct hs_record *out,
 	    size_t cap, size_t *n, uint32_t *why);
-/* true when method is a Method* whose holder class's constant pool points back at it. */
+/* true when method is a Method* whose constant pool's holder class has that pool, or had it before
+ * the class was redefined (the class's pool then belongs to the same class). */
 bool hs_method_ok(const struct hs_mem *m, uint64_t method);
 #endif
