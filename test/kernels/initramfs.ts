@@ -62,13 +62,14 @@ function compileStatic(arch: GuestArch, src: string, out: string, extra: string[
 }
 
 /** A package tree's files, symlinks and directories as archive entries at the same paths, without
- *  what the guest never reads (documentation, locales, character-set converters). */
+ *  what the guest never reads (documentation, locales, character-set converters, TypeScript
+ *  declarations); of usr/share only nodejs, where Debian's node reads built-in modules (guest-node.ts). */
 function treeEntries(root: string): Entry[] {
   const out: Entry[] = [];
   const walk = (rel: string) => {
     for (const name of readdirSync(join(root, rel)).sort()) {
       const path = rel ? `${rel}/${name}` : name;
-      if (path === ".done" || path === "usr/share" || name === "gconv") continue;
+      if (path === ".done" || (rel === "usr/share" && name !== "nodejs") || name === "@types" || name === "gconv") continue;
       const st = lstatSync(join(root, path));
       if (st.isSymbolicLink()) out.push({ path, kind: "symlink", target: readlinkSync(join(root, path)) });
       else if (st.isDirectory()) {
@@ -98,8 +99,8 @@ function compileGo(arch: GuestArch, src: string, out: string, workDir: string): 
 export interface GuestInputs {
   arch: GuestArch;
   busybox: string;
-  /** package trees merged into the root (fetch.ts fetchPython: Debian's python3.11) */
-  python: string[];
+  /** package trees merged into the root (fetch.ts fetchPython: Debian's python3.11; guest-node.ts fetchNode) */
+  trees: string[];
   scenarios: Scenario[];
   /** a scratch directory for the compiled programs and the archive */
   workDir: string;
@@ -141,9 +142,10 @@ export function buildInitramfs(g: GuestInputs): string {
     file("opt/vdspin", vdspin),
     file("opt/ptop-watch", watch),
     file("opt/py_shares.py", join(WORKLOADS, "py_shares.py")),
+    file("opt/node_shop_svc.js", join(WORKLOADS, "node_shop_svc.js")),
     { path: "init", kind: "file", data: new TextEncoder().encode(guestScript(g.scenarios)), mode: 0o755 },
   ];
-  entries.push(...mergeTrees(g.python, entries));
+  entries.push(...mergeTrees(g.trees, entries));
   const out = join(g.workDir, `initramfs-${g.arch}.cpio.gz`);
   writeFileSync(out, gzipSync(cpioNewc(entries), { level: 1 }));
   return out;

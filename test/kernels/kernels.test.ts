@@ -13,6 +13,7 @@ import { describeUnless } from "../helpers/skip.ts";
 import { bootGuest, type GuestResult } from "./boot.ts";
 import { fetchKernel, fetchPython, type FetchedKernel } from "./fetch.ts";
 import { buildInitramfs } from "./initramfs.ts";
+import { fetchNode, nodeScenarios } from "./guest-node.ts";
 import { ARCH, CACHE_DIR, MATRIX, type MatrixKernel } from "./matrix.ts";
 import { BELOW_FLOOR_SCENARIOS, SCENARIOS } from "./scenarios.ts";
 
@@ -53,7 +54,7 @@ for (const k of MATRIX.filter((k) => !ONLY || ONLY.includes(k.name))) {
     }
   }
 
-  const scenarios = (k.expect === "below-floor" ? BELOW_FLOOR_SCENARIOS : SCENARIOS)
+  const scenarios = (k.expect === "below-floor" ? BELOW_FLOOR_SCENARIOS : [...SCENARIOS, ...nodeScenarios(k.arch)])
     .filter((s) => !ONLY_SCENARIOS || ONLY_SCENARIOS.includes(s.name));
   describeUnless(why)(`${k.name} (${k.why})`, () => {
     let work = "";
@@ -66,9 +67,9 @@ for (const k of MATRIX.filter((k) => !ONLY || ONLY.includes(k.name))) {
         work = mkdtempSync(join(tmpdir(), `kernels-${k.arch}-`));
         const t0 = performance.now();
         kernel = fetchKernel(k);
-        const python = fetchPython(k.arch);
+        const trees = [...fetchPython(k.arch), ...(scenarios.some((s) => s.name === "node") ? fetchNode(k.arch) : [])];
         const fetchSec = (performance.now() - t0) / 1000;
-        const initramfs = buildInitramfs({ arch: k.arch, busybox: kernel.busybox, python, scenarios, workDir: work });
+        const initramfs = buildInitramfs({ arch: k.arch, busybox: kernel.busybox, trees, scenarios, workDir: work });
         guest = await bootGuest({ arch: k.arch, vmlinuz: kernel.vmlinuz, initramfs, timeoutSec: TIMEOUT_SEC });
         mkdirSync(resolve(REPO_ROOT, ".test-results"), { recursive: true });
         writeFileSync(resolve(REPO_ROOT, `.test-results/kernels-${k.name}.console.txt`), guest.console);

@@ -48,7 +48,7 @@ function kallsyms(s: Section, label: string): boolean {
   return kallsymsVisible(kptr!, paranoid!);
 }
 
-const okAndDropped = (label: string) => ({
+export const okAndDropped = (label: string) => ({
   name: `${label}: exit 0, ran as nobody with the five capabilities and exited with none (no_new_privs)`,
   check: (s: Section) => {
     const run = ptopRun(s, label);
