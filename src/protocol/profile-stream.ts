@@ -10,7 +10,8 @@
 //   process           one per target process seen during the window (also those that start late)
 //   frame             frame table; ids are referenced by stacks; emitted before first use
 //   stack             one per (axis, distinct stack): aggregated value
-//   summary           exactly one, last; absent means the collector died (treat as partial)
+//   summary           exactly one, last; absent means the collector died (treat as partial);
+//                     its samples per axis = the events in that axis's stacks + its lost
 //
 // Axes and units:
 //   cpu       value = samples (period_ns per sample in the axis record)
@@ -127,11 +128,18 @@ export const LockSummary = Type.Object({
 
 export const SummaryRecord = Type.Object({
   type: Type.Literal("summary"),
-  /** Samples (cpu) or events per axis that made it into the maps. */
+  /** Per axis, the samples (cpu) or events (offcpu and locks: waits; syscalls: calls; alloc: sampled
+   * allocations) taken in the window, the lost included: each is in a stack or in `lost`, so on an
+   * axis whose value is a count (cpu, syscalls) samples = the sum of its stacks' values + lost,
+   * exactly. A cpu sample ptop's budget kept counts for the N it stands for (`sample_weight`) here,
+   * in `lost` and in its stack's value alike: samples at the header's frequency. On offcpu and locks
+   * the values are nanoseconds, on alloc bytes: there samples counts the events, not the value. */
   samples: Type.Record(Type.String(), Type.Number()),
-  /** Per axis, events whose stack did not reach the stream, wholly or in part: in the kernel (ring
-   * buffer full, stack map full or colliding) or in ptop's unwinder (its aggregate full or out of
-   * memory; a note then says how many). Never dropped silently. */
+  /** Per axis, samples (events, counted as in `samples`) in no stack of the stream: lost in the
+   * kernel (ring buffer full, no user registers, a map full), in ptop's unwinder (its aggregate full
+   * or out of memory; a note then says how many) or at the stream's size budget (a note). Never
+   * dropped silently. A sample whose kernel frames were lost (stack map full or colliding) is not
+   * lost: it is in a stack with its user frames, and a note counts it. */
   lost: Type.Record(Type.String(), Type.Number()),
   /** Per axis, the value (samples, ns) in stacks that could not be walked to their root; such a
    * stack starts with a `[truncated]` frame. Additive (v1). */
@@ -155,11 +163,13 @@ export const SummaryRecord = Type.Object({
   /** With the cpu axis: the frequency the window was sampled at on average. Below the header's
    * frequency_hz when ptop's CPU went over its budget (native/ptop/README.md, "The sample budget")
    * and it kept one sample in N from then on; a note then says so, and each later sample counts for
-   * N in the stacks' values, which stay in samples at the header's period. Additive (v1). */
+   * N in the stacks' values and in `samples` and `lost`, which stay in samples at the header's
+   * period. Additive (v1). */
   effective_frequency_hz: Type.Optional(Type.Number({ minimum: 0 })),
   /** Per axis whose samples ptop's budget thinned: the most samples one kept sample stands for (its
-   * stack's value counts it that many times). A statistic that takes each sample for one count
-   * counts such an axis's values in units of it (witness does). Additive (v1). */
+   * stack's value, `samples` and `lost` count it that many times). A statistic that takes each
+   * sample for one count counts such an axis's values and samples in units of it (witness does).
+   * Additive (v1). */
   sample_weight: Type.Optional(Type.Record(Type.String(), Type.Number({ minimum: 1 }))),
   /** With the locks axis: its waits grouped by lock, longest total wait first (at most 50). Additive (v1). */
   locks: Type.Optional(Type.Array(LockSummary)),

@@ -38,15 +38,15 @@ export function aptDepends(pkg: string, suite?: string): string {
   return sh(["apt-cache", ...aptOptions(suite), "depends", pkg]);
 }
 
-/** Downloads pkg's .deb (from `suite` when given) into CACHE_DIR/debs (once) and unpacks `members`
+/** Downloads pkg's .deb (`name[:arch][/release]`, from `suite` when given) into CACHE_DIR/debs (once) and unpacks `members`
  *  (all of it when none) into dir (once). Another suite's .debs are kept apart (debs-SUITE): the
  *  same package of two suites (libc6 of bookworm and trixie) must not be taken for one another. */
 export function unpackDebianPackage(pkg: string, dir: string, members: string[], suite?: string): void {
   if (existsSync(join(dir, ".done"))) return;
   const debs = join(CACHE_DIR, suite ? `debs-${suite}` : "debs");
   mkdirSync(debs, { recursive: true });
-  const base = pkg.split(":")[0]!;
-  const arch = pkg.split(":")[1];
+  // pkg[:arch][/release]: a release picks the suite's version over an installed one of another origin
+  const [, base, arch] = /^([^:/]+)(?::([^/]+))?/.exec(pkg)!;
   const find = () => readdirSync(debs).find((f) => f.startsWith(`${base}_`) && (!arch || f.endsWith(`_${arch}.deb`)));
   if (!find()) sh(["apt-get", ...aptOptions(suite), "download", "-q", pkg], debs);
   const deb = find();

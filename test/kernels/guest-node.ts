@@ -4,33 +4,44 @@
 // scenario: node_shop_svc.js (test/live/ptop-node.test.ts's service) as nobody, no flag, under load
 // from inside the guest, its JavaScript frames read by ptop's V8 walker on that kernel.
 import { expect } from "bun:test";
-import { join } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { CACHE_DIR, type GuestArch } from "./matrix.ts";
 import { unpackDebianPackage } from "../helpers/debian-packages.ts";
 import { NODE_SHOP_HOLD, nodeShopApplyAt, nodeShopHolds, nodeShopShares } from "../live/ptop-checks.ts";
-import { ptopRun, file, okAndDropped, type Scenario } from "./scenarios.ts";
+import { ptopRun, file, okAndDropped, type GuestExtra, type Scenario } from "./scenarios.ts";
+
+const WORKLOADS = resolve(import.meta.dir, "../fixtures/workloads");
 
 /** Debian's node: a small executable linking libnode.so.108 (V8 and its v8dbg_ metadata) and the
- *  libraries that needs beyond python3.11's (libc6, zlib1g: fetch.ts). */
-const NODE_PACKAGES = ["nodejs", "libnode108", "libicu72", "libuv1", "libc-ares2", "libbrotli1", "libnghttp2-14", "libssl3", "libstdc++6", "libgcc-s1"];
+ *  libraries that needs (libc6 and zlib1g as python3.11's, fetch.ts: the same trees). */
+const NODE_PACKAGES = ["nodejs", "libnode108", "libicu72", "libuv1", "libc-ares2", "libbrotli1", "libnghttp2-14", "libssl3", "libstdc++6", "libgcc-s1", "libc6", "zlib1g"];
 /** Debian's "externalized builtins": libnode reads them at start-up from /usr/share/nodejs (paths
- *  compiled in), so the initramfs keeps that directory (initramfs.ts treeEntries). Architecture all. */
+ *  compiled in; the archive leaves usr/share out of package trees, so they come as files). */
 const NODE_BUILTINS = ["node-acorn", "node-cjs-module-lexer", "node-undici"];
 
-/** The node package trees for arch, each unpacked once into the cache: merged into the guest's root. */
-export function fetchNode(arch: GuestArch): string[] {
-  return [
-    ...NODE_PACKAGES.map((p) => {
-      const dir = join(CACHE_DIR, `${p}-${arch}`);
-      unpackDebianPackage(`${p}:${arch}`, dir, []);
-      return dir;
-    }),
-    ...NODE_BUILTINS.map((p) => {
-      const dir = join(CACHE_DIR, p);
-      unpackDebianPackage(p, dir, []);
-      return dir;
-    }),
-  ];
+/** Every file under dir, as archive files at `under/` + its path there (TypeScript declarations left out). */
+function filesUnder(dir: string, under: string): { path: string; src: string }[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((rel) => !rel.split("/").includes("@types") && statSync(join(dir, rel)).isFile())
+    .sort()
+    .map((rel) => ({ path: `${under}/${rel}`, src: join(dir, rel) }));
+}
+
+/** What the node scenario adds to arch's archive: the package trees, each unpacked once into the
+ *  cache, the builtins and the service's script. */
+export function nodeExtra(arch: GuestArch): GuestExtra {
+  const trees = NODE_PACKAGES.map((p) => {
+    const dir = join(CACHE_DIR, `${p}-${arch}`);
+    unpackDebianPackage(`${p}:${arch}`, dir, []);
+    return dir;
+  });
+  const builtins = NODE_BUILTINS.flatMap((p) => {
+    const dir = join(CACHE_DIR, p);
+    unpackDebianPackage(p, dir, []); // Architecture: all
+    return filesUnder(join(dir, "usr/share/nodejs"), "usr/share/nodejs");
+  });
+  return { trees, files: [...builtins, { path: "opt/node_shop_svc.js", src: join(WORKLOADS, "node_shop_svc.js") }] };
 }
 
 /** The load: a keep-alive client with two requests always in flight (as test/live's), started with
@@ -76,9 +87,14 @@ function spentWithin(nodeOut: string, from: number, to: number) {
 /** The two functions' split of what they took together: ptop's from nodeShopShares, the clock's. */
 const split = (apply: number, price: number) => ({ apply: apply / (apply + price || 1), price: price / (apply + price || 1) });
 
-const NODE_SCENARIO: Scenario = {
+export const NODE_SCENARIO: Scenario = {
   name: "node",
   guest: GUEST,
+  // amd64's guests: not yet. The host's apt index may prefer another nodejs (NodeSource's, on this
+  // machine and CI), which apt-get download cannot fetch for the guest; Debian's must then be asked
+  // for by its version.
+  arches: ["arm64"],
+  extra: nodeExtra,
   checks: [
     okAndDropped("run"),
     {
@@ -103,10 +119,3 @@ const NODE_SCENARIO: Scenario = {
     },
   ],
 };
-
-/** The node scenario where it runs: arm64's guest. Not yet amd64's: the host's apt index may prefer
- *  another nodejs (NodeSource's, as on this machine and CI), whose version apt-get download cannot
- *  fetch for the guest; Debian's must then be asked for by its version. */
-export function nodeScenarios(arch: GuestArch): Scenario[] {
-  return arch === "arm64" ? [NODE_SCENARIO] : [];
-}

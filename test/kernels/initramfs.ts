@@ -8,7 +8,7 @@ import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, writeFil
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { ARCH, type GuestArch } from "./matrix.ts";
-import { guestScript, type Scenario } from "./scenarios.ts";
+import { guestScript, type GuestExtra, type Scenario } from "./scenarios.ts";
 
 const HERE = import.meta.dir;
 const WORKLOADS = resolve(HERE, "../fixtures/workloads");
@@ -62,14 +62,13 @@ function compileStatic(arch: GuestArch, src: string, out: string, extra: string[
 }
 
 /** A package tree's files, symlinks and directories as archive entries at the same paths, without
- *  what the guest never reads (documentation, locales, character-set converters, TypeScript
- *  declarations); of usr/share only nodejs, where Debian's node reads built-in modules (guest-node.ts). */
-function treeEntries(root: string): Entry[] {
+ *  what the guest never reads (documentation, locales, character-set converters). */
+function treeEntries(root: string, omit: Set<string>): Entry[] {
   const out: Entry[] = [];
   const walk = (rel: string) => {
     for (const name of readdirSync(join(root, rel)).sort()) {
       const path = rel ? `${rel}/${name}` : name;
-      if (path === ".done" || (rel === "usr/share" && name !== "nodejs") || name === "@types" || name === "gconv") continue;
+      if (path === ".done" || path === "usr/share" || name === "gconv" || omit.has(path)) continue;
       const st = lstatSync(join(root, path));
       if (st.isSymbolicLink()) out.push({ path, kind: "symlink", target: readlinkSync(join(root, path)) });
       else if (st.isDirectory()) {
@@ -82,10 +81,25 @@ function treeEntries(root: string): Entry[] {
   return out;
 }
 
-/** Merges trees: each directory once, before what it holds (the kernel creates no parent). */
-function mergeTrees(roots: string[], existing: Entry[]): Entry[] {
+/** a/b/c → the entries of a and a/b */
+function parentDirs(path: string): Entry[] {
+  const parts = path.split("/").slice(0, -1);
+  return parts.map((_, i): Entry => ({ path: parts.slice(0, i + 1).join("/"), kind: "dir" }));
+}
+
+/** Merges the extras' trees and files: each path once (the first), each directory before what it
+ *  holds (the kernel creates no parent). */
+function mergeExtras(extras: GuestExtra[], existing: Entry[]): Entry[] {
   const seen = new Set(existing.map((e) => e.path));
-  return roots.flatMap(treeEntries).filter((e) => !seen.has(e.path) && (seen.add(e.path), true));
+  const entries = extras.flatMap((x) => {
+    const omit = new Set(x.omit ?? []);
+    const files = (x.files ?? []).flatMap((f): Entry[] => [
+      ...parentDirs(f.path),
+      { path: f.path, kind: "file", data: readFileSync(f.src), mode: 0o644 },
+    ]);
+    return [...x.trees.flatMap((t) => treeEntries(t, omit)), ...files];
+  });
+  return entries.filter((e) => !seen.has(e.path) && (seen.add(e.path), true));
 }
 
 /** Builds a Go program for the guest's architecture: static (no cgo), as Go builds by default. */
@@ -99,8 +113,8 @@ function compileGo(arch: GuestArch, src: string, out: string, workDir: string): 
 export interface GuestInputs {
   arch: GuestArch;
   busybox: string;
-  /** package trees merged into the root (fetch.ts fetchPython: Debian's python3.11; guest-node.ts fetchNode) */
-  trees: string[];
+  /** what the scenarios add (Scenario.extra: Debian's python3.11, its JDK, …) */
+  extras: GuestExtra[];
   scenarios: Scenario[];
   /** a scratch directory for the compiled programs and the archive */
   workDir: string;
@@ -142,10 +156,9 @@ export function buildInitramfs(g: GuestInputs): string {
     file("opt/vdspin", vdspin),
     file("opt/ptop-watch", watch),
     file("opt/py_shares.py", join(WORKLOADS, "py_shares.py")),
-    file("opt/node_shop_svc.js", join(WORKLOADS, "node_shop_svc.js")),
     { path: "init", kind: "file", data: new TextEncoder().encode(guestScript(g.scenarios)), mode: 0o755 },
   ];
-  entries.push(...mergeTrees(g.trees, entries));
+  entries.push(...mergeExtras(g.extras, entries));
   const out = join(g.workDir, `initramfs-${g.arch}.cpio.gz`);
   writeFileSync(out, gzipSync(cpioNewc(entries), { level: 1 }));
   return out;

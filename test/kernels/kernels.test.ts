@@ -11,11 +11,11 @@ import { join, resolve } from "node:path";
 import { REPO_ROOT } from "../helpers/runner-bin.ts";
 import { describeUnless } from "../helpers/skip.ts";
 import { bootGuest, type GuestResult } from "./boot.ts";
-import { fetchKernel, fetchPython, type FetchedKernel } from "./fetch.ts";
+import { fetchKernel, type FetchedKernel } from "./fetch.ts";
 import { buildInitramfs } from "./initramfs.ts";
-import { fetchNode, nodeScenarios } from "./guest-node.ts";
 import { ARCH, CACHE_DIR, MATRIX, type MatrixKernel } from "./matrix.ts";
 import { BELOW_FLOOR_SCENARIOS, SCENARIOS } from "./scenarios.ts";
+import { NODE_SCENARIO } from "./guest-node.ts";
 
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
 const TIMEOUT_SEC = Number(process.env.RUNNER_KERNEL_TIMEOUT_SEC ?? 900);
@@ -54,8 +54,8 @@ for (const k of MATRIX.filter((k) => !ONLY || ONLY.includes(k.name))) {
     }
   }
 
-  const scenarios = (k.expect === "below-floor" ? BELOW_FLOOR_SCENARIOS : [...SCENARIOS, ...nodeScenarios(k.arch)])
-    .filter((s) => !ONLY_SCENARIOS || ONLY_SCENARIOS.includes(s.name));
+  const scenarios = (k.expect === "below-floor" ? BELOW_FLOOR_SCENARIOS : [...SCENARIOS, NODE_SCENARIO])
+    .filter((s) => (!ONLY_SCENARIOS || ONLY_SCENARIOS.includes(s.name)) && (!s.arches || s.arches.includes(k.arch)));
   describeUnless(why)(`${k.name} (${k.why})`, () => {
     let work = "";
     let kernel: FetchedKernel | undefined;
@@ -67,9 +67,9 @@ for (const k of MATRIX.filter((k) => !ONLY || ONLY.includes(k.name))) {
         work = mkdtempSync(join(tmpdir(), `kernels-${k.arch}-`));
         const t0 = performance.now();
         kernel = fetchKernel(k);
-        const trees = [...fetchPython(k.arch), ...(scenarios.some((s) => s.name === "node") ? fetchNode(k.arch) : [])];
+        const extras = scenarios.flatMap((s) => (s.extra ? [s.extra(k.arch, work)] : []));
         const fetchSec = (performance.now() - t0) / 1000;
-        const initramfs = buildInitramfs({ arch: k.arch, busybox: kernel.busybox, trees, scenarios, workDir: work });
+        const initramfs = buildInitramfs({ arch: k.arch, busybox: kernel.busybox, extras, scenarios, workDir: work });
         guest = await bootGuest({ arch: k.arch, vmlinuz: kernel.vmlinuz, initramfs, timeoutSec: TIMEOUT_SEC });
         mkdirSync(resolve(REPO_ROOT, ".test-results"), { recursive: true });
         writeFileSync(resolve(REPO_ROOT, `.test-results/kernels-${k.name}.console.txt`), guest.console);

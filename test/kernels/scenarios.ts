@@ -12,6 +12,8 @@ import { expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
+import { fetchPython } from "./fetch.ts";
+import type { GuestArch } from "./matrix.ts";
 import { leafShares, parseStream, stacksOf, type PtopRun } from "../live/ptop-harness.ts";
 import {
   HOT, expectCapabilitiesDropped, expectHotShares, expectHotStacksWhole, expectKernelFrames, kallsymsVisible, expectMissingCapabilitiesRefused,
@@ -22,11 +24,23 @@ import {
 /** The files one scenario left in its output directory, by name. */
 export type Section = Map<string, string>;
 
+/** What a scenario's programs add to the guest's archive (initramfs.ts): Debian package trees
+ *  merged into its root (less `omit`, paths inside a tree the program never reads) and files. */
+export interface GuestExtra {
+  trees: string[];
+  omit?: string[];
+  files?: { path: string; src: string }[];
+}
+
 export interface Scenario {
   /** a shell identifier */
   name: string;
   guest: string;
   checks: { name: string; check: (s: Section) => void }[];
+  /** the guests it runs on, by architecture (all when not given) */
+  arches?: GuestArch[];
+  /** fetched and built on the host, once per guest that runs the scenario */
+  extra?: (arch: GuestArch, workDir: string) => GuestExtra;
 }
 
 export function file(s: Section, name: string): string {
@@ -270,6 +284,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: "python",
+    extra: (arch) => ({ trees: fetchPython(arch) }),
     guest: `
       $NOBODY $PYTHON -S $W/python/py_shares.py & H=$!; echo $H >$O/workload.pid; sleep 2
       ptop_run run --duration 6 --frequency 999 --probes cpu

@@ -5,7 +5,7 @@
 // 2.38 (its libjli.so needs GLIBC_2.38; bookworm has 2.36): it runs under trixie's own dynamic
 // loader with trixie's libc6, libstdc++6, libgcc-s1 and zlib1g beside it. The JVM still maps its
 // own lib/server/libjvm.so, which is what ptop looks for; argv[0] (the workload name) is untouched.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { CACHE_DIR, unpackDebianPackage } from "../helpers/debian-packages.ts";
 
@@ -55,4 +55,35 @@ export function fetchJdks(): { jdks: FetchedJdk[]; why: string | null } {
     if (process.env.RUNNER_REQUIRE_LIVE === "1") throw new Error(`RUNNER_REQUIRE_LIVE=1 but ${why}`);
     return { jdks: [], why };
   }
+}
+
+export const DEBIAN_JDK = "/usr/lib/jvm/java-17-openjdk-amd64";
+
+/** The JDKs whose nmethods ptop does not walk: it must say so (README "Java frames"). */
+export const NOT_WALKED = new Set([23, 24]);
+
+/** A JDK's major version, from its release file (JAVA_VERSION="17.0.21"). */
+function majorOf(jdk: string): number {
+  const release = existsSync(join(jdk, "release")) ? readFileSync(join(jdk, "release"), "utf8") : "";
+  return Number(/JAVA_VERSION="(\d+)/.exec(release)?.[1] ?? 0);
+}
+
+/** Every JDK under /usr/lib/jvm (one per real directory), Debian's 17 first. */
+function installedJdks(): string[] {
+  if (!existsSync("/usr/lib/jvm")) return [];
+  const homes = new Set<string>();
+  for (const name of readdirSync("/usr/lib/jvm")) {
+    const home = join("/usr/lib/jvm", name);
+    if (existsSync(join(home, "bin/java")) && existsSync(join(home, "lib/server/libjvm.so"))) homes.add(realpathSync(home));
+  }
+  return [...homes].sort((a, b) => Number(b === DEBIAN_JDK) - Number(a === DEBIAN_JDK) || a.localeCompare(b));
+}
+
+/** The Java tests' JDKs: the installed ones, then the fetched ones (logged, not failed, when they
+ *  cannot be fetched here and RUNNER_REQUIRE_LIVE is not set). */
+export function javaTestJdks(): FetchedJdk[] {
+  const installed = installedJdks().map((home) => ({ major: majorOf(home), home, java: [join(home, "bin/java")] }));
+  const fetched = fetchJdks();
+  if (fetched.why) console.log(`java tests: skipping the fetched JDKs: ${fetched.why}`);
+  return [...installed, ...fetched.jdks];
 }

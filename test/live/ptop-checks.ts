@@ -4,7 +4,7 @@
 import { expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PTOP_EXIT, type StreamRecord } from "../../src/protocol/profile-stream.ts";
+import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
 import { framesById, leafShares, parseStream, stacksOf, type PtopRun } from "./ptop-harness.ts";
 import type { Lines } from "./line-reader.ts";
 
@@ -18,6 +18,12 @@ export const HOT_SHARES = [0.5, 0.3, 0.2];
  */
 export function shareTolerance(p: number, n: number): number {
   return Math.max(0.03, 3 * Math.sqrt((p * (1 - p)) / n));
+}
+
+/** The cpu samples the capture's statistics rest on: summary.samples counts each sample ptop's budget
+ *  kept for the N it stands for (summary.sample_weight); counted in units of N, as witness does. */
+export function keptSamples(summary: SummaryRecord): number {
+  return (summary.samples.cpu ?? 0) / (summary.sample_weight?.cpu ?? 1);
 }
 
 function summaryOf(records: StreamRecord[]) {
@@ -37,7 +43,7 @@ export function expectProbesAttached(records: StreamRecord[], names: string[]): 
  *  see the TCG guests in test/kernels/scenarios.ts), and the stacks are whole:
  *  hot_alpha is called from worker or main. Returns the shares for logging. */
 export function expectHotShares(records: StreamRecord[], minSamples: number, minTolerance = 0.03): Map<string, number> {
-  const n = summaryOf(records).samples.cpu ?? 0;
+  const n = keptSamples(summaryOf(records));
   expect(n).toBeGreaterThan(minSamples);
   const shares = leafShares(records);
   HOT.forEach((fn, i) => {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
 import { PTOP_EXIT } from "../../src/protocol/profile-stream.ts";
 import { buildHotloop, cleanup, runPtop, runPtopBeside, setcapPtop, sharedTempDir, sleep, spawnAsNobody, stacksOf, writeTargets } from "./ptop-harness.ts";
-import { HOT, HOT_SHARES, expectHotShares, expectSigtermPartial } from "./ptop-checks.ts";
+import { HOT, HOT_SHARES, expectHotShares, expectSigtermPartial, keptSamples } from "./ptop-checks.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 
 const live = liveAvailable();
@@ -74,7 +74,7 @@ describeUnless(whyNot([!live, NOT_ROOT]))("ptop cpu probe (live)", () => {
       expect(summary.samples.cpu).toBeGreaterThan(500);
 
       const perf = perfShares(perfData);
-      const nOurs = summary.samples.cpu!;
+      const nOurs = keptSamples(summary);
       // ptop sees the shares the workload is built to have (5:3:2) and whole stacks...
       const ours = expectHotShares(run.records, 500);
       console.log(`samples ptop ${nOurs} perf ${perf.samples}; ` +

@@ -210,6 +210,11 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     writeFileSync(join(corpus, "walk17"), Buffer.concat([walk, mem]));
     walk[7] = 3; // the same walk twice, the second from the walker's cache
     writeFileSync(join(corpus, "walk17-cached"), Buffer.concat([walk, mem]));
+    // The class redefined since: its methods keep the pool they were parsed with (0x4200), the
+    // class has a new one (0x4a00) that belongs to it too (hs_method_ok's earlier-version case).
+    mem.copy(mem, 0x4a00, 0x4200, 0x4200 + 0x48 + 4 * 8);
+    mem.writeBigUInt64LE(at(0x4a00), 0x4400 + 0xe8); // InstanceKlass::_constants
+    writeFileSync(join(corpus, "walk17-redefined"), Buffer.concat([walk, mem]));
     // Structure-table seed: the 19 gHotSpotVM* variables at the image's start, one entry each.
     const tables = Buffer.alloc(0x1000);
     const vars = [at(0x200), 0, 8, 24, 32, 40, 48, at(0x800), 0, 32, 40, at(0xa00), 0, 8, 16, at(0xb00), 0, 8, 16];
@@ -241,12 +246,13 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     fuzz("fuzz_hotspot", corpus, 200000);
   }, 180_000);
 
-  test("V8 recogniser (v8elf): 20000 runs from a small object with Node 20's v8dbg_ metadata", () => {
+  test("V8 recogniser (v8elf): 20000 runs from small objects with Node 20's and 22's v8dbg_ metadata", () => {
     const corpus = join(dir, "v8elf");
     mkdirSync(corpus);
-    const so = join(corpus, "libnode-layout.so");
-    const cc = Bun.spawnSync(["clang", "-shared", "-fPIC", "-O1", join(PTOP_DIR, "fuzz/v8_seed_layout.c"), "-o", so], { stderr: "pipe" });
-    expect(cc.exitCode).toBe(0);
+    for (const [layout, so] of [["v8_seed_layout.c", "libnode20-layout.so"], ["v8_seed_layout22.c", "libnode22-layout.so"]]) {
+      const cc = Bun.spawnSync(["clang", "-shared", "-fPIC", "-O1", join(PTOP_DIR, "fuzz", layout!), "-o", join(corpus, so!)], { stderr: "pipe" });
+      expect(cc.exitCode).toBe(0);
+    }
     copyFileSync("/bin/true", join(corpus, "true"));
     fuzz("fuzz_v8elf", corpus, 20000);
   }, 120_000);
@@ -256,6 +262,13 @@ describeUnless(whyNot([!haveClang && !required, "needs clang with libFuzzer (Deb
     mkdirSync(corpus);
     writeFileSync(join(corpus, "node20"), v8NameSeed());
     fuzz("fuzz_v8name", corpus, 200000);
+  }, 120_000);
+
+  test("V8 function namer over Node 22's layout (v8name22): 100000 runs from a Node 22-shaped heap (trusted arrays)", () => {
+    const corpus = join(dir, "v8name22");
+    mkdirSync(corpus);
+    writeFileSync(join(corpus, "node22"), v8NameSeed("node22"));
+    fuzz("fuzz_v8name22", corpus, 100000);
   }, 120_000);
 
   test("demangler: 200000 runs from C++ and Rust symbols", () => {

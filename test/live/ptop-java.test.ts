@@ -4,84 +4,21 @@
 // reported unsupported instead. Each request runs Pricing.priceCart and Pricing.applyDiscounts, the
 // second doing three times the loop work of the first: of the samples in either, 75% and 25% by construction.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { REPO_ROOT, liveAvailable, NOT_ROOT } from "../helpers/runner-bin.ts";
-import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
-import { NOBODY, cleanup, framesById, runPtop, setcapPtop, sharedTempDir, stacksOf, writeTargets } from "./ptop-harness.ts";
+import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
+import { NOBODY, cleanup, framesById, runPtop, setcapPtop, sharedTempDir, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 import { waitForQuietJit } from "./jvm-warmup.ts";
-import { fetchJdks, type FetchedJdk } from "./fetched-jdks.ts";
+import { javaShares, javaSharesHold, JAVA_SHARES_HOLD, type JavaShares } from "./java-shares.ts";
+import { DEBIAN_JDK, NOT_WALKED, javaTestJdks as jdks, type FetchedJdk } from "./fetched-jdks.ts";
 
 const live = liveAvailable();
-const DEBIAN_JDK = "/usr/lib/jvm/java-17-openjdk-amd64";
 const SHOP = resolve(REPO_ROOT, "test/fixtures/workloads/java-shop");
 const UNITS = 2_000_000; // loop iterations of priceCart per request: about 10 ms of both methods
 const CAPTURE_SEC = 6;
 
-/** The JDKs whose nmethods ptop does not walk: it must say so (README "Java frames"). */
-const NOT_WALKED = new Set([23, 24]);
-
-/** A JDK's major version, from its release file (JAVA_VERSION="17.0.21"). */
-function majorOf(jdk: string): number {
-  const release = existsSync(join(jdk, "release")) ? readFileSync(join(jdk, "release"), "utf8") : "";
-  return Number(/JAVA_VERSION="(\d+)/.exec(release)?.[1] ?? 0);
-}
-
-/** Every JDK under /usr/lib/jvm (one per real directory), Debian's 17 first. */
-function installedJdks(): string[] {
-  if (!existsSync("/usr/lib/jvm")) return [];
-  const homes = new Set<string>();
-  for (const name of readdirSync("/usr/lib/jvm")) {
-    const home = join("/usr/lib/jvm", name);
-    if (existsSync(join(home, "bin/java")) && existsSync(join(home, "lib/server/libjvm.so"))) homes.add(realpathSync(home));
-  }
-  return [...homes].sort((a, b) => Number(b === DEBIAN_JDK) - Number(a === DEBIAN_JDK) || a.localeCompare(b));
-}
-
-/** The installed JDKs, then the fetched ones (logged, not failed, when they cannot be fetched here
- *  and RUNNER_REQUIRE_LIVE is not set). */
-function jdks(): FetchedJdk[] {
-  const installed = installedJdks().map((home) => ({ major: majorOf(home), home, java: [join(home, "bin/java")] }));
-  const fetched = fetchJdks();
-  if (fetched.why) console.log(`ptop-java: skipping the fetched JDKs: ${fetched.why}`);
-  return [...installed, ...fetched.jdks];
-}
-
-interface Shares {
-  samples: number;
-  /** of the samples of the service's threads that run Java code (all but the stacks walked whole to
-   *  their root without a Java frame: the JIT compilers', GC's and VM thread's, which run none):
-   *  those whose stack holds one of its own (com.shop) Java frames. A Java thread whose walk failed
-   *  counts against it ([truncated], or no com.shop frame). */
-  ownJava: number;
-  /** the same of all the service's samples, the VM's own threads included (reported, not bound) */
-  ownJavaOfAll: number;
-  /** of the samples in either method: each one's inclusive share */
-  applyDiscounts: number;
-  priceCart: number;
-  notWalked: number;
-}
-
-function sharesOf(records: StreamRecord[]): Shares {
-  const frames = framesById(records);
-  let total = 0, vmOnly = 0, own = 0, a = 0, b = 0, either = 0, notWalked = 0;
-  for (const s of stacksOf(records, "cpu")) {
-    const fs = s.frames.map((id) => frames.get(id)!);
-    total += s.value;
-    const walkedWhole = !fs.some((f) => f.function === "[truncated]" || f.function === "[java] <frames not walked>");
-    if (walkedWhole && !fs.some((f) => f.kind === "java")) vmOnly += s.value;
-    if (fs.some((f) => f.kind === "java" && f.function.startsWith("com.shop."))) own += s.value;
-    const inA = fs.some((f) => f.kind === "java" && f.function === "com.shop.Pricing.applyDiscounts");
-    const inB = fs.some((f) => f.kind === "java" && f.function === "com.shop.Pricing.priceCart");
-    if (inA) a += s.value;
-    if (inB) b += s.value;
-    if (inA || inB) either += s.value;
-    if (fs.some((f) => f.function === "[java] <frames not walked>")) notWalked += s.value;
-  }
-  const r = (x: number, of: number) => Math.round((x / Math.max(of, 1)) * 1000) / 1000;
-  return { samples: total, ownJava: r(own, total - vmOnly), ownJavaOfAll: r(own, total), applyDiscounts: r(a, either), priceCart: r(b, either), notWalked: r(notWalked, total) };
-}
 
 describeUnless(whyNot([!live, NOT_ROOT], [!existsSync(join(DEBIAN_JDK, "bin/javac")), "needs Debian's openjdk-17-jdk-headless (.ci/run installs it)"]))("ptop Java frames, no JVM flag (live)", () => {
   let dir = "";
@@ -138,7 +75,7 @@ describeUnless(whyNot([!live, NOT_ROOT], [!existsSync(join(DEBIAN_JDK, "bin/java
   test("every JDK: ≥ 90% of the service's Java threads' samples carry its Java frames; applyDiscounts 75%, priceCart 25% (± 5 points)", async () => {
     const found = jdks();
     expect(found.map((j) => j.home)).toContain(DEBIAN_JDK);
-    const seen: Record<string, Shares | string> = {};
+    const seen: Record<string, JavaShares | string> = {};
     for (const j of found) {
       const jdk = j.home;
       const run = await capture(j);
@@ -154,19 +91,12 @@ describeUnless(whyNot([!live, NOT_ROOT], [!existsSync(join(DEBIAN_JDK, "bin/java
         continue;
       }
       expect({ jdk, unsupported }).toEqual({ jdk, unsupported: undefined });
-      seen[jdk] = sharesOf(run.records);
+      seen[jdk] = javaShares(run.records);
     }
     console.log(JSON.stringify(seen));
     for (const [jdk, s] of Object.entries(seen)) {
       if (typeof s === "string") continue;
-      const holds = {
-        jdk,
-        enoughSamples: s.samples > 1000,
-        ownJava: s.ownJava >= 0.9,
-        applyDiscounts: Math.abs(s.applyDiscounts - 0.75) <= 0.05,
-        priceCart: Math.abs(s.priceCart - 0.25) <= 0.05,
-      };
-      expect(holds).toEqual({ jdk, enoughSamples: true, ownJava: true, applyDiscounts: true, priceCart: true });
+      expect({ jdk, ...javaSharesHold(s, 1000) }).toEqual({ jdk, ...JAVA_SHARES_HOLD });
     }
   }, 600_000);
 });

@@ -3,7 +3,8 @@
  * JDK 17 or a JDK 25 x86-64 layout (the ones the VM's tables gave on Debian's 17 and Temurin 25), the reader of the VM's own
  * structure tables (hs_vm.c) with its symbols at the image's start, or the libjvm.so recogniser
  * (hs_elf.c) on the bytes as an ELF file. Bytes 1-7: the walk's pc, sp and fp (offsets into the
- * image), whether the pc is the leaf and whether the walker's cache is used. The rest is memory mapped at BASE; reads outside it
+ * image), whether the pc is the leaf, whether the walker's cache is used and whether the frames are
+ * arm64's (the leaf's link register set from byte 7's upper bits). The rest is memory mapped at BASE; reads outside it
  * fail, as a read of unmapped target memory does, and the stack is read from the same image.
  * fuzz/corpus/hotspot holds a small image with an nmethod, a stub and their metadata
  * (tools/hotspot_seed.py). */
@@ -36,7 +37,8 @@ static void jdk17(struct hs_vm *vm)
 	vm->cpool_holder = 0x18, vm->cpool_length = 0x3c, vm->size_cpool = 0x48;
 	vm->klass_name = 0x18, vm->iklass_methods = 0x198, vm->iklass_constants = 0xe8;
 	vm->array_ptr_len = 0, vm->array_ptr_data = 8, vm->symbol_length = 4, vm->symbol_body = 6;
-	vm->fr_sender_sp = -1, vm->fr_method = -3;
+	vm->fr_sender_sp = -1, vm->fr_method = -3, vm->fr_bcp = -8;
+	vm->cmethod_code_size = 0x28, vm->size_cmethod = 0x38;
 	vm->code_low = BASE + 0x1000, vm->code_high = BASE + 0x3000;
 	vm->nm_layout = HS_NM_IN_BLOB, vm->unsigned5_x = 0;
 	vm->nm_compile_id = 0x130, vm->have_compile_id = true;
@@ -57,8 +59,11 @@ static void jdk25(struct hs_vm *vm)
 static size_t walk(const struct hs_mem *hm, const uint8_t *h, struct hs_record *rec)
 {
 	struct hs_regs r = { BASE + (uint64_t)(h[1] | h[2] << 8), BASE + (uint64_t)(h[3] | h[4] << 8),
-			     BASE + (uint64_t)(h[5] | h[6] << 8) };
+			     BASE + (uint64_t)(h[5] | h[6] << 8), 0, !(h[7] & 1) };
 	bool leaf = h[7] & 1;
+	/* byte 7 bit 2: arm64's frames, the leaf's link register somewhere near the pc */
+	if (h[7] & 4)
+		r.lr = r.pc + 8ull * (uint64_t)(h[7] >> 3);
 	size_t n = 0;
 	for (int i = 0; i < 16 && hs_in_code(hm->vm, r.pc) && n < HS_MAX_RECORDS; i++, leaf = false) {
 		uint32_t why = 0;
@@ -86,7 +91,7 @@ static void walk_and_name(const uint8_t *h, struct fuzz_mem *m)
 		memset(&cache, 0, sizeof(cache));
 		c = &cache;
 	}
-	struct hs_mem hm = { &vm, fuzz_mem_read, m, st, m, c };
+	struct hs_mem hm = { &vm, fuzz_mem_read, m, st, m, c, h[7] & 4 };
 	struct hs_record rec[HS_MAX_RECORDS];
 	size_t n = walk(&hm, h, rec);
 	if (c && walk(&hm, h, rec) != n) /* the second walk, from the cache, finds as much */
@@ -95,6 +100,11 @@ static void walk_and_name(const uint8_t *h, struct fuzz_mem *m)
 	for (size_t i = 0; i < n; i++) {
 		int rc = rec[i].flags & HS_R_STUB ? hs_blob_name(&hm, rec[i].addr, name, sizeof(name))
 						   : hs_method_name(&hm, rec[i].addr, name, sizeof(name));
+		/* the memory has not changed since the walk: a method's stamp is the same when read again */
+		uint32_t stamp;
+		if (!(rec[i].flags & (HS_R_STUB | HS_R_LOST)) && rec[i].stamp &&
+		    (hs_method_stamp(&hm, rec[i].addr, &stamp) || stamp != rec[i].stamp))
+			__builtin_trap();
 		/* what ptop emits: NUL-terminated within the buffer, no control byte */
 		if (rc == 0) {
 			size_t len = strnlen(name, sizeof(name));

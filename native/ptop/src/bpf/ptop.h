@@ -51,6 +51,10 @@ enum {
 	/* header only: the value of the record of the same tid and seq that awaits it (the thread woke) */
 	SAMPLE_F_WAKE = 8,
 	SAMPLE_F_SEQ_IN_KEY = 16, /* seq is part of its aggregate's key (locks: the futex address) */
+	/* its value is the number of samples it stands for (cpu: 1, or N once the budget keeps one in N):
+	 * aggregated or dropped, it counts as that many samples, so that the summary's samples and lost,
+	 * counted alike in BPF, sum with the stacks' values */
+	SAMPLE_F_COUNTS = 32,
 };
 
 /* One ring-buffer record: the header, stack_len bytes of user stack starting at the user sp, then
@@ -91,12 +95,17 @@ enum {
 	STAT__SHARED,
 };
 enum {
-	STAT_SAMPLES = 0, /* records sent (cpu, alloc: every attempt, the lost included) */
-	STAT_LOST,        /* lost in the kernel */
+	/* records sent (cpu, alloc: every attempt, the lost included); cpu: each counts the samples it
+	 * stands for (SAMPLE_F_COUNTS), as its lost, ring-buffer and kernel-stack counts do */
+	STAT_SAMPLES = 0,
+	STAT_LOST,        /* lost in the kernel: in no stack */
 	/* Of the lost, those the ring buffer to the unwinder had no room for. A full ring buffer refuses
 	 * the largest snapshots first (a deep stack copies more bytes), so this loss is biased against
 	 * deep stacks: the summary's notes say so (out/loss_report.c). */
 	STAT_RINGBUF_FULL,
+	/* Sent, in a stack, but without their kernel frames (the stack map full or colliding): not
+	 * lost, since their value is in the stream; a note counts them (out/loss_report.c). */
+	STAT_KSTACK_LOST,
 	STAT_OWN,         /* the probe's own counters start here */
 	PTOP_PROBE_STATS = 8,
 };

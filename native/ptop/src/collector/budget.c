@@ -3,7 +3,6 @@
 #include "monoclock.h"
 #include <linux/types.h>
 #include "ptop.h"
-#include "unwind.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,14 +79,14 @@ void budget_begin(struct probes *p, int requested_hz)
 	b.open_ns = b.last_change_ns = mono_ns();
 }
 
-/* From now on one sample in every is kept, each counting for every at the requested period. */
+/* From now on one sample in every is kept, each counting for every at the requested period (its
+ * record's value and the cpu probe's counts say so: cpu.bpf.c). */
 static void thin(unsigned every, uint64_t now)
 {
 	b.hz_ns += hz_now() * (double)(now - b.last_change_ns);
 	b.last_change_ns = now;
 	b.every = every;
 	probes_set_cpu_thinning(b.p, every);
-	unwind_send_weight(P_CPU, now, every);
 }
 
 void budget_tick(struct probes *p)
@@ -109,7 +108,9 @@ void budget_tick(struct probes *p)
 	uint64_t cpu = own_cpu_ns(), samples = probes_stat(b.p, PTOP_STAT(P_CPU, STAT_SAMPLES));
 	double secs = (double)(now - b.stretch_ns) / 1e9;
 	double use = (double)(cpu - b.cpu_ns) / 1e9 / secs; /* cores */
-	double busy = (double)(samples - b.samples) / secs / hz_now(); /* target CPUs on CPU */
+	/* Target CPUs on CPU: STAT_SAMPLES counts each kept sample for the ones it stands for, so these
+	 * are the samples at the requested frequency. */
+	double busy = (double)(samples - b.samples) / secs / b.requested;
 	double allowed = busy * PTOP_BUDGET_PER_BUSY_CPU;
 	allowed = allowed < PTOP_BUDGET_FLOOR ? PTOP_BUDGET_FLOOR : allowed > BUDGET_MAX ? BUDGET_MAX : allowed;
 	b.stretch_ns = now;

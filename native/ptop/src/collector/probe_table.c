@@ -32,8 +32,7 @@ size_t alloc_notes(const struct report *r, const struct probes *p, const char **
 const struct probe_desc PROBES[P__COUNT] = {
 	[P_CPU] = { .name = "cpu", .unit = "samples", .period_is_frequency = true,
 		    .total_stat = -1, .samples_include_lost = true,
-		    .lost_other = "lost their kernel stack (the stack map was full; the user stack is kept) or had no "
-				  "readable user registers",
+		    .lost_other = "had no readable user registers",
 		    .machine_wide = true, .fired_by = "the cpu-clock perf event ticks on every CPU, busy or idle",
 		    .unwinds = true, .by_default = true, .programs = { "on_cpu_sample" }, .load = probes_load_programs,
 		    .attach = cpu_attach, .notes = cpu_budget_notes, .summary_json = budget_summary_json },

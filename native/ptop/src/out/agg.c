@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void agg_add(struct agg *a, int pid, const int *ids, size_t n, double value, double total_ns)
+void agg_add(struct agg *a, int pid, const int *ids, size_t n, double value, double events, double total_ns)
 {
 	size_t klen = 16 + n * 12;
 	char *key = xcalloc(klen, 1);
@@ -20,12 +20,14 @@ void agg_add(struct agg *a, int pid, const int *ids, size_t n, double value, dou
 		memcpy(it->ids, ids, n * sizeof(int));
 		it->n = n;
 		it->value = 0;
+		it->events = 0;
 		it->total_ns = total_ns >= 0 ? 0 : -1;
 		idx = (int)a->n++;
 		strmap_put(&a->index, key, idx);
 	}
 	free(key);
 	a->items[idx].value += value;
+	a->items[idx].events += events;
 	if (total_ns >= 0)
 		a->items[idx].total_ns += total_ns;
 }
@@ -40,12 +42,13 @@ static int by_value_desc(const void *x, const void *y)
 
 struct left_out agg_emit(struct agg *a, const char *axis)
 {
-	struct left_out left = { 0, 0 };
+	struct left_out left = { 0, 0, 0 };
 	qsort(a->items, a->n, sizeof(*a->items), by_value_desc);
 	for (size_t i = 0; i < a->n; i++) {
 		if (!out_stack(axis, a->items[i].ids, a->items[i].n, a->items[i].value, a->items[i].total_ns, a->items[i].pid)) {
 			left.stacks++;
 			left.value += a->items[i].value;
+			left.events += a->items[i].events;
 		}
 		free(a->items[i].ids);
 	}

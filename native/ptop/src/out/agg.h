@@ -11,6 +11,7 @@ struct agg {
 		int *ids;
 		size_t n;
 		double value, total_ns;
+		double events; /* the samples, waits or calls in value (summary.samples counts them) */
 	} *items;
 	size_t n;
 };
@@ -18,11 +19,12 @@ struct agg {
 /* What a full stream left out of one axis (output.h, PTOP_STREAM_BUDGET). */
 struct left_out {
 	size_t stacks;
-	double value;
+	double value, events;
 };
 
-/* One more stack (frame ids root first) of pid; total_ns < 0: the axis has no time beside its value. */
-void agg_add(struct agg *a, int pid, const int *ids, size_t n, double value, double total_ns);
+/* One more stack (frame ids root first) of pid, holding `events` samples, waits or calls; total_ns < 0:
+ * the axis has no time beside its value. */
+void agg_add(struct agg *a, int pid, const int *ids, size_t n, double value, double events, double total_ns);
 /* Writes the stacks, largest first (when the stream reaches its budget, what is left out is the
  * rarest), and empties a. */
 struct left_out agg_emit(struct agg *a, const char *axis);

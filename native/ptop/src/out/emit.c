@@ -105,19 +105,21 @@ void report_emit(struct report *r, const struct probes *p, const char *partial_r
 			continue;
 		left[i] = agg_emit(&r->axes[i].agg, probe_name(i));
 		axes[na] = probe_name(i);
-		samples[na] = (double)r->stat[PTOP_STAT(i, STAT_SAMPLES)];
-		/* Lost: the sample or its stack did not reach the stream, in the kernel (ring buffer or map
-		 * full), in the unwinder (aggregate full, out of memory) or at the stream's budget: never
-		 * dropped silently. */
+		/* Every sample (wait, call) taken is in a stack or lost, counted alike (a cpu sample the
+		 * budget kept counts the N it stands for everywhere), so that samples = lost + the events in
+		 * the stacks; on the axes whose value is a count (cpu, syscalls), their values' sum. */
+		samples[na] = (double)samples_taken(r, i);
+		/* Lost: the sample did not reach the stream, in the kernel (ring buffer or map full), in the
+		 * unwinder (aggregate full, out of memory) or at the stream's budget: never dropped silently. */
 		lost[na] = (double)r->stat[PTOP_STAT(i, STAT_LOST)] + (double)r->unwound.full[i] + (double)r->unwound.no_memory[i] +
-			   left[i].value;
+			   left[i].events;
 		incomplete[na] = r->axes[i].incomplete;
 		na++;
 		if (PROBES[i].total_stat >= 0) /* counted exactly while its stacks are sampled */
 			out_summary_total(probe_name(i), (double)r->stat[PROBES[i].total_stat]);
 	}
 	report_never_ran(r, p, measured);
-	const char *notes[16 + 8 + 2 * P__COUNT + 2 * P__COUNT + P__COUNT + 1 + PROBE_NOTES_MAX * P__COUNT + 1];
+	const char *notes[16 + 8 + 3 * P__COUNT + 2 * P__COUNT + P__COUNT + 1 + PROBE_NOTES_MAX * P__COUNT + 1];
 	size_t nn = py_notes(notes, 8);
 	nn += v8_notes(&notes[nn], 8);
 	nn += hs_notes(&notes[nn], 8);

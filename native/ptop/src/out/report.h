@@ -62,9 +62,12 @@ void report_collect(struct report *r, struct probes *p);
 int report_collect_unwound(struct report *r, struct probes *p);
 /* After the drop: every attached axis's stacks symbolized and aggregated. */
 void report_resolve(struct report *r, const struct probes *p);
+/* Emit stage: the samples (events: waits, calls) probe i took in the window, the lost included
+ * (summary.samples): those in its stacks plus those in summary.lost. */
+uint64_t samples_taken(const struct report *r, int i);
 /* Emit stage: the notes on samples lost before the unwinder (per axis, by cause, with the bias a
- * full ring buffer brings) and samples the unwinder could not hold back after an exec; at most
- * 2 * P__COUNT. */
+ * full ring buffer brings), samples in a stack without their kernel frames, and samples the
+ * unwinder could not hold back after an exec; at most 3 * P__COUNT. */
 size_t loss_notes(const struct report *r, const struct probes *p, const char **notes);
 void report_emit(struct report *r, const struct probes *p, const char *partial_reason, int64_t ended_ms, double measured);
 #endif

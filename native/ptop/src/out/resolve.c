@@ -151,7 +151,7 @@ static void resolve_stacks(struct report *r, int probe, struct axis_result *out)
 		r->any_kernel |= sc->key.kstack >= 0;
 		out->total += (double)sc->value;
 		out->incomplete += incomplete ? (double)sc->value : 0;
-		agg_add(&out->agg, (int)sc->key.tgid, ids, n, (double)sc->value, -1);
+		agg_add(&out->agg, (int)sc->key.tgid, ids, n, (double)sc->value, (double)sc->events, -1);
 		if (probe == P_CPU) /* for the notes: how many of a JVM's samples lost Java frames */
 			hs_count((int)sc->key.tgid, sc->interp, sc->interp_len, (double)sc->value);
 		if (PROBES[probe].on_stack)
@@ -164,7 +164,8 @@ void syscalls_resolve(struct report *r, struct axis_result *out)
 {
 	for (size_t i = 0; i < r->nsys; i++) {
 		int id = out_syscall_frame_id(r->sys[i].key.nr);
-		agg_add(&out->agg, (int)r->sys[i].key.tgid, &id, 1, (double)r->sys[i].val.calls, (double)r->sys[i].val.total_ns);
+		agg_add(&out->agg, (int)r->sys[i].key.tgid, &id, 1, (double)r->sys[i].val.calls, (double)r->sys[i].val.calls,
+			(double)r->sys[i].val.total_ns);
 	}
 }
 

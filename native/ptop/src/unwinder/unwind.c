@@ -72,14 +72,6 @@ void unwind_send_process(int pid, bool first, uint64_t read_ns, uint32_t gen)
 	}
 }
 
-void unwind_send_weight(int axis, uint64_t from_ns, double weight)
-{
-	if (sock < 0)
-		return;
-	struct umsg m = { .type = MSG_WEIGHT, .pid = axis, .read_ns = from_ns, .off = (uint64_t)(weight * UMSG_WEIGHT_ONE + 0.5) };
-	send_msg(&m, -1);
-}
-
 void unwind_send_jvm(int pid, int libfd, uint64_t start, uint64_t off, int memfd)
 {
 	if (sock < 0)

@@ -36,9 +36,6 @@ int unwind_start(struct probes *p, char *err, size_t len);
  * ns (monoclock.h) taken before symbolize.c last read pid's maps: the child uses a table only for
  * samples of the image that was running then; gen: that image's exec generation (bpf/ptop.h). */
 void unwind_send_process(int pid, bool first, uint64_t read_ns, uint32_t gen);
-/* The samples of axis (a probe's number) taken from from_ns (CLOCK_MONOTONIC ns) on count for
- * weight each (budget.h). */
-void unwind_send_weight(int axis, uint64_t from_ns, double weight);
 /* A JVM's libjvm.so (mapped at start from file offset off) and /proc/PID/mem, for its Java frames
  * (hotspot.h); after unwind_send_process(pid, true, …). The descriptors stay the caller's. */
 void unwind_send_jvm(int pid, int libfd, uint64_t start, uint64_t off, int memfd);

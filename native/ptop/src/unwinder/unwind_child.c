@@ -78,25 +78,6 @@ static struct uproc *uprocs;
 static size_t nuprocs;
 /* Out of memory: what could not be kept is dropped and counted, never half-written (uwc_dropped). */
 static uint64_t maps_dropped, samples_oom[P__COUNT];
-/* What a sample of the weighted axis counts for from a time on (MSG_WEIGHT, budget.h): the budget
- * keeps one of its samples in weight from then on; a few changes a window at most, the last kept
- * past the bound. */
-#define MAX_WEIGHTS 64
-static struct {
-	uint64_t from_ns;
-	double weight;
-} weights[MAX_WEIGHTS];
-static size_t nweights;
-static uint32_t weighted_axis = UINT32_MAX;
-
-static double sample_weight(uint64_t time_ns)
-{
-	double w = 1;
-	for (size_t i = 0; i < nweights && weights[i].from_ns <= time_ns; i++)
-		w = weights[i].weight;
-	return w;
-}
-
 /* Samples of an exec'd process that could not be held (park_hold: bound or memory): unwound at once. */
 static uint64_t samples_unheld[P__COUNT];
 
@@ -445,9 +426,15 @@ static int frame_cb(Dwfl_Frame *st, void *a)
 #else
 		const unsigned fp_reg = 29, sp_reg = 31;
 #endif
-		Dwarf_Word sp, fp;
+		Dwarf_Word sp, fp, lr = 0;
+#if defined(__aarch64__)
+		/* the leaf's link register: where a compiled frame not built yet keeps its return address */
+		if (activation && dwfl_frame_reg(st, 30, &lr) != 0)
+			lr = 0;
+		lr &= ARM64_USER_VA_MASK;
+#endif
 		if (dwfl_frame_reg(st, sp_reg, &sp) == 0 && dwfl_frame_reg(st, fp_reg, &fp) == 0) {
-			cur.java = (struct hs_regs){ pc, sp, fp };
+			cur.java = (struct hs_regs){ pc, sp, fp, activation ? lr : 0, !activation };
 			cur.java_leaf = activation;
 			cur.java_pending = true;
 		} else {
@@ -682,6 +669,13 @@ static void add_capped(double *sum, uint64_t value)
 	*sum = v < VALUE_MAX ? v : VALUE_MAX;
 }
 
+/* How many samples a record counts for, aggregated or dropped: its value where it says so
+ * (SAMPLE_F_COUNTS: a cpu sample the budget kept stands for N), else one. */
+static uint64_t record_count(const struct sample_hdr *h)
+{
+	return (h->flags & SAMPLE_F_COUNTS) ? h->value : 1;
+}
+
 static void (*poll_messages)(void);
 
 static void unwind_record(const void *data, size_t size, bool may_hold);
@@ -777,6 +771,7 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		struct pend *p = h->tid ? pend_slot(h->tid) : NULL;
 		if (p && p->tid == h->tid && p->seq == h->seq && p->entry >= 0) {
 			add_capped(&entries[p->entry].value, h->value); /* ns blocked */
+			entries[p->entry].events += entries[p->entry].events < VALUE_MAX;
 			p->entry = -1;
 		}
 		return;
@@ -800,7 +795,7 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		if (may_hold) {
 			if (park_hold((int)h->tgid, h->gen, data, size))
 				return;
-			samples_unheld[axis]++;
+			samples_unheld[axis] += record_count(h);
 		}
 	}
 	if (u && u->next_ready && u->next.read_ns <= h->time_ns)
@@ -841,23 +836,20 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 	int32_t e = aggregate(axis, h, (const uint8_t *)data + sizeof(*h) + h->stack_len, &oom);
 	if (e < 0) {
 		if (oom)
-			samples_oom[axis]++;
+			samples_oom[axis] += record_count(h);
 		else
-			agg_lost[axis]++;
+			agg_lost[axis] += record_count(h);
 		return;
 	}
-	entries[e].events += entries[e].events < VALUE_MAX;
-	if (h->flags & SAMPLE_F_AWAITS_WAKE) {
+	if (h->flags & SAMPLE_F_AWAITS_WAKE) { /* a wait, counted when it ends (its wake record) */
 		entries[e].awaits_wake = true;
 		struct pend *p = pend_slot(h->tid);
 		if (p)
 			*p = (struct pend){ h->tid, h->seq, e };
-	} else if (axis == weighted_axis) {
-		/* one of the samples the budget kept, standing for those it did not (budget.h) */
-		double v = entries[e].value + (double)h->value * sample_weight(h->time_ns);
-		entries[e].value = v < VALUE_MAX ? v : VALUE_MAX;
 	} else {
 		add_capped(&entries[e].value, h->value);
+		if (entries[e].events < VALUE_MAX)
+			entries[e].events += (double)record_count(h);
 	}
 }
 
@@ -900,14 +892,6 @@ bool uwc_message(const void *buf, size_t n, int fd)
 			u->next.read_ns = m.read_ns;
 			u->filling_next = true;
 			u->next_ready = false;
-		}
-		break;
-	case MSG_WEIGHT: /* in time order: the budget only ever keeps fewer; pid: the axis */
-		if (m.off > 0 && m.pid >= 0 && (nweights == 0 || m.read_ns >= weights[nweights - 1].from_ns)) {
-			weighted_axis = (uint32_t)m.pid;
-			size_t i = nweights < MAX_WEIGHTS ? nweights++ : MAX_WEIGHTS - 1;
-			weights[i].from_ns = m.read_ns;
-			weights[i].weight = (double)m.off / UMSG_WEIGHT_ONE;
 		}
 		break;
 	case MSG_MAPS_END:
@@ -973,8 +957,6 @@ void uwc_reset(void)
 	nslots = 0;
 	unwind_failed = maps_dropped = 0;
 	delta_walked = delta_fell_back = delta_differed = 0;
-	nweights = 0;
-	weighted_axis = UINT32_MAX;
 	memset(agg_lost, 0, sizeof(agg_lost));
 	memset(samples_oom, 0, sizeof(samples_oom));
 	memset(samples_unheld, 0, sizeof(samples_unheld));

@@ -13,11 +13,8 @@
 /* GONE: a fresh process state, its table follows (MAPs). MAPS_BEGIN .. MAPS_END: a new table for
  * a known process, read at read_ns, of the image of exec generation gen; within that image the
  * child switches to it only for the samples taken after read_ns (unwind_child.c, "Tables and
- * execve"). WEIGHT: the samples of axis `pid` taken from read_ns on count for off / 65536 each
- * (the budget keeps one sample in N: budget.h). */
-enum { MSG_MAP = 1, MSG_GONE = 2, MSG_STOP = 3, MSG_MAPS_BEGIN = 4, MSG_MAPS_END = 5, MSG_JVM_LIB = 6, MSG_JVM_MEM = 7,
-       MSG_WEIGHT = 8 };
-#define UMSG_WEIGHT_ONE 65536.0
+ * execve"). */
+enum { MSG_MAP = 1, MSG_GONE = 2, MSG_STOP = 3, MSG_MAPS_BEGIN = 4, MSG_MAPS_END = 5, MSG_JVM_LIB = 6, MSG_JVM_MEM = 7 };
 /* JVM_LIB: a JVM's libjvm.so (mapped at start from file offset off), JVM_MEM: its /proc/PID/mem,
  * opened by the parent while privileged (the kernel's ptrace check is made at open); after a GONE
  * (hotspot.c, README "Java frames"). */

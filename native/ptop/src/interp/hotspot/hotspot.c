@@ -128,18 +128,21 @@ static int frame_for(struct jvm *j, const struct hs_record *r)
 	int id = strmap_get(&j->frames, key);
 	if (id >= 0)
 		return id;
-	struct hs_mem m = { &j->vm, target_mem_read, &j->memfd, NULL, NULL, NULL };
+	struct hs_mem m = { &j->vm, target_mem_read, &j->memfd, NULL, NULL, NULL, HS_ARM64 };
 	char name[HS_NAME_MAX + 16], text[HS_NAME_MAX];
+	uint32_t now;
 	struct frame_info fi = { .kind = "java", .module = "[java]" };
 	if (r->flags & HS_R_LOST) {
 		fi = (struct frame_info){ .function = "[java] <frames not walked>", .kind = "unknown" };
 	} else if (r->flags & HS_R_STUB) {
 		snprintf(name, sizeof(name), "[jvm] %s", hs_blob_name(&m, r->addr, text, sizeof(text)) ? "stub" : text);
 		fi = (struct frame_info){ .function = name, .kind = "jit", .module = "[jvm]" };
-	} else if (hs_method_name(&m, r->addr, text, sizeof(text)) == 0) {
+	} else if (r->stamp && !hs_method_stamp(&m, r->addr, &now) && now == r->stamp &&
+		   hs_method_name(&m, r->addr, text, sizeof(text)) == 0) {
 		fi.function = text;
 	} else {
-		/* unloaded by the end of the window: said so, never guessed */
+		/* unloaded by the end of the window, or its memory holds another method now (its stamp
+		 * differs): said so, never guessed */
 		fi = (struct frame_info){ .function = "[java] <method gone>", .kind = "unknown", .address = r->addr };
 	}
 	id = out_frame_id(&fi);

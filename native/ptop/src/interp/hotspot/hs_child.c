@@ -123,10 +123,10 @@ bool hs_child_in_code(const struct hs_proc *p, uint64_t pc)
 bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t *pcs, uint32_t *npcs, uint32_t cap,
 		   hs_stack_fn st, void *st_ctx, struct hs_walk_out *out)
 {
-	struct hs_mem m = { &p->vm, target_mem_read, &p->memfd, st, st_ctx, p->cache };
+	struct hs_mem m = { &p->vm, target_mem_read, &p->memfd, st, st_ctx, p->cache, HS_ARM64 };
 	for (;;) {
 		if (*npcs == cap || out->n >= HS_MAX_RECORDS - 1) {
-			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)*npcs, HS_R_LOST, HS_LOST_DEPTH };
+			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)*npcs, HS_R_LOST, { HS_LOST_DEPTH } };
 			return false;
 		}
 		uint32_t idx = *npcs, why = 0;
@@ -134,7 +134,7 @@ bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t *pc
 		/* one record is kept free for the reason the walk stops */
 		int rc = hs_step(&m, r, leaf, idx, out->rec, HS_MAX_RECORDS - 1, &out->n, &why);
 		if (rc == HS_STEP_FAIL) {
-			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)idx, HS_R_LOST, why };
+			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)idx, HS_R_LOST, { why } };
 			return false;
 		}
 		if (rc == HS_STEP_NATIVE)

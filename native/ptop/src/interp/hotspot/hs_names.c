@@ -49,28 +49,87 @@ static int method_syms(const struct hs_mem *m, uint64_t method, struct method_sy
 	return 0;
 }
 
-/* Whether the holder has another method of the same name (symbols are interned: same name, same
- * Symbol*), so that the name alone would merge two methods. */
+/* Whether the holder has another method of the same name and another signature (symbols are
+ * interned: same name, same Symbol*), so that the name alone would merge two methods. The holder's
+ * methods index its current constant pool, which is not the method's own when the class was
+ * redefined since: then one of them is the same method's new version (same signature). */
 static bool overloaded(const struct hs_mem *m, uint64_t method, const struct method_syms *s)
 {
 	const struct hs_vm *vm = m->vm;
-	uint64_t arr;
+	uint64_t arr, cp;
 	int32_t n;
-	if (rd64(m, s->holder + vm->iklass_methods, &arr) || !arr || m->rd(m->rd_ctx, arr + vm->array_ptr_len, &n, 4) ||
-	    n <= 1 || n > MAX_CLASS_METHODS)
+	if (rd64(m, s->holder + vm->iklass_constants, &cp) || rd64(m, s->holder + vm->iklass_methods, &arr) || !arr ||
+	    m->rd(m->rd_ctx, arr + vm->array_ptr_len, &n, 4) || n <= 1 || n > MAX_CLASS_METHODS)
 		return false;
 	for (int32_t i = 0; i < n; i++) {
-		uint64_t other, cm;
-		uint16_t ni;
-		uint64_t sym;
+		uint64_t other, cm, name, sig;
+		uint16_t ni, si;
 		if (rd64(m, arr + vm->array_ptr_data + 8ull * (uint64_t)i, &other) || other == method ||
 		    rd64(m, other + vm->method_const, &cm) || m->rd(m->rd_ctx, cm + vm->cmethod_name_index, &ni, 2) ||
-		    cp_symbol(m, s->cp, ni, &sym))
+		    m->rd(m->rd_ctx, cm + vm->cmethod_sig_index, &si, 2) || cp_symbol(m, cp, ni, &name) ||
+		    cp_symbol(m, cp, si, &sig))
 			continue;
-		if (sym == s->name)
+		if (name == s->name && sig != s->sig)
 			return true;
 	}
 	return false;
+}
+
+static uint32_t fnv1a(uint32_t h, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)p[i]) * 16777619u;
+	return h;
+}
+
+int hs_method_stamp(const struct hs_mem *m, uint64_t method, uint32_t *stamp)
+{
+	struct method_syms s;
+	uint64_t syms[3];
+	char text[MAX_SYMBOL];
+	size_t len;
+	if (method_syms(m, method, &s) || rd64(m, s.holder + m->vm->klass_name, &syms[0]))
+		return -1;
+	syms[1] = s.name, syms[2] = s.sig;
+	uint32_t h = 2166136261u;
+	for (int i = 0; i < 3; i++) {
+		if (symbol(m, syms[i], text, &len))
+			return -1;
+		h = fnv1a(fnv1a(h, text, len), "", 1); /* the NUL between: "ab"+"c" is not "a"+"bc" */
+	}
+	*stamp = h ? h : 1;
+	return 0;
+}
+
+static int stamp_key(const struct hs_mem *m, uint64_t method, struct hs_stamped *k)
+{
+	const struct hs_vm *vm = m->vm;
+	uint16_t ni;
+	k->method = method;
+	return rd64(m, method + vm->method_const, &k->cm) || rd64(m, k->cm + vm->cmethod_constants, &k->cp) ||
+			       rd64(m, k->cp + vm->cpool_holder, &k->holder) || rd64(m, k->holder + vm->klass_name, &k->klass_name) ||
+			       m->rd(m->rd_ctx, k->cm + vm->cmethod_name_index, &ni, 2) || cp_symbol(m, k->cp, ni, &k->name)
+		       ? -1
+		       : 0;
+}
+
+int hs_method_stamp_kept(const struct hs_mem *m, uint64_t method, uint32_t *stamp)
+{
+	if (!m->cache)
+		return hs_method_stamp(m, method, stamp);
+	struct hs_stamped k, *e = &m->cache->stamped[(method >> 3) % HS_CACHE_METHODS];
+	if (stamp_key(m, method, &k))
+		return -1;
+	if (e->method == method && e->cm == k.cm && e->cp == k.cp && e->holder == k.holder && e->klass_name == k.klass_name &&
+	    e->name == k.name) {
+		*stamp = e->stamp;
+		return 0;
+	}
+	if (hs_method_stamp(m, method, stamp))
+		return -1;
+	k.stamp = *stamp;
+	*e = k;
+	return 0;
 }
 
 /* Appends text[0..len) to buf at *o, '/' as '.', control bytes and quotes as '?'. */

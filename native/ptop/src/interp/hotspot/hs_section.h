@@ -10,7 +10,10 @@ struct hs_record {
 	uint64_t addr;         /* Method*; HS_R_STUB: the code blob; HS_R_LOST: 0 */
 	uint16_t native_index; /* which of the stack's pcs (leaf first) this frame stands for */
 	uint16_t flags;        /* HS_R_* */
-	uint32_t why;          /* HS_R_LOST: HS_LOST_* */
+	union {
+		uint32_t why;   /* HS_R_LOST: HS_LOST_* */
+		uint32_t stamp; /* a method's: its name's hash when it was walked (hs_method_stamp), 0: unread */
+	};
 };
 
 #define HS_R_INTERPRETED 1

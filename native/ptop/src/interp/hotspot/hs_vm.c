@@ -184,6 +184,12 @@ enum {
 #undef ENUM
 };
 #define HAVE(vm, slot) (((vm)->have_fields & BIT(FIELD_BIT(slot))) != 0)
+#define INT_BIT(name) int_bit_##name
+enum {
+#define ENUM(slot, ...) INT_BIT(slot),
+	HS_INTS(ENUM)
+#undef ENUM
+};
 
 /* Which of the two nmethod layouts the tables describe (hs_vm.h), or the first field missing. JDK
  * 23 and 24 (the scopes split off, the metadata still in the blob) are neither: not walked. */
@@ -237,6 +243,11 @@ int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *s, struct hs_
 							    : vm->growable_len_generic;
 	vm->off_method = HAVE(vm, cm_method) ? vm->cm_method : vm->nm_method;
 	vm->off_scopes_data_begin = HAVE(vm, cm_scopes_data_begin) ? vm->cm_scopes_data_begin : vm->nm_scopes_data_begin;
+	const uint64_t frame_ints = BIT(INT_BIT(fr_sender_sp)) | BIT(INT_BIT(fr_last_sp));
+	if (HS_ARM64 && !(vm->have_ints & frame_ints)) { /* frame_aarch64.hpp's (hs_vm.h, HS_INTS) */
+		vm->fr_sender_sp = -1, vm->fr_last_sp = -2;
+		vm->have_ints |= frame_ints;
+	}
 	const char *m = missing(vm);
 	if (!m && !HAVE(vm, growable_len) && !HAVE(vm, growable_len_old) && !HAVE(vm, growable_len_generic))
 		m = "GrowableArrayBase::_len";
@@ -260,6 +271,9 @@ int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *s, struct hs_
 		    : HAVE(vm, nm_deopt_handler_offset) ? HS_DEOPT_OFFSET
 							  : 0;
 	vm->fr_method = vm->fr_last_sp - 1;
+#if defined(__x86_64__)
+	vm->fr_bcp = HAVE(vm, cmethod_code_size) && major >= 9 ? vm->fr_method - 5 : 0;
+#endif
 	if (read_u64(rd, ctx, vm->codecache_low, &vm->code_low) || read_u64(rd, ctx, vm->codecache_high, &vm->code_high) ||
 	    vm->code_low >= vm->code_high) {
 		snprintf(why, len, "its code cache's bounds could not be read");

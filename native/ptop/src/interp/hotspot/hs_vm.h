@@ -58,6 +58,7 @@ typedef int (*hs_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 	X(cmethod_constants, "ConstMethod", "_constants", 1)                           \
 	X(cmethod_name_index, "ConstMethod", "_name_index", 1)                         \
 	X(cmethod_sig_index, "ConstMethod", "_signature_index", 1)                     \
+	X(cmethod_code_size, "ConstMethod", "_code_size", 0)                           \
 	X(cpool_holder, "ConstantPool", "_pool_holder", 1)                             \
 	X(cpool_length, "ConstantPool", "_length", 1)                                  \
 	X(klass_name, "Klass", "_name", 1)                                             \
@@ -72,12 +73,16 @@ typedef int (*hs_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 #define HS_TYPES(X)                   \
 	X(size_heapblock, "HeapBlock") \
 	X(size_pcdesc, "PcDesc")       \
-	X(size_cpool, "ConstantPool")
+	X(size_cpool, "ConstantPool") \
+	X(size_cmethod, "ConstMethod")
 
 /* X(slot, name): an int constant. The interpreter frame layout, in words from the frame pointer.
- * The VM exports the sender-sp and last-sp slots; the Method* slot is the next one down on every
- * HotSpot since JDK 8, x86-64 and aarch64 (frame_<cpu>.hpp), so it is taken as last_sp - 1 and
- * every Method* read there is checked before use (hs_walk.c). */
+ * An x86-64 VM exports the sender-sp and last-sp slots; the Method* slot is the next one down on
+ * every HotSpot since JDK 8, x86-64 and aarch64 (frame_<cpu>.hpp), so it is taken as last_sp - 1
+ * and every Method* read there is checked before use (hs_walk.c). An aarch64 VM exports none of
+ * the three (its vmStructs_aarch64.hpp declares no constant; JVMCI's config marks the two
+ * "amd64" only): there the layout is frame_aarch64.hpp's, the same slots since the port (JDK 8),
+ * sender sp at -1 and last sp at -2 (hs_vm.c). */
 #define HS_INTS(X)                                                             \
 	X(fr_sender_sp, "frame::interpreter_frame_sender_sp_offset")           \
 	X(fr_last_sp, "frame::interpreter_frame_last_sp_offset")
@@ -95,6 +100,10 @@ struct hs_vm {
 	/* chosen among alternatives */
 	uint64_t off_growable_len, off_method, off_scopes_data_begin;
 	int64_t fr_method; /* fr_last_sp - 1 */
+	/* The bytecode pointer's slot, 0: not checked. x86-64 only, where it is fr_method - 5 on every
+	 * HotSpot since JDK 9 (mirror, mdp, cache, locals, bcp: frame_x86.hpp), like fr_method a slot the
+	 * tables do not give; what it holds is checked against the method (hs_walk.c interpreted()). */
+	int64_t fr_bcp;
 	/* Where an nmethod keeps its tables: HS_NM_IN_BLOB (JDK 22 and before: code, metadata, PcDescs
 	 * and scopes at offsets from the nmethod) or HS_NM_SPLIT (JDK 25: PcDescs and scopes in
 	 * _immutable_data, metadata in the blob's _mutable_data after its relocations). */
@@ -108,6 +117,13 @@ struct hs_vm {
 	unsigned unsigned5_x;
 	uint64_t code_low, code_high; /* the code cache's bounds (CodeCache::_low_bound, _high_bound) */
 };
+
+/* The walker's architecture is the target's: ptop is built for each (dist/ptop, dist/arm64/ptop). */
+#if defined(__aarch64__)
+#define HS_ARM64 true
+#else
+#define HS_ARM64 false
+#endif
 
 enum { HS_NM_IN_BLOB = 1, HS_NM_SPLIT = 2 };
 enum { HS_DEOPT_ADDRESS = 1, HS_DEOPT_OFFSET = 2 };

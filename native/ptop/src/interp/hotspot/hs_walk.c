@@ -1,4 +1,5 @@
 #include "hs_walk.h"
+#include "hs_names.h"
 #include <stddef.h>
 #include <string.h>
 
@@ -86,10 +87,14 @@ bool hs_method_ok(const struct hs_mem *m, uint64_t method)
 	uint64_t *seen = m->cache ? &m->cache->methods[(method >> 3) % HS_CACHE_METHODS] : NULL;
 	if (seen && method && *seen == method)
 		return true;
-	uint64_t cm, cp, holder, back;
+	uint64_t cm, cp, holder, back, back_holder;
 	if (!method || (method & 7) || rd64(m, method + vm->method_const, &cm) || !cm || (cm & 7) ||
 	    rd64(m, cm + vm->cmethod_constants, &cp) || !cp || (cp & 7) || rd64(m, cp + vm->cpool_holder, &holder) ||
-	    !holder || (holder & 7) || rd64(m, holder + vm->iklass_constants, &back) || back != cp)
+	    !holder || (holder & 7) || rd64(m, holder + vm->iklass_constants, &back) || !back || (back & 7))
+		return false;
+	/* A method of a redefined class's earlier version (still running, or EMCP) keeps the pool it
+	 * was parsed with, whose holder is still the class; the class has its new pool since. */
+	if (back != cp && (rd64(m, back + vm->cpool_holder, &back_holder) || back_holder != holder))
 		return false;
 	/* Methods live as long as their class: a name is checked again when it is read (hs_names.c). */
 	if (seen)
@@ -199,6 +204,10 @@ static uint32_t nmethod_methods(const struct hs_mem *m, uint64_t nm, uint64_t pc
 	uint64_t method;
 	if (nm_tables(m, nm, &t) || pc < t.code_begin || pc - t.code_begin > (1u << 30) || rd64(m, nm + vm->off_method, &method))
 		return HS_LOST_READ;
+	/* Up to JDK 19 an nmethod unloaded with its classes keeps its code until the sweeper frees
+	 * it, its _method cleared: its metadata may be freed and reused by now */
+	if (!method)
+		return HS_LOST_NO_BLOB;
 	int32_t scope = 0;
 	if (id->kind == B_NMETHOD && find_pcdesc(m, &t, (uint32_t)(pc - t.code_begin), exact, &scope)) {
 		if (exact)
@@ -217,12 +226,14 @@ static uint32_t nmethod_methods(const struct hs_mem *m, uint64_t nm, uint64_t pc
 			return HS_LOST_READ;
 		if (rd64(m, t.meta + 8ull * (index - 1), &sm) || !hs_method_ok(m, sm))
 			return HS_LOST_METHOD;
+		id->stamps[id->nrec] = hs_method_stamp(m, sm, &id->stamps[id->nrec]) ? 0 : id->stamps[id->nrec];
 		id->methods[id->nrec++] = sm;
 		scope = (int32_t)sender;
 	}
 	if (id->nrec == 0) {
 		if (!hs_method_ok(m, method))
 			return HS_LOST_METHOD;
+		id->stamps[id->nrec] = hs_method_stamp(m, method, &id->stamps[id->nrec]) ? 0 : id->stamps[id->nrec];
 		id->methods[id->nrec++] = method;
 	}
 	return 0;
@@ -313,10 +324,11 @@ static uint64_t deopt_orig_pc(const struct hs_mem *m, uint64_t pc, uint64_t fram
 	return orig;
 }
 
+/* why: a lost record's HS_LOST_*, a method's stamp */
 static void put(struct hs_record *out, size_t cap, size_t *n, uint64_t addr, uint32_t idx, uint16_t flags, uint32_t why)
 {
 	if (*n < cap)
-		out[(*n)++] = (struct hs_record){ addr, (uint16_t)idx, flags, why };
+		out[(*n)++] = (struct hs_record){ addr, (uint16_t)idx, flags, { why } };
 }
 
 /* Whether a caller pc is a place a Java frame returns to: a call site of an nmethod (exact PcDesc),
@@ -337,7 +349,7 @@ static int sized_caller(const struct hs_mem *m, uint64_t sender_sp, bool fp_save
 	uint64_t ret, fp = r->fp;
 	if (m->st(m->st_ctx, sender_sp - 8, &ret) || (fp_saved && m->st(m->st_ctx, sender_sp - 16, &fp)))
 		return -1;
-	*r = (struct hs_regs){ ret, sender_sp, fp };
+	*r = (struct hs_regs){ ret, sender_sp, fp, 0, false };
 	return 0;
 }
 
@@ -348,8 +360,25 @@ static int fp_caller(const struct hs_mem *m, struct hs_regs *r, uint64_t sp)
 	if (r->fp < r->sp || r->fp - r->sp > MAX_FRAME_BYTES || m->st(m->st_ctx, r->fp, &fp) ||
 	    m->st(m->st_ctx, r->fp + 8, &ret))
 		return -1;
-	*r = (struct hs_regs){ ret, sp ? sp : r->fp + 16, fp };
+	*r = (struct hs_regs){ ret, sp ? sp : r->fp + 16, fp, 0, false };
 	return 0;
+}
+
+/* Whether the frame's bytecode pointer, as the sample caught it, lies in method's bytecodes (which
+ * follow its ConstMethod), or is 0 (a native method's frame has none). A Method freed and reused by
+ * another method between the sample and the walk has its bytecodes elsewhere: that frame is not
+ * named from it. Not caught so: reuse by a method of the same shape at the same addresses. */
+static bool bcp_ok(const struct hs_mem *m, const struct hs_regs *r, uint64_t method)
+{
+	const struct hs_vm *vm = m->vm;
+	uint64_t bcp, cm;
+	uint16_t code_size;
+	if (!vm->fr_bcp)
+		return true;
+	if (m->st(m->st_ctx, r->fp + (uint64_t)(vm->fr_bcp * 8), &bcp) || rd64(m, method + vm->method_const, &cm) ||
+	    m->rd(m->rd_ctx, cm + vm->cmethod_code_size, &code_size, 2))
+		return false;
+	return bcp == 0 || (bcp >= cm + vm->size_cmethod && bcp - (cm + vm->size_cmethod) <= code_size);
 }
 
 static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, struct hs_record *out, size_t cap,
@@ -363,17 +392,25 @@ static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, 
 		*why = HS_LOST_FRAME;
 		return -1;
 	}
-	if (!hs_method_ok(m, method)) {
+	if (!hs_method_ok(m, method) || !bcp_ok(m, r, method)) {
 		*why = HS_LOST_METHOD;
 		return -1;
 	}
-	put(out, cap, n, method, idx, HS_R_INTERPRETED, 0);
+	/* the Method* comes from the stack: its stamp is kept only while its names' pointers hold */
+	uint32_t stamp;
+	put(out, cap, n, method, idx, HS_R_INTERPRETED, hs_method_stamp_kept(m, method, &stamp) ? 0 : stamp);
 	return fp_caller(m, r, sender_sp) ? (*why = HS_LOST_FRAME, -1) : 0;
 }
 
 /* A frame of known size; at the leaf it may not be built yet (prologue) or torn down already
- * (epilogue): then the return address is at sp or just above the saved fp, whichever is a
- * place a Java frame returns to. */
+ * (epilogue). Then on amd64 the return address is at sp (the call pushed it) or just above the
+ * saved fp (after push rbp). On arm64 a call leaves it in the link register, which the prologue
+ * stores with the fp as a pair ([sp] fp, [sp + 8] lr: stp x29, x30, [sp, #-16]!) before or after
+ * it lowers sp by the rest of the frame; until that store, and again after the epilogue's
+ * ldp/add, it is in lr with sp at the caller's. Whichever is a place a Java frame returns to.
+ * Above native code on arm64, compiled code that calls the VM's C++ directly leaves a breadcrumb for
+ * the VM's own stack walks: it pushes 16 bytes (stp zr, <return address>, [sp, #-16]!) just
+ * before the call, so its frame lies 16 bytes above the sp its callee returns to. */
 static int sized(const struct hs_mem *m, struct hs_regs *r, int32_t words, bool leaf, uint32_t *why)
 {
 	if (words < 2 || (uint64_t)words * 8 > MAX_FRAME_BYTES) {
@@ -385,9 +422,18 @@ static int sized(const struct hs_mem *m, struct hs_regs *r, int32_t words, bool 
 		*r = c;
 		return 0;
 	}
+	c = *r;
+	if (m->arm64 && r->native_callee && !sized_caller(m, r->sp + 16 + 8ull * (uint64_t)words, true, &c) && caller_ok(m, c.pc, c.sp)) {
+		*r = c;
+		return 0;
+	}
 	if (leaf) {
+		if (m->arm64 && r->lr && caller_ok(m, r->lr, r->sp)) {
+			*r = (struct hs_regs){ r->lr, r->sp, r->fp, 0, false };
+			return 0;
+		}
 		c = *r;
-		if (!sized_caller(m, r->sp + 8, false, &c) && caller_ok(m, c.pc, c.sp)) {
+		if (!m->arm64 && !sized_caller(m, r->sp + 8, false, &c) && caller_ok(m, c.pc, c.sp)) {
 			*r = c;
 			return 0;
 		}
@@ -421,7 +467,8 @@ int hs_step(const struct hs_mem *m, struct hs_regs *r, bool leaf, uint32_t idx, 
 	case B_NATIVE:
 		for (size_t i = 0; i < id.nrec; i++)
 			put(out, cap, n, id.methods[i], idx,
-			    id.kind == B_NATIVE ? HS_R_NATIVE : i + 1 < id.nrec ? HS_R_COMPILED | HS_R_INLINED : HS_R_COMPILED, 0);
+			    id.kind == B_NATIVE ? HS_R_NATIVE : i + 1 < id.nrec ? HS_R_COMPILED | HS_R_INLINED : HS_R_COMPILED,
+			    id.stamps[i]);
 		rc = sized(m, r, id.words, leaf, why);
 		break;
 	default:

@@ -16,6 +16,11 @@ typedef int (*hs_stack_fn)(void *ctx, uint64_t addr, uint64_t *v);
 
 struct hs_regs {
 	uint64_t pc, sp, fp; /* sp: the unextended sp of HotSpot's frames (an interpreted callee's saved sender sp) */
+	/* arm64's link register (x30) at the leaf, where a frame not built yet (or torn down already)
+	 * keeps its return address; 0 where unknown, and on amd64, whose call pushes it */
+	uint64_t lr;
+	/* the frame's callee was native code (libdwfl's unwinding reached it), not a Java frame */
+	bool native_callee;
 };
 
 /* What a walker keeps of one VM between samples (hs_walk.c): the identity of each pc it met in
@@ -33,6 +38,7 @@ struct hs_ident {
 	uint32_t why;   /* 0: identified, else HS_LOST_* */
 	size_t nrec;
 	uint64_t methods[HS_MAX_INLINE]; /* an nmethod's at that pc, innermost first */
+	uint32_t stamps[HS_MAX_INLINE];  /* their stamps (hs_names.h hs_method_stamp), 0: unread */
 };
 struct hs_cached {
 	uint64_t pc;
@@ -40,9 +46,16 @@ struct hs_cached {
 	uint64_t fp[2];
 	struct hs_ident id;
 };
+/* An interpreted frame's method's stamp (hs_names.h), and the pointers from the Method to its
+ * class's name and its own it was taken with: kept only while they are the same. */
+struct hs_stamped {
+	uint64_t method, cm, cp, holder, klass_name, name;
+	uint32_t stamp;
+};
 struct hs_cache {
 	struct hs_cached slot[HS_CACHE_SLOTS];
 	uint64_t methods[HS_CACHE_METHODS];
+	struct hs_stamped stamped[HS_CACHE_METHODS];
 	uint64_t hits, misses;
 };
 
@@ -53,6 +66,9 @@ struct hs_mem {
 	hs_stack_fn st;
 	void *st_ctx;
 	struct hs_cache *cache; /* NULL: none */
+	/* arm64's frames (the leaf's return address in lr; runtime calls' breadcrumbs, see sized())
+	 * rather than amd64's */
+	bool arm64;
 };
 
 enum { HS_STEP_JAVA = 0, HS_STEP_NATIVE = 1, HS_STEP_FAIL = -1 };
@@ -66,6 +82,7 @@ bool hs_in_code(const struct hs_vm *vm, uint64_t pc);
  * says how (HS_LOST_*). */
 int hs_step(const struct hs_mem *m, struct hs_regs *r, bool leaf, uint32_t native_index, struct hs_record *out,
 	    size_t cap, size_t *n, uint32_t *why);
-/* true when method is a Method* whose holder class's constant pool points back at it. */
+/* true when method is a Method* whose constant pool's holder class has that pool, or had it before
+ * the class was redefined (the class's pool then belongs to the same class). */
 bool hs_method_ok(const struct hs_mem *m, uint64_t method);
 #endif

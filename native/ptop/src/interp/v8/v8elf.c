@@ -12,12 +12,23 @@
 #define V8_SYM_NAMES(field, name, alt) { name, alt },
 static const struct {
 	const char *name, *alt;
-} SYMS[] = { V8_LAYOUT_FIELDS(V8_SYM_NAMES) V8_LAYOUT_OPTIONAL(V8_SYM_NAMES) };
+} SYMS[] = { V8_LAYOUT_FIELDS(V8_SYM_NAMES) V8_LAYOUT_OPTIONAL(V8_SYM_NAMES) V8_LAYOUT_EXTRA(V8_SYM_NAMES) };
 #define V8_COUNT(field, name, alt) +1
 enum { NREQUIRED = 0 V8_LAYOUT_FIELDS(V8_COUNT) };
 #undef V8_COUNT
 #undef V8_SYM_NAMES
 #define NSYMS (sizeof(SYMS) / sizeof(SYMS[0]))
+
+/* Each field's index in SYMS (and in struct v8_layout, which has the same order). */
+#define V8_FIELD_INDEX(field, name, alt) F_##field,
+enum { V8_LAYOUT_FIELDS(V8_FIELD_INDEX) V8_LAYOUT_OPTIONAL(V8_FIELD_INDEX) V8_LAYOUT_EXTRA(V8_FIELD_INDEX) };
+#undef V8_FIELD_INDEX
+#define V8_RENAME(field, name) { F_##field, name },
+static const struct {
+	int field;
+	const char *name;
+} RENAMED[] = { V8_LAYOUT_RENAMED(V8_RENAME) };
+#undef V8_RENAME
 
 const char *v8_layout_field_symbol(int32_t i)
 {
@@ -67,6 +78,11 @@ static void take(struct scan *s, const char *name, int32_t v)
 			s->val[i] = v;
 			s->found[i] = 1;
 		}
+	for (size_t i = 0; i < sizeof(RENAMED) / sizeof(RENAMED[0]); i++)
+		if (!s->found[RENAMED[i].field] && !strcmp(name, RENAMED[i].name)) {
+			s->val[RENAMED[i].field] = v;
+			s->found[RENAMED[i].field] = 1;
+		}
 }
 
 static void take_symbol(void *ctx, Elf *elf, const char *name, const GElf_Sym *sym)
@@ -81,27 +97,52 @@ static void take_symbol(void *ctx, Elf *elf, const char *name, const GElf_Sym *s
 	take(s, name + sizeof(V8_PREFIX) - 1, v);
 }
 
-/* V8 11.x (Node.js 20) exports neither JSFunction::code nor Code's instruction start and size. Its
- * JSFunction has one pointer slot between raw_feedback_cell and prototype_or_initial_map: the code.
- * Its Code follows deoptimization_data with source_position_table, then the instruction stream,
- * the instructions' start, 8 bytes of flags and the instructions' size. Taken only where the
- * exported neighbours have that shape; the walker then checks, at every sample, that the object is
- * a Code and that the pc lies inside the instructions, or records no code. */
-static void derive_code_fields(struct v8_layout *l, bool inputs)
+/* Offsets and indices the derivations below take as inputs: the target's, in range. */
+static bool small(int32_t v)
 {
-	/* the values are the target's: in 64 bits, and within the range v8_layout_check accepts */
-	if (!inputs || l->fn_feedback < 0 || l->fn_feedback > 512 || l->code_positions < 0 || l->code_positions > 512) {
-		l->fn_code = l->code_istart = l->code_isize = 0;
-		return;
-	}
-	if (!l->fn_code && (int64_t)l->fn_proto - l->fn_feedback == 16)
+	return v >= 0 && v <= 512;
+}
+
+/* What inlined frames need that some V8s do not export, derived from exported neighbours only where
+ * those have the shape of a version known to lay them out so; the walker and the namer check the
+ * objects at every use (their instance types, the pc inside the instructions), so a wrong derivation
+ * costs the inlined frames, never a name.
+ * - V8 11 (Node 20) exports neither JSFunction::code nor Code's instruction start and size. Its
+ *   JSFunction has one pointer slot between raw_feedback_cell and prototype_or_initial_map: the
+ *   code. Its Code follows deoptimization_data with source_position_table, then the instruction
+ *   stream, the instructions' start, 8 bytes of flags and the instructions' size.
+ * - V8 12 (Node 22) exports those, but no longer Code's deoptimization data and position table:
+ *   the two tagged slots between its map and its wrapper, which the instruction stream and the
+ *   instructions' start follow.
+ * Returns whether every value inlined frames need is there. */
+static bool derive_code_fields(struct v8_layout *l, const uint8_t *found)
+{
+	uint8_t have[NSYMS];
+	memcpy(have, found, sizeof(have));
+	if (!have[F_fn_code] && have[F_fn_feedback] && have[F_fn_proto] && small(l->fn_feedback) && small(l->fn_proto) &&
+	    l->fn_proto - l->fn_feedback == 16) {
 		l->fn_code = l->fn_feedback + 8;
-	if (!l->code_istart && !l->code_isize && (int64_t)l->code_positions - l->code_deopt == 8) {
+		have[F_fn_code] = 1;
+	}
+	if (!have[F_code_istart] && !have[F_code_isize] && have[F_code_deopt] && have[F_code_positions] &&
+	    small(l->code_deopt) && small(l->code_positions) && l->code_positions - l->code_deopt == 8) {
 		l->code_istart = l->code_positions + 16;
 		l->code_isize = l->code_istart + 16;
+		have[F_code_istart] = have[F_code_isize] = 1;
 	}
-	if (!l->fn_code || !l->code_istart || !l->code_isize)
-		l->fn_code = l->code_istart = l->code_isize = 0;
+	if (!have[F_code_deopt] && !have[F_code_positions] && have[F_code_wrapper] && have[F_code_istream] &&
+	    have[F_code_istart] && small(l->map) && small(l->code_istart) && l->code_istream == l->code_istart - 8 &&
+	    l->code_wrapper == l->code_istream - 8 && l->code_wrapper == l->map + 24) {
+		l->code_deopt = l->map + 8;
+		l->code_positions = l->map + 16;
+		have[F_code_deopt] = have[F_code_positions] = 1;
+	}
+	static const int needed[] = { F_type_byte_array, F_type_weak_array, F_type_code, F_code_deopt, F_code_positions,
+				      F_deopt_literals, F_deopt_inlining, F_fn_code, F_code_istart, F_code_isize };
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
+		if (!have[needed[i]])
+			return false;
+	return true;
 }
 
 int v8_layout_check(const struct v8_layout *l)
@@ -118,7 +159,8 @@ int v8_layout_check(const struct v8_layout *l)
 				 l->script_source, l->script_line_ends, l->string_length, l->seq_one_chars,
 				 l->seq_two_chars, l->cons_first, l->cons_second, l->thin_actual, l->sliced_parent,
 				 l->sliced_offset, l->array_length, l->array_data, l->fn_feedback, l->fn_proto,
-				 l->code_deopt, l->code_positions, l->fn_code, l->code_istart, l->code_isize };
+				 l->code_deopt, l->code_positions, l->fn_code, l->code_istart, l->code_isize,
+				 l->code_wrapper, l->code_istream };
 	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
 		if (offs[i] < 0 || offs[i] > 512)
 			return V8WHY_RANGE;
@@ -136,6 +178,10 @@ int v8_layout_check(const struct v8_layout *l)
 	const int32_t inl_types[] = { l->type_byte_array, l->type_weak_array, l->type_code };
 	for (size_t i = 0; i < sizeof(inl_types) / sizeof(inl_types[0]); i++)
 		if (inl_types[i] < 0 || inl_types[i] > 0xffff || (l->fn_code && !inl_types[i]))
+			return V8WHY_RANGE;
+	const int32_t more_types[] = { l->type_fn_last, l->type_trusted_fixed, l->type_trusted_bytes };
+	for (size_t i = 0; i < sizeof(more_types) / sizeof(more_types[0]); i++)
+		if (more_types[i] < 0 || more_types[i] > 0xffff)
 			return V8WHY_RANGE;
 	if (l->type_fn_end <= l->type_fn || l->type_fn_end - l->type_fn > 64)
 		return V8WHY_RANGE;
@@ -165,10 +211,8 @@ void v8_elf_analyze(const void *buf, size_t len, struct v8_elf_info *out)
 		return;
 	out->status = V8ELF_UNSUPPORTED;
 	int32_t *vals = (int32_t *)&out->layout;
-	bool inputs = true; /* every value inlined frames need but the three derived (the last ones) */
 	for (size_t i = 0; i < NSYMS; i++) {
 		if (!s.found[i] && i >= NREQUIRED) {
-			inputs &= i + 3 >= NSYMS;
 			vals[i] = 0;
 			continue;
 		}
@@ -183,8 +227,11 @@ void v8_elf_analyze(const void *buf, size_t len, struct v8_elf_info *out)
 	for (size_t i = 0; i < s.ntypes; i++)
 		if (s.types[i] > out->layout.type_fn && (end == 0 || s.types[i] < end))
 			end = s.types[i];
+	if (s.found[F_type_fn_last] && out->layout.type_fn_last >= out->layout.type_fn && out->layout.type_fn_last < 0xffff)
+		end = out->layout.type_fn_last + 1;
 	out->layout.type_fn_end = end;
-	derive_code_fields(&out->layout, inputs);
+	if (!derive_code_fields(&out->layout, s.found))
+		out->layout.fn_code = out->layout.code_istart = out->layout.code_isize = 0;
 	out->why = v8_layout_check(&out->layout);
 	if (out->why == V8WHY_NONE)
 		out->status = V8ELF_SUPPORTED;

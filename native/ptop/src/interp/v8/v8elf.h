@@ -96,11 +96,28 @@ enum v8_elf_why {
 	X(code_istart, "class_Code__instruction_start__uintptr_t", "class_Code__instruction_start__Address") \
 	X(code_isize, "class_Code__instruction_size__int", "class_Code__instruction_size__uint32_t")
 
+/* Values only some V8 versions export, each 0 where absent; they refine what the others give.
+ * V8 12 (Node 22) names JSFunction's last subtype; moves Code's deoptimization data and position
+ * table, and the arrays they are, into trusted space (TrustedFixedArray, TrustedByteArray: laid out
+ * as FixedArray and ByteArray) and no longer exports the two fields: they are derived from the
+ * exported wrapper and instruction-stream fields (v8elf.c). */
+#define V8_LAYOUT_EXTRA(X)                                                                                   \
+	X(type_fn_last, "LastJSFunctionType", NULL)                                                          \
+	X(type_trusted_fixed, "type_TrustedFixedArray__TRUSTED_FIXED_ARRAY_TYPE", NULL)                      \
+	X(type_trusted_bytes, "type_TrustedByteArray__TRUSTED_BYTE_ARRAY_TYPE", NULL)                        \
+	X(code_wrapper, "class_Code__wrapper__Tagged_CodeWrapper_", NULL)                                    \
+	X(code_istream, "class_Code__instruction_stream__Tagged_InstructionStream_", NULL)
+
+/* Later spellings of a field's symbol beyond the two above: field, symbol. */
+#define V8_LAYOUT_RENAMED(X) X(sfi_script, "class_SharedFunctionInfo__script__Tagged_HeapObject_")
+
 #define V8_LAYOUT_MEMBER(field, name, alt) int32_t field;
 struct v8_layout {
 	V8_LAYOUT_FIELDS(V8_LAYOUT_MEMBER)
 	V8_LAYOUT_OPTIONAL(V8_LAYOUT_MEMBER)
-	int32_t type_fn_end; /* the smallest instance type the metadata names above JS_FUNCTION_TYPE */
+	V8_LAYOUT_EXTRA(V8_LAYOUT_MEMBER)
+	int32_t type_fn_end; /* past JSFunction's subtypes: LastJSFunctionType + 1, else the smallest
+			      * instance type the metadata names above JS_FUNCTION_TYPE */
 };
 #undef V8_LAYOUT_MEMBER
 

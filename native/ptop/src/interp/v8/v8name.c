@@ -246,12 +246,15 @@ int v8_function_read_now(const struct v8_layout *l, v8_read_fn rd, void *ctx, ui
 #define POSITIONS_MAX (1u << 20) /* source position table bytes read */
 #define INLINING_MAX 4096        /* inlining positions */
 
-/* A ByteArray or FixedArray-like object of type `type`: its length (elements) and data address. */
-static int array_of(const struct reader *r, uint64_t obj, int type, uint64_t *data, int64_t *len)
+/* A ByteArray or FixedArray-like object of type `type`, or of its trusted twin (V8 12's
+ * TrustedByteArray, TrustedFixedArray: the same layout in trusted space; 0: the V8 has none): its
+ * length (elements) and data address. */
+static int array_of(const struct reader *r, uint64_t obj, int type, int twin, uint64_t *data, int64_t *len)
 {
 	uint64_t n;
-	if (type_of(r, obj) != type || read_u64(r, obj - 1 + (uint64_t)r->l->array_length, &n) || !is_smi(n) ||
-	    smi(n) < 0)
+	int t = type_of(r, obj);
+	if ((t != type && (!twin || t != twin)) || read_u64(r, obj - 1 + (uint64_t)r->l->array_length, &n) ||
+	    !is_smi(n) || smi(n) < 0)
 		return -1;
 	*len = smi(n);
 	*data = obj - 1 + (uint64_t)r->l->array_data;
@@ -311,14 +314,14 @@ size_t v8_inlined_read(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint
 		return 0;
 	int64_t off = (int64_t)(pc - istart) - (leaf ? 0 : 1); /* a return address follows its call */
 	if (read_u64(&r, code - 1 + (uint64_t)l->code_positions, &table) ||
-	    array_of(&r, table, l->type_byte_array, &tdata, &tlen) || tlen == 0 || tlen > (int64_t)POSITIONS_MAX ||
+	    array_of(&r, table, l->type_byte_array, l->type_trusted_bytes, &tdata, &tlen) || tlen == 0 || tlen > (int64_t)POSITIONS_MAX ||
 	    read_u64(&r, code - 1 + (uint64_t)l->code_deopt, &deopt) ||
-	    array_of(&r, deopt, l->type_fixed_array, &ddata, &dlen) ||
+	    array_of(&r, deopt, l->type_fixed_array, l->type_trusted_fixed, &ddata, &dlen) ||
 	    dlen <= l->deopt_inlining || dlen <= l->deopt_literals ||
 	    read_u64(&r, ddata + 8 * (uint64_t)l->deopt_inlining, &inl) ||
 	    read_u64(&r, ddata + 8 * (uint64_t)l->deopt_literals, &lits) ||
-	    array_of(&r, inl, l->type_byte_array, &idata, &ilen) || ilen > INLINING_MAX * 16 ||
-	    array_of(&r, lits, l->type_weak_array, &ldata, &llen))
+	    array_of(&r, inl, l->type_byte_array, l->type_trusted_bytes, &idata, &ilen) || ilen > INLINING_MAX * 16 ||
+	    array_of(&r, lits, l->type_weak_array, 0, &ldata, &llen))
 		return 0;
 	static unsigned char buf[POSITIONS_MAX];
 	uint64_t pos;
