@@ -8,7 +8,8 @@ import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CACHE_DIR, type GuestArch } from "./matrix.ts";
 import { unpackDebianPackage } from "../helpers/debian-packages.ts";
-import { NODE_SHOP_HOLD, nodeShopApplyAt, nodeShopHolds, nodeShopShares } from "../live/ptop-checks.ts";
+import { nodeShopApplyAt, nodeShopShares } from "../live/ptop-checks.ts";
+import { framesById } from "../live/ptop-harness.ts";
 import { ptopRun, file, okAndDropped, type GuestExtra, type Scenario } from "./scenarios.ts";
 
 const WORKLOADS = resolve(import.meta.dir, "../fixtures/workloads");
@@ -98,10 +99,14 @@ export const NODE_SCENARIO: Scenario = {
   checks: [
     okAndDropped("run"),
     {
-      // The split, not each function's share of the handler as test/live checks: the service's clock
-      // is a wall clock, and after res.end() its thread waits while the client it woke runs (18-27%
-      // of the handler's wall time, 6-15% of its samples), which the samples rightly do not count.
-      name: "Debian's node (Node 18) HTTP service as nobody, no flag, under load: >= 90% of its samples with its own JS frames, named at their lines; applyDiscounts' and priceCart's split of their samples within 5 points of the split of the time the service measured in each",
+      // What the walk on arm64 must give whatever the host's load: the service's functions named at
+      // their lines, and most samples with its own JS frames (83.8-97.6% over seven runs; a walk
+      // that fails on arm64 gives none). Issue 33's figures are printed, not asserted here: its
+      // 90% bar and the two functions' split against the service's own clock (0.7-3.0 points off
+      // in four runs at load average 5-6) fail when the host starves the emulated CPU: at load 8.7,
+      // 130 samples a second, the clock (a wall clock) charged whole host preemptions to whichever
+      // function ran and the split came 17 points off. test/live asserts both on the host.
+      name: "Debian's node (Node 18) HTTP service as nobody, no flag, under load: its functions named at their lines from V8's frames, >= 75% of its samples with its own JS frames",
       check: (s) => {
         const run = ptopRun(s, "run");
         expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toEqual([Number(file(s, "workload.pid"))]);
@@ -109,12 +114,18 @@ export const NODE_SCENARIO: Scenario = {
         const summary = run.records.at(-1);
         if (header?.type !== "header" || summary?.type !== "summary") throw new Error("the capture has no header or no summary");
         const spent = spentWithin(file(s, "node.out"), header.started_at_ms, header.started_at_ms + summary.measured_sec * 1000);
-        const clock = split(spent.apply, spent.price);
         const seen = nodeShopShares(run.records);
-        const round = (x: number) => Math.round(x * 1000) / 1000;
-        console.log(`  node: ${JSON.stringify(seen)}; split: ptop ${JSON.stringify(split(seen.apply, seen.price), (_, v) => (typeof v === "number" ? round(v) : v))}, ` +
-          `the service's clock ${JSON.stringify({ ...spent, ...clock }, (_, v) => (typeof v === "number" ? round(v) : v))}`);
-        expect(nodeShopHolds({ ...seen, ...split(seen.apply, seen.price) }, 300, 0.05, clock)).toEqual({ ...NODE_SHOP_HOLD, applyAt: nodeShopApplyAt() });
+        const round = (_: string, v: unknown) => (typeof v === "number" ? Math.round(v * 1000) / 1000 : v);
+        console.log(`  node: ${JSON.stringify(seen)}; split of the two functions: ptop ${JSON.stringify(split(seen.apply, seen.price), round)}, ` +
+          `the service's clock ${JSON.stringify({ ...spent, ...split(spent.apply, spent.price) }, round)}`);
+        const named = [...framesById(run.records).values()].filter((f) => f.kind === "jit" && f.module?.endsWith("/node_shop_svc.js"));
+        expect({
+          applyAt: seen.applyAt,
+          priceCart: named.some((f) => f.function === "priceCart"),
+          handler: named.some((f) => f.function.startsWith("(anonymous node_shop_svc.js:")),
+          enoughSamples: seen.total >= 300,
+          mostOwn: seen.own >= 0.75,
+        }).toEqual({ applyAt: nodeShopApplyAt(), priceCart: true, handler: true, enoughSamples: true, mostOwn: true });
       },
     },
   ],
