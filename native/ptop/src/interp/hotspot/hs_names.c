@@ -101,6 +101,37 @@ int hs_method_stamp(const struct hs_mem *m, uint64_t method, uint32_t *stamp)
 	return 0;
 }
 
+static int stamp_key(const struct hs_mem *m, uint64_t method, struct hs_stamped *k)
+{
+	const struct hs_vm *vm = m->vm;
+	uint16_t ni;
+	k->method = method;
+	return rd64(m, method + vm->method_const, &k->cm) || rd64(m, k->cm + vm->cmethod_constants, &k->cp) ||
+			       rd64(m, k->cp + vm->cpool_holder, &k->holder) || rd64(m, k->holder + vm->klass_name, &k->klass_name) ||
+			       m->rd(m->rd_ctx, k->cm + vm->cmethod_name_index, &ni, 2) || cp_symbol(m, k->cp, ni, &k->name)
+		       ? -1
+		       : 0;
+}
+
+int hs_method_stamp_kept(const struct hs_mem *m, uint64_t method, uint32_t *stamp)
+{
+	if (!m->cache)
+		return hs_method_stamp(m, method, stamp);
+	struct hs_stamped k, *e = &m->cache->stamped[(method >> 3) % HS_CACHE_METHODS];
+	if (stamp_key(m, method, &k))
+		return -1;
+	if (e->method == method && e->cm == k.cm && e->cp == k.cp && e->holder == k.holder && e->klass_name == k.klass_name &&
+	    e->name == k.name) {
+		*stamp = e->stamp;
+		return 0;
+	}
+	if (hs_method_stamp(m, method, stamp))
+		return -1;
+	k.stamp = *stamp;
+	*e = k;
+	return 0;
+}
+
 /* Appends text[0..len) to buf at *o, '/' as '.', control bytes and quotes as '?'. */
 static void append(char *buf, size_t cap, size_t *o, const char *text, size_t len, bool dots)
 {

@@ -15,6 +15,10 @@ int hs_method_name(const struct hs_mem *m, uint64_t method, char *buf, size_t ca
  * holds them now: the walker records it with the Method*, and the name read after the window
  * is used only when its stamp is the same (README "Java frames": a Method freed and reused). */
 int hs_method_stamp(const struct hs_mem *m, uint64_t method, uint32_t *stamp);
+/* hs_method_stamp, kept in m's cache (when it has one) for a Method* whose ConstMethod, pool,
+ * class, class name and name (Symbol*s: one per text while in use) are the same as when it was
+ * taken: 7 reads instead of 16, for the interpreted frames, whose Method*s come from the stack. */
+int hs_method_stamp_kept(const struct hs_mem *m, uint64_t method, uint32_t *stamp);
 /* A code blob's own name ("StubRoutines (1)", "I2C/C2I adapters"), printable ASCII only. */
 int hs_blob_name(const struct hs_mem *m, uint64_t blob, char *buf, size_t cap);
 /* A method descriptor "(I[Ljava/lang/String;)V" as "(int, java.lang.String[])" into buf. */

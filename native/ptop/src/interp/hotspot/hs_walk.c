@@ -396,9 +396,9 @@ static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, 
 		*why = HS_LOST_METHOD;
 		return -1;
 	}
-	/* no cache: the Method* comes from the stack, and a freed one's memory may hold another now */
+	/* the Method* comes from the stack: its stamp is kept only while its names' pointers hold */
 	uint32_t stamp;
-	put(out, cap, n, method, idx, HS_R_INTERPRETED, hs_method_stamp(m, method, &stamp) ? 0 : stamp);
+	put(out, cap, n, method, idx, HS_R_INTERPRETED, hs_method_stamp_kept(m, method, &stamp) ? 0 : stamp);
 	return fp_caller(m, r, sender_sp) ? (*why = HS_LOST_FRAME, -1) : 0;
 }
 

@@ -46,9 +46,16 @@ struct hs_cached {
 	uint64_t fp[2];
 	struct hs_ident id;
 };
+/* An interpreted frame's method's stamp (hs_names.h), and the pointers from the Method to its
+ * class's name and its own it was taken with: kept only while they are the same. */
+struct hs_stamped {
+	uint64_t method, cm, cp, holder, klass_name, name;
+	uint32_t stamp;
+};
 struct hs_cache {
 	struct hs_cached slot[HS_CACHE_SLOTS];
 	uint64_t methods[HS_CACHE_METHODS];
+	struct hs_stamped stamped[HS_CACHE_METHODS];
 	uint64_t hits, misses;
 };
 
