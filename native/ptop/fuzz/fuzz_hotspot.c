@@ -37,7 +37,8 @@ static void jdk17(struct hs_vm *vm)
 	vm->cpool_holder = 0x18, vm->cpool_length = 0x3c, vm->size_cpool = 0x48;
 	vm->klass_name = 0x18, vm->iklass_methods = 0x198, vm->iklass_constants = 0xe8;
 	vm->array_ptr_len = 0, vm->array_ptr_data = 8, vm->symbol_length = 4, vm->symbol_body = 6;
-	vm->fr_sender_sp = -1, vm->fr_method = -3, vm->fr_bcp = -8;
+	vm->fr_sender_sp = -1, vm->fr_method = -3, vm->fr_bcp = -8, vm->fr_mirror = -4;
+	vm->klass_mirror = 0x70, vm->oophandle_obj = 0;
 	vm->cmethod_code_size = 0x28, vm->size_cmethod = 0x38;
 	vm->code_low = BASE + 0x1000, vm->code_high = BASE + 0x3000;
 	vm->nm_layout = HS_NM_IN_BLOB, vm->unsigned5_x = 0;

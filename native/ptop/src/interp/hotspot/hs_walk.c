@@ -381,6 +381,24 @@ static bool bcp_ok(const struct hs_mem *m, const struct hs_regs *r, uint64_t met
 	return bcp == 0 || (bcp >= cm + vm->size_cmethod && bcp - (cm + vm->size_cmethod) <= code_size);
 }
 
+/* Whether the frame's class mirror slot, as the sample caught it, holds the java.lang.Class its
+ * method's holder has now (Klass::_java_mirror, an OopHandle: a pointer to the oop). A class
+ * unloaded between the sample and the walk, its metaspace reused by a class of the same shape (same
+ * Method*, same bytecode addresses: bcp_ok() cannot tell), has a new mirror in the Java heap. A GC
+ * that moved the mirror in between fails the check too: that frame is lost, never misnamed. */
+static bool mirror_ok(const struct hs_mem *m, const struct hs_regs *r, uint64_t method)
+{
+	const struct hs_vm *vm = m->vm;
+	uint64_t slot, cm, cp, holder, handle, oop;
+	if (!vm->fr_mirror)
+		return true;
+	return !m->st(m->st_ctx, r->fp + (uint64_t)(vm->fr_mirror * 8), &slot) && slot &&
+	       !rd64(m, method + vm->method_const, &cm) && !rd64(m, cm + vm->cmethod_constants, &cp) &&
+	       !rd64(m, cp + vm->cpool_holder, &holder) &&
+	       !rd64(m, holder + vm->klass_mirror + vm->oophandle_obj, &handle) && handle &&
+	       !rd64(m, handle, &oop) && oop == slot;
+}
+
 static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, struct hs_record *out, size_t cap,
 		       size_t *n, uint32_t *why)
 {
@@ -392,7 +410,7 @@ static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, 
 		*why = HS_LOST_FRAME;
 		return -1;
 	}
-	if (!hs_method_ok(m, method) || !bcp_ok(m, r, method)) {
+	if (!hs_method_ok(m, method) || !bcp_ok(m, r, method) || !mirror_ok(m, r, method)) {
 		*why = HS_LOST_METHOD;
 		return -1;
 	}
