@@ -15,6 +15,7 @@ import { fetchKernel, type FetchedKernel } from "./fetch.ts";
 import { buildInitramfs } from "./initramfs.ts";
 import { ARCH, CACHE_DIR, MATRIX, type MatrixKernel } from "./matrix.ts";
 import { BELOW_FLOOR_SCENARIOS, SCENARIOS } from "./scenarios.ts";
+import { NODE_SCENARIO } from "./guest-node.ts";
 
 const required = process.env.RUNNER_REQUIRE_LIVE === "1";
 const TIMEOUT_SEC = Number(process.env.RUNNER_KERNEL_TIMEOUT_SEC ?? 900);
@@ -53,7 +54,7 @@ for (const k of MATRIX.filter((k) => !ONLY || ONLY.includes(k.name))) {
     }
   }
 
-  const scenarios = (k.expect === "below-floor" ? BELOW_FLOOR_SCENARIOS : SCENARIOS)
+  const scenarios = (k.expect === "below-floor" ? BELOW_FLOOR_SCENARIOS : [...SCENARIOS, NODE_SCENARIO])
     .filter((s) => (!ONLY_SCENARIOS || ONLY_SCENARIOS.includes(s.name)) && (!s.arches || s.arches.includes(k.arch)));
   describeUnless(why)(`${k.name} (${k.why})`, () => {
     let work = "";

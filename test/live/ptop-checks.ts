@@ -2,6 +2,8 @@
 // kernel of the matrix, in a QEMU guest): a check added here runs on every kernel. Each takes a
 // parsed ptop run and throws through bun's expect when the collector got it wrong.
 import { expect } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
 import { framesById, leafShares, parseStream, stacksOf, type PtopRun } from "./ptop-harness.ts";
 import type { Lines } from "./line-reader.ts";
@@ -376,6 +378,50 @@ export function pySharesChecked(records: StreamRecord[], minSamples: number, tol
     heavyAt: `${heavy?.module?.split("/").pop()}:${heavy?.line}`,
   };
   return { seen, holds };
+}
+
+/** Where node_shop_svc.js's applyDiscounts starts, as a capture names it (`node_shop_svc.js:LINE`). */
+export function nodeShopApplyAt(): string {
+  const source = readFileSync(join(import.meta.dir, "../fixtures/workloads/node_shop_svc.js"), "utf8").split("\n");
+  return `node_shop_svc.js:${source.findIndex((l) => l.startsWith("function applyDiscounts")) + 1}`;
+}
+
+/** node_shop_svc.js in a cpu capture: the share of the service's samples with its own JS frames, and
+ *  applyDiscounts' and priceCart's inclusive shares of the handler's samples (the anonymous
+ *  function given to createServer); `gone`: samples with a function the GC moved before naming. */
+export function nodeShopShares(records: StreamRecord[]) {
+  const frames = framesById(records);
+  let total = 0, own = 0, handler = 0, apply = 0, price = 0, gone = 0;
+  for (const s of stacksOf(records, "cpu")) {
+    const fs = s.frames.map((id) => frames.get(id)!);
+    total += s.value;
+    const mine = fs.filter((f) => f.kind === "jit" && f.module?.endsWith("/node_shop_svc.js"));
+    if (mine.length > 0) own += s.value;
+    if (mine.some((f) => f.function.startsWith("(anonymous node_shop_svc.js:"))) handler += s.value;
+    if (mine.some((f) => f.function === "applyDiscounts")) apply += s.value;
+    if (mine.some((f) => f.function === "priceCart")) price += s.value;
+    if (fs.some((f) => f.function === "[js] <function gone>")) gone += s.value;
+  }
+  const r = (x: number, of: number) => Math.round((x / Math.max(of, 1)) * 1000) / 1000;
+  const applyFrame = [...frames.values()].find((f) => f.function === "applyDiscounts");
+  return { total, own: r(own, total), apply: r(apply, handler), price: r(price, handler), gone, applyAt: `${applyFrame?.module?.split("/").pop()}:${applyFrame?.line}` };
+}
+
+/** What node_shop_svc.js is built to show, every criterion of nodeShopHolds holding. */
+export const NODE_SHOP_HOLD = { enoughSamples: true, ownFrames: true, apply: true, price: true, applyAt: "" };
+
+/** Issue 33's bar over nodeShopShares: >= 90% of the samples with the service's own JS frames,
+ *  applyDiscounts and priceCart within `tol` of their shares of the handler (as constructed, 75% and
+ *  25%, unless `expected` says where the time went), applyDiscounts named at its line; compared with
+ *  { ...NODE_SHOP_HOLD, applyAt: nodeShopApplyAt() } so that a failure shows every criterion at once. */
+export function nodeShopHolds(seen: ReturnType<typeof nodeShopShares>, minSamples: number, tol = 0.05, expected = { apply: 0.75, price: 0.25 }) {
+  return {
+    enoughSamples: seen.total >= minSamples,
+    ownFrames: seen.own >= 0.9,
+    apply: Math.abs(seen.apply - expected.apply) <= tol,
+    price: Math.abs(seen.price - expected.price) <= tol,
+    applyAt: seen.applyAt,
+  };
 }
 
 /**

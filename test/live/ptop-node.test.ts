@@ -10,7 +10,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveAvailable, NOT_ROOT, REPO_ROOT } from "../helpers/runner-bin.ts";
-import { PTOP_EXIT, type StreamRecord, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
+import { PTOP_EXIT, type SummaryRecord } from "../../src/protocol/profile-stream.ts";
+import { NODE_SHOP_HOLD, nodeShopApplyAt, nodeShopHolds, nodeShopShares } from "./ptop-checks.ts";
 import { NOBODY, cleanup, copyWorkload, framesById, runPtop, setcapPtop, sharedTempDir, sleep, stacksOf, writeTargets } from "./ptop-harness.ts";
 import { describeUnless, whyNot } from "../helpers/skip.ts";
 import { fetchNodes, type NodeUnderTest } from "./fetched-nodes.ts";
@@ -87,41 +88,13 @@ describeUnless(whyNot([!live, NOT_ROOT], [nodes.length === 0, "needs a Node.js (
     }
   }
 
-  /** The service's samples: with its own JS frames; the handler's; each function's inclusive. */
-  function shares(records: StreamRecord[]) {
-    const frames = framesById(records);
-    let total = 0, own = 0, handler = 0, apply = 0, price = 0, gone = 0;
-    for (const s of stacksOf(records, "cpu")) {
-      const fs = s.frames.map((id) => frames.get(id)!);
-      total += s.value;
-      const mine = fs.filter((f) => f.kind === "jit" && f.module?.endsWith("/node_shop_svc.js"));
-      if (mine.length > 0) own += s.value;
-      if (mine.some((f) => f.function.startsWith("(anonymous node_shop_svc.js:"))) handler += s.value;
-      if (mine.some((f) => f.function === "applyDiscounts")) apply += s.value;
-      if (mine.some((f) => f.function === "priceCart")) price += s.value;
-      if (fs.some((f) => f.function === "[js] <function gone>")) gone += s.value;
-    }
-    const r = (x: number, of: number) => Math.round((x / Math.max(of, 1)) * 1000) / 1000;
-    const applyFrame = [...frames.values()].find((f) => f.function === "applyDiscounts");
-    return { total, own: r(own, total), apply: r(apply, handler), price: r(price, handler), gone, applyAt: `${applyFrame?.module?.split("/").pop()}:${applyFrame?.line}` };
-  }
-
   test(`the handler's functions at their constructed shares, on every Node.js here (${nodes.map((n) => n.version).join(", ")})`, async () => {
-    const source = readFileSync(join(import.meta.dir, "../fixtures/workloads/node_shop_svc.js"), "utf8").split("\n");
-    const applyLine = source.findIndex((l) => l.startsWith("function applyDiscounts")) + 1;
     for (const node of nodes) {
       const run = await captureService(node, 6);
       expect(run.exitCode).toBe(PTOP_EXIT.ok);
-      const seen = shares(run.records);
+      const seen = nodeShopShares(run.records);
       console.log(JSON.stringify({ node: node.version, ...seen }));
-      expect({
-        node: node.version,
-        enoughSamples: seen.total >= 400,
-        ownFrames: seen.own >= 0.9,
-        apply: Math.abs(seen.apply - 0.75) <= 0.05,
-        price: Math.abs(seen.price - 0.25) <= 0.05,
-        applyAt: seen.applyAt,
-      }).toEqual({ node: node.version, enoughSamples: true, ownFrames: true, apply: true, price: true, applyAt: `node_shop_svc.js:${applyLine}` });
+      expect({ node: node.version, ...nodeShopHolds(seen, 400) }).toEqual({ node: node.version, ...NODE_SHOP_HOLD, applyAt: nodeShopApplyAt() });
     }
   }, 60_000 * Math.max(1, nodes.length));
 

@@ -366,6 +366,45 @@ static const Dwfl_Thread_Callbacks thread_cb = {
 	.set_initial_registers = set_initial_registers,
 };
 
+#if defined(__aarch64__)
+/* Whether no CFI covers pc: JIT code (no module), or a file's code its .eh_frame leaves out. */
+static bool no_cfi_at(struct uproc *u, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, pc);
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
+	Dwarf_Frame *frame = NULL;
+	bool cfi_here = cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0;
+	free(frame);
+	return !cfi_here;
+}
+
+/* arm64's vDSO (6.1 among others) has no CFI for its C functions (clock_gettime & co.): leaves
+ * that set up no frame and return through the link register. elfutils' frame-pointer fallback
+ * then reads the caller's frame pointer, which a program built without them does not keep, and the
+ * stack ended at [vdso]. Such a pc is walked from the caller instead (cur.from_caller). */
+static bool vdso_leaf_without_cfi(struct uproc *u, const struct maptable *t, uint64_t pc)
+{
+	bool vdso = false;
+	for (size_t i = 0; i < t->n && !vdso; i++)
+		vdso = t->v[i].vdso && pc >= t->v[i].start && pc < t->v[i].end;
+	return vdso && no_cfi_at(u, pc);
+}
+
+/* elfutils' arm64 frame-pointer step (code without CFI: V8's, any JIT's) takes a frame's caller
+ * from the link register and the caller's caller from [fp + 8]: right for a leaf that pushed no
+ * frame record, but a leaf that did (every V8 function, past its first two instructions) and made
+ * no call since still holds in the link register the return address its record keeps, and the
+ * stack showed its caller twice (the second an [unknown] beside V8's frames). The repeat is the
+ * third frame at the second's pc, both frames before it without CFI; a recursion at one call site
+ * cannot repeat there, as the leaf would then be the callee that pushed the record. */
+static bool lr_caller_repeated(uint64_t look)
+{
+	return cur.n == 2 && !cur.from_caller && !cur.resumed && look == cur.pcs[1] && no_cfi_at(cur.u, cur.pcs[0]) &&
+	       no_cfi_at(cur.u, cur.pcs[1]);
+}
+#endif
+
 static int frame_cb(Dwfl_Frame *st, void *a)
 {
 	(void)a;
@@ -413,31 +452,13 @@ static int frame_cb(Dwfl_Frame *st, void *a)
 		cur.truncated = true;
 		return DWARF_CB_ABORT;
 	}
+#if defined(__aarch64__)
+	if (lr_caller_repeated(look))
+		return DWARF_CB_OK;
+#endif
 	cur.pcs[cur.n++] = look;
 	return DWARF_CB_OK;
 }
-
-#if defined(__aarch64__)
-/* arm64's vDSO (6.1 among others) has no CFI for its C functions (clock_gettime & co.): leaves
- * that set up no frame and return through the link register. elfutils' frame-pointer fallback
- * then reads the caller's frame pointer, which a program built without them does not keep, and the
- * stack ended at [vdso]. Such a pc is walked from the caller instead (cur.from_caller). */
-static bool vdso_leaf_without_cfi(struct uproc *u, const struct maptable *t, uint64_t pc)
-{
-	bool vdso = false;
-	for (size_t i = 0; i < t->n && !vdso; i++)
-		vdso = t->v[i].vdso && pc >= t->v[i].start && pc < t->v[i].end;
-	if (!vdso)
-		return false;
-	Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, pc);
-	Dwarf_Addr bias;
-	Dwarf_CFI *cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
-	Dwarf_Frame *frame = NULL;
-	bool cfi_here = cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0;
-	free(frame);
-	return !cfi_here;
-}
-#endif
 
 static int stack_word(void *ctx, uint64_t addr, uint64_t *v)
 {
