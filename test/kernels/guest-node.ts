@@ -34,7 +34,8 @@ function filesUnder(dir: string, under: string): { path: string; src: string }[]
 export function nodeExtra(arch: GuestArch): GuestExtra {
   const trees = NODE_PACKAGES.map((p) => {
     const dir = join(CACHE_DIR, `${p}-${arch}`);
-    unpackDebianPackage(`${p}:${arch}`, dir, []);
+    // nodejs/bookworm: Debian's, where the host's index prefers NodeSource's (this machine's amd64)
+    unpackDebianPackage(`${p}:${arch}${p === "nodejs" ? "/bookworm" : ""}`, dir, []);
     return dir;
   });
   const builtins = NODE_BUILTINS.flatMap((p) => {
@@ -91,10 +92,6 @@ const split = (apply: number, price: number) => ({ apply: apply / (apply + price
 export const NODE_SCENARIO: Scenario = {
   name: "node",
   guest: GUEST,
-  // amd64's guests: not yet. The host's apt index may prefer another nodejs (NodeSource's, on this
-  // machine and CI), which apt-get download cannot fetch for the guest; Debian's must then be asked
-  // for by its version.
-  arches: ["arm64"],
   extra: nodeExtra,
   checks: [
     okAndDropped("run"),

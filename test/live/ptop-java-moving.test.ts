@@ -234,10 +234,12 @@ describeUnless(whyNot([!live, NOT_ROOT], [!existsSync(join(DEBIAN_JDK, "bin/jar"
         named: (["osr", "deopt", "redef"] as const).map((k) => figures[k].moving >= 0.8),
         misnamed: (["osr", "deopt", "redef"] as const).map((k) => figures[k].misnamed),
         unknown: (["osr", "deopt", "redef"] as const).map((k) => figures[k].notWalked <= 0.1 && figures[k].gone <= 0.1),
-        // Unloaded classes: a method whose memory holds another method by the end of the window
-        // is "method gone" (its stamp, README "Java frames"); without that, 4-8% of these samples
-        // were misnamed. What is left: a Method freed and reused between the sample and its walk
-        // (the walk lags the sample by 100 ms or more on this loaded machine), measured 0-2.6%.
+        // Unloaded classes: a method is named during the window where its frame is known to be the
+        // sampled method (a checked class mirror, code in place before the sample), else at the
+        // end only if its stamp still reads the same, else "method gone" (README "Java frames");
+        // without the stamps, 4-8% of these samples were misnamed. What is left: a new class's
+        // mirror compacted to the old one's address, an nmethod still in place after its classes'
+        // metadata was reused; measured 0-1.9% (0-2.6% with every name read at the end).
         unloadMisnamed: unload.misnamed <= 0.04,
         unloadWalked: unload.notWalked <= 0.5,
       });

@@ -9,6 +9,7 @@
  * fuzz/corpus/hotspot holds a small image with an nmethod, a stub and their metadata
  * (tools/hotspot_seed.py). */
 #include "hs_names.h"
+#include "hs_namecache.h"
 #include "fuzz_mem.h"
 #include <stdint.h>
 #include <string.h>
@@ -37,7 +38,8 @@ static void jdk17(struct hs_vm *vm)
 	vm->cpool_holder = 0x18, vm->cpool_length = 0x3c, vm->size_cpool = 0x48;
 	vm->klass_name = 0x18, vm->iklass_methods = 0x198, vm->iklass_constants = 0xe8;
 	vm->array_ptr_len = 0, vm->array_ptr_data = 8, vm->symbol_length = 4, vm->symbol_body = 6;
-	vm->fr_sender_sp = -1, vm->fr_method = -3, vm->fr_bcp = -8;
+	vm->fr_sender_sp = -1, vm->fr_method = -3, vm->fr_bcp = -8, vm->fr_mirror = -4;
+	vm->klass_mirror = 0x70, vm->oophandle_obj = 0;
 	vm->cmethod_code_size = 0x28, vm->size_cmethod = 0x38;
 	vm->code_low = BASE + 0x1000, vm->code_high = BASE + 0x3000;
 	vm->nm_layout = HS_NM_IN_BLOB, vm->unsigned5_x = 0;
@@ -77,6 +79,17 @@ static size_t walk(const struct hs_mem *hm, const uint8_t *h, struct hs_record *
 	return n;
 }
 
+/* A name the unwinder keeps is what ptop emits: printable, within HS_NAME_MAX. */
+static void kept_name(uint64_t method, uint32_t stamp, const char *name, size_t len, void *arg)
+{
+	(void)arg;
+	if (!method || !stamp || len == 0 || len >= HS_NAME_MAX)
+		__builtin_trap();
+	for (size_t k = 0; k < len; k++)
+		if ((unsigned char)name[k] < 0x20 || name[k] == 0x7f)
+			__builtin_trap();
+}
+
 static void walk_and_name(const uint8_t *h, struct fuzz_mem *m)
 {
 	struct hs_vm vm;
@@ -91,11 +104,20 @@ static void walk_and_name(const uint8_t *h, struct fuzz_mem *m)
 		memset(&cache, 0, sizeof(cache));
 		c = &cache;
 	}
-	struct hs_mem hm = { &vm, fuzz_mem_read, m, st, m, c, h[7] & 4 };
+	/* with the cache, the sample taken after the first walk found its code: the second walk names it */
+	struct hs_mem hm = { &vm, fuzz_mem_read, m, st, m, c, h[7] & 4, c ? 2 : 0, c ? 1 : 0 };
 	struct hs_record rec[HS_MAX_RECORDS];
 	size_t n = walk(&hm, h, rec);
 	if (c && walk(&hm, h, rec) != n) /* the second walk, from the cache, finds as much */
 		__builtin_trap();
+	/* the names the unwinder child reads during the window (hs_namecache.c), each pair twice */
+	struct hs_namecache *nc = NULL;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++)
+			if (!(rec[i].flags & (HS_R_STUB | HS_R_LOST)) && rec[i].stamp)
+				hs_namecache_note(&nc, &hm, rec[i].addr, rec[i].stamp);
+	hs_namecache_each(nc, kept_name, NULL);
+	hs_namecache_free(nc);
 	char name[HS_NAME_MAX];
 	for (size_t i = 0; i < n; i++) {
 		int rc = rec[i].flags & HS_R_STUB ? hs_blob_name(&hm, rec[i].addr, name, sizeof(name))

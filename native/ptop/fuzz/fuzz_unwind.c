@@ -77,9 +77,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 2: {
 			struct unwound_hdr h;
 			struct unwind_trailer failed;
-			if (unwind_check_result(b, len, &h, &failed) == UNWIND_REC_STACK &&
+			int kind = unwind_check_result(b, len, &h, &failed);
+			if (kind == UNWIND_REC_STACK &&
 			    (len != sizeof(h) + h.npcs * 8ull + h.interp_len || h.npcs > PTOP_MAX_UNWIND_DEPTH))
 				abort();
+			if (kind == UNWIND_REC_NAME) { /* a Java method's name: within the record, printable */
+				struct unwind_name nm;
+				const char *text;
+				unwind_name_decode(b, &nm, &text);
+				if (nm.len == 0 || nm.len > UNWIND_NAME_MAX || len != sizeof(h) + sizeof(nm) + nm.len)
+					abort();
+				for (uint32_t i = 0; i < nm.len; i++)
+					if ((uint8_t)text[i] < 0x20 || text[i] == 0x7f)
+						abort();
+			}
 			break;
 		}
 		case 3: {

@@ -3,6 +3,8 @@
 #include "ptop.skel.h"
 #include "strtab.h"
 #include "unwind.h"
+#include "unwind_wire.h"
+#include "hotspot.h"
 #include <bpf/libbpf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,10 +62,17 @@ static void on_unwound(const struct unwound_hdr *h, const uint64_t *pcs, const u
 	load_stack(r, c->p, h->kstack);
 }
 
+/* A Java method's name as the unwinder read it during the window (hotspot.h). */
+static void on_name(uint32_t tgid, const struct unwind_name *nm, const char *text, void *arg)
+{
+	(void)arg;
+	hs_learn_name((int)tgid, nm->addr, nm->stamp, text, nm->len);
+}
+
 int report_collect_unwound(struct report *r, struct probes *p)
 {
 	struct collect_ctx c = { r, p, { 0 } };
-	return unwind_collect(on_unwound, &c, &r->unwound);
+	return unwind_collect(on_unwound, on_name, &c, &r->unwound);
 }
 
 void report_collect(struct report *r, struct probes *p)

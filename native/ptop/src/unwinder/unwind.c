@@ -90,7 +90,8 @@ void unwind_stop(void)
 	send_msg(&m, -1);
 }
 
-int unwind_collect(void (*fn)(const struct unwound_hdr *, const uint64_t *, const uint8_t *, void *), void *arg,
+int unwind_collect(void (*fn)(const struct unwound_hdr *, const uint64_t *, const uint8_t *, void *),
+		   void (*name_fn)(uint32_t tgid, const struct unwind_name *nm, const char *text, void *arg), void *arg,
 		   struct unwind_trailer *counts)
 {
 	memset(counts, 0, sizeof(*counts));
@@ -117,6 +118,13 @@ int unwind_collect(void (*fn)(const struct unwound_hdr *, const uint64_t *, cons
 			break;
 		if (kind == UNWIND_REC_TRAILER) {
 			trailer = true;
+			continue;
+		}
+		if (kind == UNWIND_REC_NAME) {
+			struct unwind_name nm;
+			const char *text;
+			unwind_name_decode(buf, &nm, &text);
+			name_fn(h.tgid, &nm, text, arg);
 			continue;
 		}
 		uint64_t pcs[PTOP_MAX_UNWIND_DEPTH];

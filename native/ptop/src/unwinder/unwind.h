@@ -42,8 +42,12 @@ void unwind_send_jvm(int pid, int libfd, uint64_t start, uint64_t off, int memfd
 /* The window ended: the child drains the ring buffer and writes its aggregate. */
 void unwind_stop(void);
 struct unwind_trailer;
-/* After the parent's capability drop: calls fn for every aggregated stack, then sets *counts from
- * the child's trailer (zero when it did not arrive). 0 on a complete read, trailer included. */
+struct unwind_name;
+/* After the parent's capability drop: calls name_fn for every name the child read during the window
+ * (Java methods, unwind_wire.h; text is nm->len checked bytes, not NUL-terminated), fn for every
+ * aggregated stack, then sets *counts from the child's trailer (zero when it did not arrive). 0 on
+ * a complete read, trailer included. */
 int unwind_collect(void (*fn)(const struct unwound_hdr *h, const uint64_t *pcs, const uint8_t *interp, void *arg),
-		   void *arg, struct unwind_trailer *counts);
+		   void (*name_fn)(uint32_t tgid, const struct unwind_name *nm, const char *text, void *arg), void *arg,
+		   struct unwind_trailer *counts);
 #endif

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct umap {
@@ -70,6 +71,9 @@ struct uproc {
 };
 
 static bool debug; /* PTOP_DEBUG: why a stack ended early, or a file gave no CFI, on stderr */
+/* How far the Java walks lag their samples (README "Java frames": the race they must survive),
+ * for PTOP_DEBUG: samples with Java frames, those walked over 100 ms and 1 s after, the longest (ns) */
+static uint64_t java_walks, java_lag_100ms, java_lag_1s, java_lag_max;
 /* PTOP_UNWIND_CHECK: every sample the stack deltas walk is unwound by libdwfl too, and a
  * difference counted (and printed with PTOP_DEBUG); libdwfl's frames are kept. */
 static bool check_deltas;
@@ -476,7 +480,7 @@ static int unwind_user(struct uproc *u)
 		int rc = dwfl_getthread_frames(u->dwfl, (pid_t)cur.h->tid, frame_cb, NULL);
 		if (!cur.java_pending)
 			return rc;
-		if (round == 16 || !hs_child_walk(cur.jvm, &cur.java, cur.java_leaf, cur.pcs, &cur.n, PTOP_MAX_UNWIND_DEPTH,
+		if (round == 16 || !hs_child_walk(cur.jvm, &cur.java, cur.java_leaf, cur.h->time_ns, cur.pcs, &cur.n, PTOP_MAX_UNWIND_DEPTH,
 						  stack_word, NULL, &cur.jout)) {
 			cur.truncated = true;
 			return 0;
@@ -641,6 +645,19 @@ static struct pend *pend_slot(uint32_t tid)
 	return NULL;
 }
 
+static void note_java_lag(uint64_t sampled_ns)
+{
+	struct timespec ts;
+	if (!debug || clock_gettime(CLOCK_MONOTONIC, &ts))
+		return;
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	uint64_t lag = now > sampled_ns ? now - sampled_ns : 0;
+	java_walks++;
+	java_lag_100ms += lag > 100000000ull;
+	java_lag_1s += lag > 1000000000ull;
+	java_lag_max = lag > java_lag_max ? lag : java_lag_max;
+}
+
 static uint8_t keybuf[sizeof(struct unwound_hdr) + PTOP_MAX_UNWIND_DEPTH * 8 + PTOP_INTERP_MAX];
 
 static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_t *interp, bool *oom)
@@ -649,6 +666,7 @@ static int32_t aggregate(uint32_t axis, const struct sample_hdr *h, const uint8_
 	if (!interp_len && cur.jout.n) { /* Java frames: the section the walk wrote */
 		interp_len = (uint32_t)hs_child_section(&cur.jout, cur.jsection, sizeof(cur.jsection));
 		interp = cur.jsection;
+		note_java_lag(h->time_ns);
 	}
 	/* A kernel stack id the parent could not look up is no kernel stack (the parent refuses the
 	 * record, and everything after it, otherwise). */
@@ -904,9 +922,29 @@ bool uwc_message(const void *buf, size_t n, int fd)
 	return m.type == MSG_STOP;
 }
 
+struct emit_ctx {
+	void (*emit)(const void *rec, size_t len, void *arg);
+	void *arg;
+};
+
+static void emit_name(int pid, uint64_t method, uint32_t stamp, const char *name, size_t len, void *arg)
+{
+	struct emit_ctx *e = arg;
+	static uint8_t rec[sizeof(struct unwound_hdr) + sizeof(struct unwind_name) + UNWIND_NAME_MAX];
+	struct unwind_name nm = { method, stamp, (uint32_t)(len < UNWIND_NAME_MAX ? len : UNWIND_NAME_MAX) };
+	e->emit(rec, unwind_name_encode((uint32_t)pid, &nm, name, rec), e->arg);
+}
+
 void uwc_results(void (*emit)(const void *rec, size_t len, void *arg), void *arg)
 {
 	park_release(-1, UINT32_MAX, unwind_held); /* no table came for them: [truncated], counted */
+	/* the names first: the parent has them when it merges the stacks' Java frames */
+	struct emit_ctx e = { emit, arg };
+	hs_child_names(emit_name, &e);
+	if (debug && java_walks)
+		fprintf(stderr, "ptop: unwinder: %llu samples with Java frames walked, %llu of them more than 100 ms after "
+			"the sample, %llu more than 1 s, the longest %.0f ms after\n", (unsigned long long)java_walks,
+			(unsigned long long)java_lag_100ms, (unsigned long long)java_lag_1s, (double)java_lag_max / 1e6);
 	for (size_t i = 0; i < nentries; i++) {
 		struct entry *e = &entries[i];
 		struct unwound_hdr h;

@@ -45,10 +45,27 @@ struct unwind_trailer {
 };
 #define UNWIND_TRAILER_COUNTS (3 * P__COUNT)
 
-enum { UNWIND_REC_BAD = 0, UNWIND_REC_STACK = 1, UNWIND_REC_TRAILER = 2 };
+/* A name the child read during the window for an interpreter frame's address (a Java method: its
+ * Method* and stamp, hs_namecache.h): a header with axis UNWIND_NAME_AXIS, tgid the process,
+ * npcs and interp_len 0, then struct unwind_name and its len bytes of text (no NUL, no control byte),
+ * before the stacks. */
+#define UNWIND_NAME_AXIS (UINT32_MAX - 1)
+#define UNWIND_NAME_MAX 511
+struct unwind_name {
+	uint64_t addr;
+	uint32_t stamp;
+	uint32_t len;
+};
+
+enum { UNWIND_REC_BAD = 0, UNWIND_REC_STACK = 1, UNWIND_REC_TRAILER = 2, UNWIND_REC_NAME = 3 };
 /* One record of n bytes from the child. STACK: *h is its header, its pcs start at buf + sizeof(*h)
- * (npcs of them, unaligned) and its interpreter bytes follow. TRAILER: *t is set. */
+ * (npcs of them, unaligned) and its interpreter bytes follow. TRAILER: *t is set. NAME: *h is its
+ * header, unwind_name_decode() reads the rest. */
 int unwind_check_result(const uint8_t *buf, size_t n, struct unwound_hdr *h, struct unwind_trailer *t);
 /* The trailer record for t: sizeof(struct unwound_hdr) + UNWIND_TRAILER_COUNTS * 8 bytes at out. */
 size_t unwind_trailer_encode(const struct unwind_trailer *t, uint8_t *out);
+/* The NAME record of text[0..len) (len 1..UNWIND_NAME_MAX) at out (UNWIND_RESULT_MAX bytes); its length. */
+size_t unwind_name_encode(uint32_t tgid, const struct unwind_name *nm, const char *text, uint8_t *out);
+/* A NAME record's name and text (within buf), after unwind_check_result() said NAME. */
+void unwind_name_decode(const uint8_t *buf, struct unwind_name *nm, const char **text);
 #endif

@@ -26,6 +26,9 @@ struct jvm {
 	char why[160];
 	struct hs_vm vm;
 	struct strmap frames; /* "addr:flags" -> frame id */
+	struct strmap learned; /* "addr:stamp" -> index in names: named by the unwinder during the window */
+	char **names;
+	size_t nnames;
 	double samples, with_java, lost[HS_LOST__COUNT];
 };
 
@@ -65,6 +68,10 @@ void hs_attach(int pid, bool again)
 		if (j->memfd >= 0)
 			close(j->memfd);
 		strmap_free(&j->frames);
+		strmap_free(&j->learned);
+		for (size_t i = 0; i < j->nnames; i++)
+			free(j->names[i]);
+		free(j->names);
 	} else {
 		struct jvm *v = realloc(jvms, (njvms + 1) * sizeof(*jvms));
 		if (!v)
@@ -121,6 +128,32 @@ static const char *const LOST_TEXT[HS_LOST__COUNT] = {
 	[HS_LOST_READ] = "the VM's memory could not be read",
 };
 
+void hs_learn_name(int pid, uint64_t method, uint32_t stamp, const char *text, size_t len)
+{
+	struct jvm *j = find(pid);
+	char key[32], *copy;
+	snprintf(key, sizeof(key), "%" PRIx64 ":%" PRIx32, method, stamp);
+	if (!j || strmap_get(&j->learned, key) >= 0 || j->nnames >= INT32_MAX || !(copy = strndup(text, len)))
+		return;
+	char **v = realloc(j->names, (j->nnames + 1) * sizeof(*v));
+	if (!v) {
+		free(copy);
+		return;
+	}
+	j->names = v;
+	j->names[j->nnames] = copy;
+	strmap_put(&j->learned, key, (int)j->nnames++);
+}
+
+/* The name the unwinder read for the method with that stamp, NULL when none. */
+static const char *learned(const struct jvm *j, uint64_t method, uint32_t stamp)
+{
+	char key[32];
+	snprintf(key, sizeof(key), "%" PRIx64 ":%" PRIx32, method, stamp);
+	int i = strmap_get(&j->learned, key);
+	return i >= 0 && (size_t)i < j->nnames ? j->names[i] : NULL;
+}
+
 static int frame_for(struct jvm *j, const struct hs_record *r)
 {
 	char key[48];
@@ -137,6 +170,8 @@ static int frame_for(struct jvm *j, const struct hs_record *r)
 	} else if (r->flags & HS_R_STUB) {
 		snprintf(name, sizeof(name), "[jvm] %s", hs_blob_name(&m, r->addr, text, sizeof(text)) ? "stub" : text);
 		fi = (struct frame_info){ .function = name, .kind = "jit", .module = "[jvm]" };
+	} else if (r->stamp && (fi.function = learned(j, r->addr, r->stamp))) {
+		/* named by the unwinder when it walked the frame */
 	} else if (r->stamp && !hs_method_stamp(&m, r->addr, &now) && now == r->stamp &&
 		   hs_method_name(&m, r->addr, text, sizeof(text)) == 0) {
 		fi.function = text;

@@ -17,6 +17,9 @@
 void hs_attach(int pid, bool again);
 /* native_ids: the user stack root first (n of them, the leaf last); writes at most cap ids to out. */
 size_t hs_merge(int pid, const void *section, size_t len, const int *native_ids, size_t n, int *out, size_t cap);
+/* A method's name (len checked bytes) as the unwinder read it during the window, with the stamp its
+ * walk recorded: used for that method's frames with that stamp instead of a read at the end. */
+void hs_learn_name(int pid, uint64_t method, uint32_t stamp, const char *text, size_t len);
 /* One cpu stack of pid with value samples, its section (or none): counted for the notes. */
 void hs_count(int pid, const void *section, size_t len, double value);
 size_t hs_notes(const char **notes, size_t cap);

@@ -1,4 +1,5 @@
 #include "hs_child.h"
+#include "hs_namecache.h"
 #include "target_mem.h"
 #include <linux/types.h>
 #include "interp_section.h"
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RETRY_SAMPLES 256
@@ -19,6 +21,7 @@ struct hs_proc {
 	unsigned tries, since_try; /* a VM not yet initialised (its code cache unset) is read again later */
 	struct hs_vm vm;
 	struct hs_cache *cache; /* NULL when out of memory: walked without */
+	struct hs_namecache *names; /* the methods named during the window */
 };
 
 static struct hs_proc *procs;
@@ -81,6 +84,7 @@ void hs_child_forget(int pid)
 			take(&procs[i].libfd, -1);
 			take(&procs[i].memfd, -1);
 			free(procs[i].cache);
+			hs_namecache_free(procs[i].names);
 			procs[i] = procs[--nprocs];
 			return;
 		}
@@ -111,6 +115,9 @@ struct hs_proc *hs_child_proc(int pid)
 			!hs_vm_open(target_mem_read, &p->memfd, &syms, &p->vm, why, sizeof(why));
 		if (p->ok && !p->cache)
 			p->cache = calloc(1, sizeof(*p->cache));
+		if (p->ok && getenv("PTOP_DEBUG"))
+			fprintf(stderr, "ptop: unwinder: JVM %d: interpreted frames checked by bytecode pointer: %s, by class mirror: %s\n",
+				pid, p->vm.fr_bcp ? "yes" : "no", p->vm.fr_mirror ? "yes" : "no");
 	}
 	return p->ok ? p : NULL;
 }
@@ -120,10 +127,12 @@ bool hs_child_in_code(const struct hs_proc *p, uint64_t pc)
 	return p && hs_in_code(&p->vm, pc);
 }
 
-bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t *pcs, uint32_t *npcs, uint32_t cap,
-		   hs_stack_fn st, void *st_ctx, struct hs_walk_out *out)
+bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t sample_ns, uint64_t *pcs, uint32_t *npcs,
+		   uint32_t cap, hs_stack_fn st, void *st_ctx, struct hs_walk_out *out)
 {
-	struct hs_mem m = { &p->vm, target_mem_read, &p->memfd, st, st_ctx, p->cache, HS_ARM64 };
+	struct timespec ts;
+	uint64_t now = clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	struct hs_mem m = { &p->vm, target_mem_read, &p->memfd, st, st_ctx, p->cache, HS_ARM64, sample_ns, now };
 	for (;;) {
 		if (*npcs == cap || out->n >= HS_MAX_RECORDS - 1) {
 			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)*npcs, HS_R_LOST, { HS_LOST_DEPTH } };
@@ -132,7 +141,20 @@ bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t *pc
 		uint32_t idx = *npcs, why = 0;
 		pcs[(*npcs)++] = leaf ? r->pc : r->pc - 1;
 		/* one record is kept free for the reason the walk stops */
+		size_t before = out->n;
 		int rc = hs_step(&m, r, leaf, idx, out->rec, HS_MAX_RECORDS - 1, &out->n, &why);
+		/* Named now, while its class is loaded, once per Method* and stamp (README "Java frames"):
+		 * a compiled frame whose code was in place before the sample, an interpreted one whose class
+		 * mirror checked out. Any other's Method* may be another method's since the sample, the same
+		 * shape at the same addresses: its name is read at the window's end, as its stamp must read. */
+		for (size_t i = before; i < out->n; i++) {
+			struct hs_record *rec = &out->rec[i];
+			bool at_sample = rec->flags & HS_R_AT_SAMPLE;
+			rec->flags &= (uint16_t)~HS_R_AT_SAMPLE;
+			if (rec->stamp && !(rec->flags & (HS_R_STUB | HS_R_LOST)) &&
+			    (rec->flags & HS_R_INTERPRETED ? p->vm.fr_mirror != 0 : at_sample))
+				hs_namecache_note(&p->names, &m, rec->addr, rec->stamp);
+		}
 		if (rc == HS_STEP_FAIL) {
 			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)idx, HS_R_LOST, { why } };
 			return false;
@@ -140,6 +162,26 @@ bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t *pc
 		if (rc == HS_STEP_NATIVE)
 			return true;
 		leaf = false;
+	}
+}
+
+struct each_ctx {
+	int pid;
+	hs_child_name_fn fn;
+	void *arg;
+};
+
+static void each_name(uint64_t method, uint32_t stamp, const char *name, size_t len, void *arg)
+{
+	struct each_ctx *e = arg;
+	e->fn(e->pid, method, stamp, name, len, e->arg);
+}
+
+void hs_child_names(hs_child_name_fn fn, void *arg)
+{
+	for (size_t i = 0; i < nprocs; i++) {
+		struct each_ctx e = { procs[i].pid, fn, arg };
+		hs_namecache_each(procs[i].names, each_name, &e);
 	}
 }
 

@@ -273,6 +273,7 @@ int hs_vm_open(hs_read_fn rd, void *ctx, const struct hs_elf_syms *s, struct hs_
 	vm->fr_method = vm->fr_last_sp - 1;
 #if defined(__x86_64__)
 	vm->fr_bcp = HAVE(vm, cmethod_code_size) && major >= 9 ? vm->fr_method - 5 : 0;
+	vm->fr_mirror = HAVE(vm, klass_mirror) && HAVE(vm, oophandle_obj) && major >= 9 ? vm->fr_method - 1 : 0;
 #endif
 	if (read_u64(rd, ctx, vm->codecache_low, &vm->code_low) || read_u64(rd, ctx, vm->codecache_high, &vm->code_high) ||
 	    vm->code_low >= vm->code_high) {

@@ -62,6 +62,8 @@ typedef int (*hs_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 	X(cpool_holder, "ConstantPool", "_pool_holder", 1)                             \
 	X(cpool_length, "ConstantPool", "_length", 1)                                  \
 	X(klass_name, "Klass", "_name", 1)                                             \
+	X(klass_mirror, "Klass", "_java_mirror", 0)                                    \
+	X(oophandle_obj, "OopHandle", "_obj", 0)                                       \
 	X(iklass_methods, "InstanceKlass", "_methods", 1)                              \
 	X(iklass_constants, "InstanceKlass", "_constants", 1)                          \
 	X(array_ptr_len, "Array<Klass*>", "_length", 1)                                \
@@ -104,6 +106,13 @@ struct hs_vm {
 	 * HotSpot since JDK 9 (mirror, mdp, cache, locals, bcp: frame_x86.hpp), like fr_method a slot the
 	 * tables do not give; what it holds is checked against the method (hs_walk.c interpreted()). */
 	int64_t fr_bcp;
+	/* The class mirror's slot, 0: not checked. x86-64 only, fr_method - 1 since JDK 9 (frame_x86.hpp,
+	 * the same source as fr_bcp), and only where the tables describe Klass::_java_mirror as an
+	 * OopHandle (OopHandle::_obj): the interpreter stores there, when the frame is built, the
+	 * java.lang.Class of the method's holder, which lives in the Java heap, not in metaspace, so a
+	 * class unloaded and replaced by one of the same shape at the same metaspace addresses between
+	 * the sample and its walk has another one (hs_walk.c mirror_ok()). */
+	int64_t fr_mirror;
 	/* Where an nmethod keeps its tables: HS_NM_IN_BLOB (JDK 22 and before: code, metadata, PcDescs
 	 * and scopes at offsets from the nmethod) or HS_NM_SPLIT (JDK 25: PcDescs and scopes in
 	 * _immutable_data, metadata in the blob's _mutable_data after its relocations). */

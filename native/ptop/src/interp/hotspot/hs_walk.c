@@ -260,15 +260,30 @@ static void identify_uncached(const struct hs_mem *m, uint64_t pc, bool exact, s
 /* The fingerprint a cached identity is checked against before each use: the blob's heap block
  * header (its length and whether it is used) and, for an nmethod, its compile id. Code freed,
  * or replaced by other code at the same place, changes it. */
-static int fingerprint(const struct hs_mem *m, const struct hs_ident *id, uint64_t fp[2])
+static int fingerprint(const struct hs_mem *m, struct hs_ident *id, uint64_t fp[2])
 {
 	const struct hs_vm *vm = m->vm;
 	int32_t compile_id = 0;
 	if (m->rd(m->rd_ctx, id->blob - vm->size_heapblock, fp, 16) ||
 	    ((id->kind == B_NMETHOD || id->kind == B_NATIVE) && rd32(m, id->blob + vm->nm_compile_id, &compile_id)))
 		return -1;
+	id->compile_id = compile_id;
 	fp[1] ^= (uint64_t)(uint32_t)compile_id << 32;
 	return 0;
+}
+
+/* Whether the nmethod of id was in place when the sample was taken. The walk reads the code cache
+ * after the sample (README "Java frames"): code of a class unloaded in between may be freed and the
+ * same-shaped code of the next one compiled at the same address, whose methods are not the
+ * sample's. An nmethod (address and compile id, checked in place by fingerprint()) found by an
+ * earlier walk at a time before the sample was there from then until now, so at the sample. */
+static bool seen_before(const struct hs_mem *m, const struct hs_ident *id)
+{
+	struct hs_seen *s = &m->cache->seen[(id->blob >> 4) % HS_CACHE_SEEN];
+	if (s->blob == id->blob && s->compile_id == id->compile_id)
+		return s->seen_ns <= m->sample_ns;
+	*s = (struct hs_seen){ id->blob, m->now_ns, id->compile_id };
+	return false;
 }
 
 static void identify(const struct hs_mem *m, uint64_t pc, bool exact, struct hs_ident *id)
@@ -284,18 +299,20 @@ static void identify(const struct hs_mem *m, uint64_t pc, bool exact, struct hs_
 	    fp[1] == e->fp[1]) {
 		*id = e->id;
 		c->hits++;
-		return;
-	}
-	c->misses++;
-	identify_uncached(m, pc, exact, id);
-	/* only answers are kept, not failures (a blob being installed may be there at the next look) */
-	if (id->blob && id->why == 0 && !fingerprint(m, id, e->fp)) {
-		e->pc = pc;
-		e->exact = exact;
-		e->id = *id;
 	} else {
-		e->pc = 0;
+		c->misses++;
+		identify_uncached(m, pc, exact, id);
+		/* only answers are kept, not failures (a blob being installed may be there at the next look) */
+		if (id->blob && id->why == 0 && !fingerprint(m, id, e->fp)) {
+			e->pc = pc;
+			e->exact = exact;
+			e->id = *id;
+		} else {
+			e->pc = 0;
+			return;
+		}
 	}
+	id->at_sample = m->sample_ns && m->now_ns && (id->kind == B_NMETHOD || id->kind == B_NATIVE) && seen_before(m, id);
 }
 
 /* A return address the VM patched to its nmethod's deopt handler (that frame is being
@@ -381,6 +398,24 @@ static bool bcp_ok(const struct hs_mem *m, const struct hs_regs *r, uint64_t met
 	return bcp == 0 || (bcp >= cm + vm->size_cmethod && bcp - (cm + vm->size_cmethod) <= code_size);
 }
 
+/* Whether the frame's class mirror slot, as the sample caught it, holds the java.lang.Class its
+ * method's holder has now (Klass::_java_mirror, an OopHandle: a pointer to the oop). A class
+ * unloaded between the sample and the walk, its metaspace reused by a class of the same shape (same
+ * Method*, same bytecode addresses: bcp_ok() cannot tell), has a new mirror in the Java heap. A GC
+ * that moved the mirror in between fails the check too: that frame is lost, never misnamed. */
+static bool mirror_ok(const struct hs_mem *m, const struct hs_regs *r, uint64_t method)
+{
+	const struct hs_vm *vm = m->vm;
+	uint64_t slot, cm, cp, holder, handle, oop;
+	if (!vm->fr_mirror)
+		return true;
+	return !m->st(m->st_ctx, r->fp + (uint64_t)(vm->fr_mirror * 8), &slot) && slot &&
+	       !rd64(m, method + vm->method_const, &cm) && !rd64(m, cm + vm->cmethod_constants, &cp) &&
+	       !rd64(m, cp + vm->cpool_holder, &holder) &&
+	       !rd64(m, holder + vm->klass_mirror + vm->oophandle_obj, &handle) && handle &&
+	       !rd64(m, handle, &oop) && oop == slot;
+}
+
 static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, struct hs_record *out, size_t cap,
 		       size_t *n, uint32_t *why)
 {
@@ -392,7 +427,7 @@ static int interpreted(const struct hs_mem *m, struct hs_regs *r, uint32_t idx, 
 		*why = HS_LOST_FRAME;
 		return -1;
 	}
-	if (!hs_method_ok(m, method) || !bcp_ok(m, r, method)) {
+	if (!hs_method_ok(m, method) || !bcp_ok(m, r, method) || !mirror_ok(m, r, method)) {
 		*why = HS_LOST_METHOD;
 		return -1;
 	}
@@ -467,7 +502,8 @@ int hs_step(const struct hs_mem *m, struct hs_regs *r, bool leaf, uint32_t idx, 
 	case B_NATIVE:
 		for (size_t i = 0; i < id.nrec; i++)
 			put(out, cap, n, id.methods[i], idx,
-			    id.kind == B_NATIVE ? HS_R_NATIVE : i + 1 < id.nrec ? HS_R_COMPILED | HS_R_INLINED : HS_R_COMPILED,
+			    (id.kind == B_NATIVE ? HS_R_NATIVE : i + 1 < id.nrec ? HS_R_COMPILED | HS_R_INLINED : HS_R_COMPILED) |
+				    (id.at_sample ? HS_R_AT_SAMPLE : 0),
 			    id.stamps[i]);
 		rc = sized(m, r, id.words, leaf, why);
 		break;

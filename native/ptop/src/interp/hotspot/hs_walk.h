@@ -37,6 +37,9 @@ struct hs_ident {
 	int32_t words;  /* the blob's frame size */
 	uint32_t why;   /* 0: identified, else HS_LOST_* */
 	size_t nrec;
+	int32_t compile_id; /* an nmethod's (its fingerprint's) */
+	/* an nmethod known to have been in place when the sample was taken (hs_walk.c seen_before()) */
+	bool at_sample;
 	uint64_t methods[HS_MAX_INLINE]; /* an nmethod's at that pc, innermost first */
 	uint32_t stamps[HS_MAX_INLINE];  /* their stamps (hs_names.h hs_method_stamp), 0: unread */
 };
@@ -52,8 +55,16 @@ struct hs_stamped {
 	uint64_t method, cm, cp, holder, klass_name, name;
 	uint32_t stamp;
 };
+/* When the walker first found an nmethod (its address and compile id: one nmethod while it lives)
+ * in place, on the clock of the samples' time: a sample taken after that ran that very code. */
+#define HS_CACHE_SEEN 4096
+struct hs_seen {
+	uint64_t blob, seen_ns;
+	int32_t compile_id;
+};
 struct hs_cache {
 	struct hs_cached slot[HS_CACHE_SLOTS];
+	struct hs_seen seen[HS_CACHE_SEEN];
 	uint64_t methods[HS_CACHE_METHODS];
 	struct hs_stamped stamped[HS_CACHE_METHODS];
 	uint64_t hits, misses;
@@ -69,7 +80,15 @@ struct hs_mem {
 	/* arm64's frames (the leaf's return address in lr; runtime calls' breadcrumbs, see sized())
 	 * rather than amd64's */
 	bool arm64;
+	/* CLOCK_MONOTONIC ns: when the sample was taken, and now (the walk); 0: not known. With both
+	 * and a cache, a compiled frame's records carry HS_R_AT_SAMPLE where its nmethod was found in
+	 * place before the sample (hs_walk.c seen_before()). */
+	uint64_t sample_ns, now_ns;
 };
+
+/* A compiled frame's record whose code is known to be the code the sample ran (the walker's
+ * caller clears it before the section is written: it is not part of the section's format). */
+#define HS_R_AT_SAMPLE 0x8000
 
 enum { HS_STEP_JAVA = 0, HS_STEP_NATIVE = 1, HS_STEP_FAIL = -1 };
 
