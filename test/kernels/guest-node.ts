@@ -8,7 +8,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CACHE_DIR, type GuestArch } from "./matrix.ts";
 import { unpackDebianPackage } from "../helpers/debian-packages.ts";
-import { NODE_SHOP_HOLD, nodeShopApplyAt, nodeShopHolds, nodeShopShares } from "../live/ptop-checks.ts";
+import { nodeShopApplyAt, nodeShopHolds, nodeShopShares } from "../live/ptop-checks.ts";
 import { framesById } from "../live/ptop-harness.ts";
 import { ptopRun, file, okAndDropped, type GuestExtra, type Scenario } from "./scenarios.ts";
 
@@ -111,10 +111,13 @@ export const NODE_SCENARIO: Scenario = {
     okAndDropped("run"),
     {
       // Issue 33's bars on the guest, in the JIT's steady state (GUEST): >= 90% of the service's
-      // samples with its own JS frames, applyDiscounts and priceCart within 5 points of their
-      // constructed 75/25 of the handler (nodeShopHolds, as test/live's), and the functions named at
-      // their lines. The service's own clock over the window is printed beside ptop's split.
-      name: "Debian's node (Node 18) HTTP service as nobody, no flag, under load, warmed up: >= 90% of its samples with its own JS frames, applyDiscounts/priceCart within 5 points of 75/25, named at their lines from V8's frames",
+      // samples with its own JS frames (92.8-99.4% over nine runs) and the functions named at their
+      // lines. Printed, not asserted: applyDiscounts' and priceCart's shares beside the service's own
+      // clock. Under TCG the two do not run 3:1 (66:34 to 79:21 by that clock over a 3-s window of 3-5
+      // requests, the host's preemptions charged to whichever function ran), and ptop tracked that
+      // clock within 1-5 points; splitting a request into rounds made the clock steady (77:23) but let
+      // TurboFan inline both functions into the handler, and Node 18's metadata gives no inlined frames.
+      name: "Debian's node (Node 18) HTTP service as nobody, no flag, under load, warmed up: >= 90% of its samples with its own JS frames, applyDiscounts, priceCart and the handler named at their lines from V8's frames",
       check: (s) => {
         const run = ptopRun(s, "run");
         expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toEqual([Number(file(s, "workload.pid"))]);
@@ -127,11 +130,14 @@ export const NODE_SCENARIO: Scenario = {
         console.log(`  node: warm-up ${file(s, "warmup").trim()} (half-seconds, quiet ones, responses); ${JSON.stringify(seen)}; split of the two functions: ptop ${JSON.stringify(split(seen.apply, seen.price), round)}, ` +
           `the service's clock ${JSON.stringify({ ...spent, ...split(spent.apply, spent.price) }, round)}`);
         const named = [...framesById(run.records).values()].filter((f) => f.kind === "jit" && f.module?.endsWith("/node_shop_svc.js"));
+        const holds = nodeShopHolds(seen, 300);
         expect({
-          ...nodeShopHolds(seen, 300),
+          enoughSamples: holds.enoughSamples,
+          ownFrames: holds.ownFrames,
+          applyAt: holds.applyAt,
           priceCart: named.some((f) => f.function === "priceCart"),
           handler: named.some((f) => f.function.startsWith("(anonymous node_shop_svc.js:")),
-        }).toEqual({ ...NODE_SHOP_HOLD, applyAt: nodeShopApplyAt(), priceCart: true, handler: true });
+        }).toEqual({ enoughSamples: true, ownFrames: true, applyAt: nodeShopApplyAt(), priceCart: true, handler: true });
       },
     },
   ],
