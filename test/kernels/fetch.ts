@@ -18,15 +18,21 @@ export function resolveKernelPackage(k: MatrixKernel): string {
  *  scenario runs the interpreter users have, not one built here. */
 const PYTHON_PACKAGES = ["python3.11-minimal", "libpython3.11-minimal", "libc6", "libexpat1", "zlib1g"];
 
-/** Each Python package for arch unpacked whole into its own directory (once): the trees the
- *  initramfs merges into its root, where the interpreter finds its loader, libraries and stdlib. */
-export function fetchPython(arch: GuestArch): string[] {
-  return PYTHON_PACKAGES.map((p) => {
-    const dir = join(CACHE_DIR, `${p}-${arch}`);
-    unpack(`${p}:${arch}`, dir, []);
+/** Each package for arch unpacked whole into its own directory of the cache (once): the trees the
+ *  initramfs merges into its root, where a program finds its loader and libraries at their usual
+ *  paths. A name may end in /RELEASE, the release apt is to take it from (nodejs/bookworm: Debian's,
+ *  where the host's index prefers another vendor's). */
+export function packageTrees(arch: GuestArch, packages: string[]): string[] {
+  return packages.map((p) => {
+    const [name, release] = p.split("/");
+    const dir = join(CACHE_DIR, `${name}-${arch}`);
+    unpack(`${name}:${arch}${release ? `/${release}` : ""}`, dir, []);
     return dir;
   });
 }
+
+/** Debian's python3.11 trees for arch (the python scenario). */
+export const fetchPython = (arch: GuestArch): string[] => packageTrees(arch, PYTHON_PACKAGES);
 
 export interface FetchedKernel {
   /** e.g. linux-image-6.1.0-56-amd64 */

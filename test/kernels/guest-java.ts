@@ -7,9 +7,9 @@
 import { expect } from "bun:test";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { unpackDebianPackage } from "../helpers/debian-packages.ts";
 import { javaShares, javaSharesHold } from "../live/java-shares.ts";
-import { CACHE_DIR, type GuestArch } from "./matrix.ts";
+import { type GuestArch } from "./matrix.ts";
+import { packageTrees } from "./fetch.ts";
 import { file, okAndDropped, ptopRun, type GuestExtra, type Scenario } from "./scenarios.ts";
 
 const SHOP = resolve(import.meta.dir, "../fixtures/workloads/java-shop");
@@ -35,11 +35,7 @@ const ROUNDS = 24;
 /** The JRE's package trees for arch (fetched once, cached) and the service's class files. */
 function javaExtra(arch: GuestArch, workDir: string): GuestExtra {
   if (!existsSync(JAVAC)) throw new Error(`the java scenario needs ${JAVAC} (apt-get install openjdk-17-jdk-headless, as .ci/run does)`);
-  const trees = JAVA_PACKAGES.map((p) => {
-    const dir = join(CACHE_DIR, `${p}-${arch}`);
-    unpackDebianPackage(`${p}:${arch}`, dir, []);
-    return dir;
-  });
+  const trees = packageTrees(arch, JAVA_PACKAGES);
   const classes = join(workDir, "java-shop");
   mkdirSync(classes, { recursive: true });
   const javac = Bun.spawnSync([JAVAC, "--release", "17", "-d", classes, join(SHOP, "com/shop/Pricing.java"), join(SHOP, "com/shop/Service.java")], { stderr: "pipe" });

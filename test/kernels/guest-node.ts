@@ -7,6 +7,7 @@ import { expect } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CACHE_DIR, type GuestArch } from "./matrix.ts";
+import { packageTrees } from "./fetch.ts";
 import { unpackDebianPackage } from "../helpers/debian-packages.ts";
 import { nodeShopApplyAt, nodeShopHolds, nodeShopShares } from "../live/ptop-checks.ts";
 import { framesById } from "../live/ptop-harness.ts";
@@ -16,7 +17,7 @@ const WORKLOADS = resolve(import.meta.dir, "../fixtures/workloads");
 
 /** Debian's node: a small executable linking libnode.so.108 (V8 and its v8dbg_ metadata) and the
  *  libraries that needs (libc6 and zlib1g as python3.11's, fetch.ts: the same trees). */
-const NODE_PACKAGES = ["nodejs", "libnode108", "libicu72", "libuv1", "libc-ares2", "libbrotli1", "libnghttp2-14", "libssl3", "libstdc++6", "libgcc-s1", "libc6", "zlib1g"];
+const NODE_PACKAGES = ["nodejs/bookworm", "libnode108", "libicu72", "libuv1", "libc-ares2", "libbrotli1", "libnghttp2-14", "libssl3", "libstdc++6", "libgcc-s1", "libc6", "zlib1g"];
 /** Debian's "externalized builtins": libnode reads them at start-up from /usr/share/nodejs (paths
  *  compiled in; the archive leaves usr/share out of package trees, so they come as files). */
 const NODE_BUILTINS = ["node-acorn", "node-cjs-module-lexer", "node-undici"];
@@ -32,12 +33,8 @@ function filesUnder(dir: string, under: string): { path: string; src: string }[]
 /** What the node scenario adds to arch's archive: the package trees, each unpacked once into the
  *  cache, the builtins and the service's script. */
 export function nodeExtra(arch: GuestArch): GuestExtra {
-  const trees = NODE_PACKAGES.map((p) => {
-    const dir = join(CACHE_DIR, `${p}-${arch}`);
-    // nodejs/bookworm: Debian's, where the host's index prefers NodeSource's (this machine's amd64)
-    unpackDebianPackage(`${p}:${arch}${p === "nodejs" ? "/bookworm" : ""}`, dir, []);
-    return dir;
-  });
+  // nodejs/bookworm: Debian's, where the host's index prefers NodeSource's (this machine's amd64)
+  const trees = packageTrees(arch, NODE_PACKAGES);
   const builtins = NODE_BUILTINS.flatMap((p) => {
     const dir = join(CACHE_DIR, p);
     unpackDebianPackage(p, dir, []); // Architecture: all
