@@ -11,6 +11,7 @@ import { packageTrees } from "./fetch.ts";
 import { unpackDebianPackage } from "../helpers/debian-packages.ts";
 import { nodeShopApplyAt, nodeShopHolds, nodeShopShares } from "../live/ptop-checks.ts";
 import { framesById } from "../live/ptop-harness.ts";
+import { BOOKWORM_BUILTINS } from "../live/fetched-nodes.ts";
 import { ptopRun, file, okAndDropped, type GuestExtra, type Scenario } from "./scenarios.ts";
 
 const WORKLOADS = resolve(import.meta.dir, "../fixtures/workloads");
@@ -18,9 +19,6 @@ const WORKLOADS = resolve(import.meta.dir, "../fixtures/workloads");
 /** Debian's node: a small executable linking libnode.so.108 (V8 and its v8dbg_ metadata) and the
  *  libraries that needs (libc6 and zlib1g as python3.11's, fetch.ts: the same trees). */
 const NODE_PACKAGES = ["nodejs/bookworm", "libnode108", "libicu72", "libuv1", "libc-ares2", "libbrotli1", "libnghttp2-14", "libssl3", "libstdc++6", "libgcc-s1", "libc6", "zlib1g"];
-/** Debian's "externalized builtins": libnode reads them at start-up from /usr/share/nodejs (paths
- *  compiled in; the archive leaves usr/share out of package trees, so they come as files). */
-const NODE_BUILTINS = ["node-acorn", "node-cjs-module-lexer", "node-undici"];
 
 /** Every file under dir, as archive files at `under/` + its path there (TypeScript declarations left out). */
 function filesUnder(dir: string, under: string): { path: string; src: string }[] {
@@ -35,7 +33,7 @@ function filesUnder(dir: string, under: string): { path: string; src: string }[]
 export function nodeExtra(arch: GuestArch): GuestExtra {
   // nodejs/bookworm: Debian's, where the host's index prefers NodeSource's (this machine's amd64)
   const trees = packageTrees(arch, NODE_PACKAGES);
-  const builtins = NODE_BUILTINS.flatMap((p) => {
+  const builtins = BOOKWORM_BUILTINS.flatMap((p) => {
     const dir = join(CACHE_DIR, p);
     unpackDebianPackage(p, dir, []); // Architecture: all
     return filesUnder(join(dir, "usr/share/nodejs"), "usr/share/nodejs");

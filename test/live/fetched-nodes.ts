@@ -35,7 +35,9 @@ const NODE22 = {
 };
 
 const BOOKWORM_NODE18 = ["nodejs", "libnode108", "libc-ares2"];
-const BOOKWORM_BUILTINS = ["node-acorn", "node-cjs-module-lexer", "node-undici"];
+/** Debian's "externalized builtins": libnode reads them at start-up from /usr/share/nodejs (paths
+ *  compiled in); the kernel guests' node carries them too (test/kernels/guest-node.ts). */
+export const BOOKWORM_BUILTINS = ["node-acorn", "node-cjs-module-lexer", "node-undici"];
 
 function run(cmd: string[], cwd?: string): string {
   const r = Bun.spawnSync(cmd, { cwd, stdout: "pipe", stderr: "pipe" });
