@@ -835,6 +835,13 @@ static void unwind_record(const void *data, size_t size, bool may_hold)
 		cur.t = &u->table;
 		if (u->next_ready && !in_table(&u->table, cur.leaf_pc) && in_table(&u->next, cur.leaf_pc))
 			cur.t = &u->next;
+		/* The leaf was running, so its mapping existed: one mapped after the table was read (a
+		 * library the loader maps just after an execve, fresh JIT code). Held for the image's next
+		 * table rather than cut to nothing ([truncated]); the parent sends one within a scan of the
+		 * change, or at the window's end. Released with may_hold false, so held once at most. */
+		if (may_hold && !in_execve && u->attached && h->stack_len > 0 && !in_table(cur.t, cur.leaf_pc) &&
+		    park_hold((int)h->tgid, h->gen, data, size))
+			return;
 #if defined(__aarch64__)
 		cur.from_caller = cur.from_caller || (u->attached && vdso_leaf_without_cfi(u, cur.t, cur.leaf_pc));
 #endif
