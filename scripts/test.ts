@@ -33,6 +33,25 @@ const run = Bun.spawnSync([process.execPath, "test", "--timeout=120000", "--repo
   env: process.env,
 });
 
+const unescapeXml = (t: string) => t.replace(/&#10;/g, "\n").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+
+/** "failed: FILE: NAME" and the first lines of its message, for at most 40 failures. */
+function failureDigests(junit: string): string[] {
+  if (!existsSync(junit)) return [];
+  const xml = readFileSync(junit, "utf8");
+  const out: string[] = [];
+  for (const m of xml.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*\bfile="([^"]*)"[^>]*>\s*<failure\b[^>]*\bmessage="([^"]*)"/g)) {
+    if (out.length === 40) {
+      out.push("failed: … more (see above)");
+      break;
+    }
+    const [name, block, file, message] = [unescapeXml(m[1]!), unescapeXml(m[2]!), m[3]!, unescapeXml(m[4]!)];
+    const lines = message.split("\n").filter((l) => l.trim()).slice(0, 14).map((l) => `    ${l.slice(0, 240)}`);
+    out.push(`failed: ${file}: ${block ? `${block} > ` : ""}${name}\n${lines.join("\n")}`);
+  }
+  return out;
+}
+
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -46,13 +65,14 @@ if (existsSync(report)) {
   failed = num("failures") + num("errors");
   passed = total - failed - skipped;
   for (const m of xml.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*\bfile="([^"]*)"[^>]*>\s*<skipped\s*\/>/g)) {
-    const unescape = (t: string) => t.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&apos;/g, "'").replace(/&amp;/g, "&");
-    const [name, block, file] = [unescape(m[1]!), unescape(m[2]!), m[3]!.replace(`${process.cwd()}/`, "")];
+    const [name, block, file] = [unescapeXml(m[1]!), unescapeXml(m[2]!), m[3]!.replace(`${process.cwd()}/`, "")];
     const path = block ? `${block} > ${name}` : name;
     skips.push(`skipped: ${file}: ${path}${path.includes(SKIP_MARK) ? "" : " — skipped: no reason given"}`);
   }
 }
 for (const line of skips) console.log(line);
+// Each failure's message again, short, just above the summary: a CI log is often read from its end.
+for (const f of failureDigests(report)) console.log(f);
 // bun exiting non-zero with no failing test means an error outside tests (e.g. an import error).
 if (run.exitCode !== 0 && failed === 0) failed = 1;
 const testsPassed = passed;
