@@ -64,7 +64,7 @@ export const JAVA_SCENARIO: Scenario = {
   guest: `
       ip link set lo up
       mkdir -p $W/java && chmod 755 $W/java && ln -sf /usr/lib/jvm/java-17-openjdk-*/bin/java $W/java/hotloop
-      $NOBODY $W/java/hotloop -cp /opt/java-shop com.shop.Service 8080 ${UNITS} ${ROUNDS} >$O/service.out 2>$O/service.err & H=$!
+      $NOBODY $W/java/hotloop -cp /opt/java-shop com.shop.Service 8080 ${UNITS} ${ROUNDS} one-loop >$O/service.out 2>$O/service.err & H=$!
       echo $H >$O/workload.pid
       n=0; until grep -q listening $O/service.out || [ $n -ge 1200 ]; do sleep 0.1; n=$((n + 1)); done
       up() { cut -d' ' -f1 /proc/uptime; }
@@ -80,7 +80,7 @@ export const JAVA_SCENARIO: Scenario = {
     okAndDropped("run"),
     {
       // Issue 32's bars on the guest: ≥ 90% own Java frames, applyDiscounts 75% and priceCart 25%
-      // within 5 points. The two methods share one loop (Pricing.work): with a loop each, they could
+      // within 5 points. The two methods share one loop ("one-loop", Pricing.work): with a loop each, they could
       // sit in different tiers in the window (the compiler threads are still busy minutes into the
       // load, above), and one full CI run gave applyDiscounts 87% with 99.8% own frames.
       name: "Debian's OpenJDK 17, no flag, as nobody: ≥ 90% of the service's samples carry its own Java frames; applyDiscounts 75% and priceCart 25% as constructed",
