@@ -4,8 +4,9 @@
 // the figure the default sampling frequency rests on (bench/RESULTS.md, "Default frequency"); with
 // `--target node`, on busy Node.js targets (no flag: JS frames from V8's metadata), and with
 // `--target node+c` half the targets of each, in the same periods, each kind reported apart; with
-// `--target java`, on busy JVMs (no flag: Java frames from the VM's structure tables).
-//   bun bench/ptop-python-overhead.ts [--target python|c|java|node|node+c] [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9]
+// `--target java`, on busy JVMs (no flag: Java frames from the VM's structure tables), and with
+// `--target java+c` half JVMs and half C targets, as node+c.
+//   bun bench/ptop-python-overhead.ts [--target python|c|java|node|node+c|java+c] [--cycles 12] [--on 6] [--trim 0.5] [--off ON-2·TRIM] [--q 0.9]
 //                                     [--settle 0.5] [--procs N] [--modes none,ptop-99,ptop-199,perf] [--skip-stats]   (root)
 //   mode baseline-HZ: the ptop binary at $PTOP_BASELINE (an earlier build) at HZ, in the same rotation
 //   as ptop-HZ, so that two builds are compared on the same processes in the same minutes.
@@ -57,8 +58,8 @@ const MODES = (argv.includes("--modes") ? argv[argv.indexOf("--modes") + 1]! : "
 for (const m of MODES) if (!/^(none|perf|perf-nog|perf-dwarf|ptop-\d+|baseline-\d+)$/.test(m)) throw new Error(`--modes: unknown mode "${m}" (none, perf, perf-nog, perf-dwarf, ptop-HZ, baseline-HZ)`);
 if (MODES.some((m) => m.startsWith("baseline-")) && !process.env.PTOP_BASELINE) throw new Error("--modes baseline-HZ: set PTOP_BASELINE to the earlier ptop binary");
 const TARGET = argv.includes("--target") ? argv[argv.indexOf("--target") + 1]! : "python";
-if (!["python", "c", "java", "node", "node+c"].includes(TARGET)) throw new Error(`--target: "${TARGET}" is not python, c, java, node or node+c`);
-const TARGET_DESC = { c: "C targets (-O2, no frame pointers", python: "Python targets (Debian python3", java: "Java targets (Debian's OpenJDK 17, no flag", node: "Node.js targets (/usr/bin/node, no flag", "node+c": "targets, half Node.js (no flag) and half C (-O2, no frame pointers" }[TARGET];
+if (!["python", "c", "java", "node", "node+c", "java+c"].includes(TARGET)) throw new Error(`--target: "${TARGET}" is not python, c, java, node, node+c or java+c`);
+const TARGET_DESC = { c: "C targets (-O2, no frame pointers", python: "Python targets (Debian python3", java: "Java targets (Debian's OpenJDK 17, no flag", node: "Node.js targets (/usr/bin/node, no flag", "node+c": "targets, half Node.js (no flag) and half C (-O2, no frame pointers", "java+c": "targets, half JVMs (Debian's OpenJDK 17, no flag) and half C (-O2, no frame pointers" }[TARGET];
 
 const NAME = "pyovhpair"; // distinctive: ptop finds its targets by name machine-wide
 const dir = mkdtempSync(join(tmpdir(), "ptop-pypair-"));
@@ -70,21 +71,23 @@ const loadavg = async () => (await Bun.file("/proc/loadavg").text()).split(" ").
 const loadBefore = await loadavg();
 const started = new Date();
 const lifetime = CYCLES * MODES.length * (ON + OFF + 10) + 200;
-/** The targets, and which of them each reported kind is (one kind but with node+c). */
+/** The targets, and which of them each reported kind is (one kind but with node+c and java+c). */
 function startTargets(): { targets: ProgressTargets; kinds: Array<{ kind: string; idx: number[] }> } {
-  if (TARGET !== "node+c") {
-    const start = { c: startCTargets, python: startPythonTargets, java: startJavaTargets, node: startNodeTargets }[TARGET as "c" | "python" | "java" | "node"];
+  const starts = { c: startCTargets, python: startPythonTargets, java: startJavaTargets, node: startNodeTargets };
+  if (!TARGET.endsWith("+c")) {
+    const start = starts[TARGET as keyof typeof starts];
     return { targets: start(dir, NAME, PROCS, lifetime), kinds: [{ kind: TARGET, idx: [...Array(PROCS).keys()] }] };
   }
-  const nNode = Math.max(1, Math.floor(PROCS / 2)), nC = Math.max(1, PROCS - nNode);
-  const node = startNodeTargets(dir, NAME, nNode, lifetime), c = startCTargets(dir, NAME, nC, lifetime);
-  const targets = { pids: [...node.pids, ...c.pids], progress: [...node.progress, ...c.progress], stop: async () => void (await Promise.all([node.stop(), c.stop()])) };
-  return { targets, kinds: [{ kind: "node", idx: [...Array(nNode).keys()] }, { kind: "c", idx: [...Array(nC).keys()].map((i) => nNode + i) }] };
+  const kind = TARGET.slice(0, -2) as "node" | "java";
+  const nRt = Math.max(1, Math.floor(PROCS / 2)), nC = Math.max(1, PROCS - nRt);
+  const rt = starts[kind](dir, NAME, nRt, lifetime), c = startCTargets(dir, NAME, nC, lifetime);
+  const targets = { pids: [...rt.pids, ...c.pids], progress: [...rt.progress, ...c.progress], stop: async () => void (await Promise.all([rt.stop(), c.stop()])) };
+  return { targets, kinds: [{ kind, idx: [...Array(nRt).keys()] }, { kind: "c", idx: [...Array(nC).keys()].map((i) => nRt + i) }] };
 }
 const { targets, kinds: KINDS } = startTargets();
 /** Those targets alone (their progress), for a kind's own figures. */
 const only = (idx: number[]): ProgressTargets => ({ pids: idx.map((i) => targets.pids[i]!), progress: idx.map((i) => targets.progress[i]!), stop: targets.stop });
-await Bun.sleep(TARGET === "java" ? 10000 : 2000); // the interpreters past start-up (the JVMs past their JIT's work)
+await Bun.sleep(TARGET.startsWith("java") ? 10000 : 2000); // the interpreters past start-up (the JVMs past their JIT's work)
 
 /** Starts ptop; resolves `open` at the monotonic time its header (written at window open) arrives. */
 function startPtop(freq: number, duration: number, bin = ptop) {
