@@ -1,8 +1,8 @@
 /* Samples the unwinder holds back (unwind_child.c): those of a process that has just exec'd,
  * taken before the child has the new image's mapping table, and those whose leaf lies in a mapping
- * the image's table does not have yet (mapped after it was read), until its next table. Copies of ring-buffer records, kept in
- * arrival order up to a fixed number of bytes; past it a sample is not held (its stack ends
- * [truncated], counted: unwind_trailer.unheld). */
+ * the image's table does not have yet (mapped after it was read), until its next table. Copies of
+ * ring-buffer records, kept in arrival order up to a fixed number of bytes; past it a sample is not
+ * held (its stack ends [truncated], counted: unwind_trailer.unheld). */
 #ifndef PTOP_UNWIND_PARK_H
 #define PTOP_UNWIND_PARK_H
 #include <stdbool.h>
