@@ -83,7 +83,7 @@ export const JAVA_SCENARIO: Scenario = {
       // within 5 points. The two methods share one loop ("one-loop", Pricing.work): with a loop
       // each, they could sit in different tiers in the window (the compiler threads are still busy
       // minutes into the load, above), and one full CI run gave applyDiscounts 87% with 99.8% own
-      // frames; with one loop, 74.6-75.6% in four runs.
+      // frames; with one loop, 72.7-75.6% in five runs.
       name: "Debian's OpenJDK 17, no flag, as nobody: ≥ 90% of the service's samples carry its own Java frames; applyDiscounts 75% and priceCart 25% as constructed",
       check: (s) => {
         const run = ptopRun(s, "run");
