@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { JAVA_SHARES_HOLD, javaShares, javaSharesHold } from "../live/java-shares.ts";
 import { type GuestArch } from "./matrix.ts";
 import { packageTrees } from "./fetch.ts";
-import { file, okAndDropped, ptopRun, type GuestExtra, type Scenario } from "./scenarios.ts";
+import { file, okAndDropped, workloadRun, type GuestExtra, type Scenario } from "./scenarios.ts";
 
 const SHOP = resolve(import.meta.dir, "../fixtures/workloads/java-shop");
 /** The host's javac: CI's openjdk-17-jdk-headless (.ci/run). */
@@ -86,8 +86,7 @@ export const JAVA_SCENARIO: Scenario = {
       // frames; with one loop, 72.7-75.6% in five runs.
       name: "Debian's OpenJDK 17, no flag, as nobody: ≥ 90% of the service's samples carry its own Java frames; applyDiscounts 75% and priceCart 25% as constructed",
       check: (s) => {
-        const run = ptopRun(s, "run");
-        expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toEqual([Number(file(s, "workload.pid"))]);
+        const run = workloadRun(s, "run");
         const shares = javaShares(run.records);
         console.log(`  java: ${JSON.stringify(shares)}; ${file(s, "warmup").trim().replace(/\n/g, ", ")}`);
         // 500 samples, not test/live's 1,000: what a TCG guest's 3-s window gives (~900-1,500).

@@ -56,6 +56,14 @@ export function ptopRun(s: Section, label: string): PtopRun {
   return { exitCode, stdout, stderr: file(s, `${label}.stderr`), records: parseStream(stdout) };
 }
 
+/** Run `label` of a scenario whose service is the only target: its one process record is the
+ *  workload's (the pid the guest wrote to workload.pid), so every share is of that service. */
+export function workloadRun(s: Section, label: string): PtopRun {
+  const run = ptopRun(s, label);
+  expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toEqual([Number(file(s, "workload.pid"))]);
+  return run;
+}
+
 /** Whether kallsyms showed addresses to ptop in run `label` (ptop_run records both sysctls). */
 function kallsyms(s: Section, label: string): boolean {
   const [kptr, paranoid] = file(s, `${label}.sysctl`).trim().split(" ").map(Number);
@@ -294,8 +302,7 @@ export const SCENARIOS: Scenario[] = [
       {
         name: "Debian's python3.11: Python frames in the busy thread's samples, heavy() 75% and light() 25% as constructed",
         check: (s) => {
-          const run = ptopRun(s, "run");
-          expect(run.records.flatMap((r) => (r.type === "process" ? [r.pid] : []))).toEqual([Number(file(s, "workload.pid"))]);
+          const run = workloadRun(s, "run");
           // 10 points at least, as cpu_shares: a TCG guest's timer samples come in bursts.
           const { seen, holds } = pySharesChecked(run.records, 100, (p, n) => Math.max(0.1, shareTolerance(p, n)));
           console.log(`  python: ${JSON.stringify(seen)}`);

@@ -17,6 +17,7 @@
 #include "delta_table.h"
 #include "gen_pick.h"
 #include "hs_child.h"
+#include "monoclock.h"
 #include "unwind_park.h"
 #include "unwind_wire.h"
 #include <linux/types.h>
@@ -29,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 struct umap {
@@ -647,10 +647,9 @@ static struct pend *pend_slot(uint32_t tid)
 
 static void note_java_lag(uint64_t sampled_ns)
 {
-	struct timespec ts;
-	if (!debug || clock_gettime(CLOCK_MONOTONIC, &ts))
+	uint64_t now = debug ? mono_ns() : 0;
+	if (!now)
 		return;
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	uint64_t lag = now > sampled_ns ? now - sampled_ns : 0;
 	java_walks++;
 	java_lag_100ms += lag > 100000000ull;

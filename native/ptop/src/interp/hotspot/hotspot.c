@@ -128,11 +128,17 @@ static const char *const LOST_TEXT[HS_LOST__COUNT] = {
 	[HS_LOST_READ] = "the VM's memory could not be read",
 };
 
+/* The learned map's key of a method and stamp. */
+static void learned_key(char key[32], uint64_t method, uint32_t stamp)
+{
+	snprintf(key, 32, "%" PRIx64 ":%" PRIx32, method, stamp);
+}
+
 void hs_learn_name(int pid, uint64_t method, uint32_t stamp, const char *text, size_t len)
 {
 	struct jvm *j = find(pid);
 	char key[32], *copy;
-	snprintf(key, sizeof(key), "%" PRIx64 ":%" PRIx32, method, stamp);
+	learned_key(key, method, stamp);
 	if (!j || strmap_get(&j->learned, key) >= 0 || j->nnames >= INT32_MAX || !(copy = strndup(text, len)))
 		return;
 	char **v = realloc(j->names, (j->nnames + 1) * sizeof(*v));
@@ -149,7 +155,7 @@ void hs_learn_name(int pid, uint64_t method, uint32_t stamp, const char *text, s
 static const char *learned(const struct jvm *j, uint64_t method, uint32_t stamp)
 {
 	char key[32];
-	snprintf(key, sizeof(key), "%" PRIx64 ":%" PRIx32, method, stamp);
+	learned_key(key, method, stamp);
 	int i = strmap_get(&j->learned, key);
 	return i >= 0 && (size_t)i < j->nnames ? j->names[i] : NULL;
 }

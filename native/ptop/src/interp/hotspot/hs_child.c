@@ -1,5 +1,6 @@
 #include "hs_child.h"
 #include "hs_namecache.h"
+#include "monoclock.h"
 #include "target_mem.h"
 #include <linux/types.h>
 #include "interp_section.h"
@@ -7,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RETRY_SAMPLES 256
@@ -130,9 +130,7 @@ bool hs_child_in_code(const struct hs_proc *p, uint64_t pc)
 bool hs_child_walk(struct hs_proc *p, struct hs_regs *r, bool leaf, uint64_t sample_ns, uint64_t *pcs, uint32_t *npcs,
 		   uint32_t cap, hs_stack_fn st, void *st_ctx, struct hs_walk_out *out)
 {
-	struct timespec ts;
-	uint64_t now = clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	struct hs_mem m = { &p->vm, target_mem_read, &p->memfd, st, st_ctx, p->cache, HS_ARM64, sample_ns, now };
+	struct hs_mem m = { &p->vm, target_mem_read, &p->memfd, st, st_ctx, p->cache, HS_ARM64, sample_ns, mono_ns() };
 	for (;;) {
 		if (*npcs == cap || out->n >= HS_MAX_RECORDS - 1) {
 			out->rec[out->n++] = (struct hs_record){ 0, (uint16_t)*npcs, HS_R_LOST, { HS_LOST_DEPTH } };
